@@ -1,0 +1,31 @@
+/** /health (behind a key), /openapi.json and /docs (public). */
+import type { FastifyPluginAsync } from "fastify";
+import scalar from "@scalar/fastify-api-reference";
+import type { Services } from "../../services.js";
+import { keyFromAuthorization } from "../../auth/keys.js";
+import { VERIFY_FAILURE_MESSAGES } from "../../auth/service.js";
+import { buildOpenApiDocument } from "../openapi.js";
+import { problem } from "../problems.js";
+import { sendProblem } from "./errors.js";
+
+export const publicPlugin: FastifyPluginAsync<{ services: Services; prefixes: readonly string[] }> = async (app, opts) => {
+  const document = buildOpenApiDocument(opts.prefixes);
+  const documentJson = JSON.stringify(document);
+
+  app.get("/health", async (request, reply) => {
+    const verified = await opts.services.keys.verify(keyFromAuthorization(request.headers.authorization));
+    if (verified.code !== "VALID") {
+      return sendProblem(reply, problem("unauthorized", VERIFY_FAILURE_MESSAGES[verified.code], request.id));
+    }
+    const health = await opts.services.health.check();
+    return reply.code(health.status === "ok" ? 200 : 503).send(health);
+  });
+
+  app.get("/openapi.json", (_request, reply) => reply.type("application/json").send(documentJson));
+
+  await app.register(scalar, {
+    routePrefix: "/docs",
+    configuration: { url: "/openapi.json", title: "Product Catalog Lookup API" },
+    logLevel: "warn",
+  });
+};

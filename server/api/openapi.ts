@@ -1,0 +1,74 @@
+/**
+ * The OpenAPI document, generated once from the router. The REST bridge's own
+ * error bodies are replaced by the problem+json shape the HTTP layer sends,
+ * and /health (served at the root, outside the prefixes) is added.
+ */
+import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
+import { createSchema } from "zod-openapi";
+import { HealthSchema, ProblemSchema } from "../../shared/schemas/index.js";
+import { appRouter } from "./router.js";
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject {
+  const [first = "/api/v1"] = prefixes;
+  const doc = generateOpenApiDocument(appRouter, {
+    title: "Product Catalog Lookup API",
+    version: "1.0.0",
+    description:
+      "Read-only API over an aggregated catalog of products taken from merchants' product detail pages. Every endpoint needs an API key in `Authorization` (the key itself, or `Bearer <key>`). Every error is RFC 9457 `application/problem+json` with a stable `code`.",
+    baseUrl: first,
+    securitySchemes: {
+      ApiKey: { type: "apiKey", in: "header", name: "Authorization", description: "The API key itself, or `Bearer <key>`." },
+    },
+  });
+  doc.servers = prefixes.map((url) => ({ url }));
+
+  const problem = createSchema(ProblemSchema);
+  const health = createSchema(HealthSchema);
+  // The bridge's own error schemas (`error.BAD_REQUEST`, …) describe bodies this service never sends.
+  const ownSchemas = Object.entries(doc.components?.schemas ?? {}).filter(([name]) => !name.startsWith("error."));
+  doc.components = {
+    ...doc.components,
+    schemas: { ...Object.fromEntries(ownSchemas), ...problem.components, ...health.components },
+  };
+  const problemContent = { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } };
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(item as Json)) {
+      if (!isObject(operation) || !isObject(operation.responses)) continue;
+      // Path parameters are always required (OpenAPI 3); preprocessed schemas hide that from the generator.
+      for (const parameter of Array.isArray(operation.parameters) ? operation.parameters : []) {
+        if (isObject(parameter) && parameter.in === "path") parameter.required = true;
+      }
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (!/^[45]\d\d$|^default$/.test(status) || !isObject(response)) continue;
+        response.content = problemContent;
+      }
+      if (!("default" in operation.responses)) {
+        operation.responses.default = { description: "Error", content: problemContent };
+      }
+    }
+  }
+  doc.paths = {
+    ...doc.paths,
+    "/health": {
+      servers: [{ url: "/" }],
+      get: {
+        operationId: "health",
+        summary: "Service and database health",
+        tags: ["health"],
+        security: [{ ApiKey: [] }],
+        responses: {
+          "200": { description: "Healthy", content: { "application/json": { schema: health.schema } } },
+          "401": { description: "Missing or invalid API key", content: problemContent },
+          "503": { description: "The database does not answer", content: { "application/json": { schema: health.schema } } },
+        },
+      },
+    },
+  };
+  return doc;
+}

@@ -1,0 +1,75 @@
+/**
+ * The one error boundary: every failure becomes an RFC 9457 problem with a
+ * stable machine code. Internal messages never reach a client.
+ */
+import { TRPCError } from "@trpc/server";
+import type { $ZodIssue } from "zod/v4/core";
+import type { ErrorCode, Problem } from "../../shared/schemas/index.js";
+
+const STATUS: Record<ErrorCode, number> = {
+  invalid_parameter: 400,
+  unauthorized: 401,
+  not_found: 404,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+};
+
+const TITLE: Record<ErrorCode, string> = {
+  invalid_parameter: "Invalid parameter",
+  unauthorized: "Unauthorized",
+  not_found: "Not found",
+  rate_limited: "Too many requests",
+  internal: "Internal error",
+  unavailable: "Service unavailable",
+};
+
+const DOCS = "https://product-catalog.example/problems/";
+
+export function problem(code: ErrorCode, detail: string, requestId: string, errors?: Problem["errors"]): Problem {
+  return {
+    type: `${DOCS}${code.replaceAll("_", "-")}`,
+    title: TITLE[code],
+    status: STATUS[code],
+    detail,
+    code,
+    request_id: requestId,
+    ...(errors ? { errors } : {}),
+  };
+}
+
+function isZodError(value: unknown): value is Error & { issues: $ZodIssue[] } {
+  return value instanceof Error && value.name === "ZodError" && Array.isArray((value as { issues?: unknown }).issues);
+}
+
+/** `[{param, message}]` from Zod issues; the first path segment is the parameter name. */
+export function parameterErrors(issues: readonly $ZodIssue[]): NonNullable<Problem["errors"]> {
+  const seen = new Set<string>();
+  return issues.flatMap((issue) => {
+    const param = issue.path.length > 0 ? String(issue.path[0]) : "(input)";
+    if (seen.has(param)) return [];
+    seen.add(param);
+    return [{ param, message: issue.message }];
+  });
+}
+
+const CODE_BY_TRPC: Partial<Record<TRPCError["code"], ErrorCode>> = {
+  BAD_REQUEST: "invalid_parameter",
+  PARSE_ERROR: "invalid_parameter",
+  UNAUTHORIZED: "unauthorized",
+  NOT_FOUND: "not_found",
+  TOO_MANY_REQUESTS: "rate_limited",
+  SERVICE_UNAVAILABLE: "unavailable",
+  TIMEOUT: "unavailable",
+};
+
+export function problemFromTrpcError(error: TRPCError, requestId: string): Problem {
+  if (isZodError(error.cause)) {
+    const errors = parameterErrors(error.cause.issues);
+    const detail = errors.map((e) => `${e.param} ${e.message}`).join("; ");
+    return problem("invalid_parameter", detail, requestId, errors);
+  }
+  const code = CODE_BY_TRPC[error.code] ?? "internal";
+  const detail = code === "internal" ? "Something went wrong on our side; quote the request id if you report it." : error.message;
+  return problem(code, detail, requestId);
+}

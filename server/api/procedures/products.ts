@@ -1,0 +1,77 @@
+/** Product procedures: meta, schemas and one service call each. */
+import { TRPCError } from "@trpc/server";
+import {
+  GetProductParamsSchema,
+  LookupByUrlParamsSchema,
+  ProductEnvelopeSchema,
+  SearchParamsSchema,
+  SearchResponseSchema,
+} from "../../../shared/schemas/index.js";
+import { keyProcedure, router } from "../trpc.js";
+
+const tags = ["products"];
+const errorResponses = { 400: "Invalid parameter", 401: "Missing or invalid API key", 503: "Database unavailable" };
+
+function found<T>(value: T | null, what: string): T {
+  if (value === null) throw new TRPCError({ code: "NOT_FOUND", message: `No product ${what}.` });
+  return value;
+}
+
+// Declared before `byId`: the REST bridge matches paths in procedure order, and `/products/search` would match `/products/{id}`.
+export const productsRouter = router({
+  search: keyProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/products/search",
+        tags,
+        summary: "Search products",
+        description:
+          "Ranks every product in scope by hybrid retrieval (full text and vector similarity, fused by reciprocal rank) and returns the best `limit`. With `brand_url`, only that brand's site is searched; an unknown brand gives an empty list.",
+        protect: true,
+        errorResponses,
+      },
+    })
+    .input(SearchParamsSchema)
+    .output(SearchResponseSchema)
+    .query(async ({ ctx, input }) => {
+      const { products } = await ctx.services.search.search(input);
+      return { products: products.map((pdp) => ({ pdp })) };
+    }),
+
+  byId: keyProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/products/{id}",
+        tags,
+        summary: "Get a product by id",
+        protect: true,
+        errorResponses: { ...errorResponses, 404: "No product with that id" },
+      },
+    })
+    .input(GetProductParamsSchema)
+    .output(ProductEnvelopeSchema)
+    .query(async ({ ctx, input }) => ({
+      pdp: found(await ctx.services.catalog.byId(input.id, input.include_raw_data), `with id ${input.id}`),
+    })),
+
+  byUrl: keyProcedure
+    .meta({
+      openapi: {
+        method: "GET",
+        path: "/products",
+        tags,
+        summary: "Find a product by its PDP URL",
+        description:
+          "The URL is normalised before lookup: scheme, `www.`, host case, default port, trailing slash, `#fragment` and tracking parameters do not matter; other query parameters do.",
+        protect: true,
+        errorResponses: { ...errorResponses, 404: "No product at that URL" },
+      },
+    })
+    .input(LookupByUrlParamsSchema)
+    .output(ProductEnvelopeSchema)
+    .query(async ({ ctx, input }) => ({
+      pdp: found(await ctx.services.catalog.byUrl(input.url, input.include_raw_data), "at that URL"),
+    })),
+});

@@ -1,0 +1,72 @@
+/**
+ * tRPC for this service, in three parts: context, init, procedure builders.
+ */
+import { initTRPC, TRPCError } from "@trpc/server";
+import type { OpenApiMeta } from "trpc-to-openapi";
+import type { FastifyBaseLogger } from "fastify";
+import type { Services } from "../services.js";
+import { VERIFY_FAILURE_MESSAGES, type Principal, type VerifyFailure } from "../auth/service.js";
+import { isDatabaseUnavailable } from "../db/errors.js";
+import { problemFromTrpcError } from "./problems.js";
+
+// 1. Context: transport-neutral; the HTTP adapters and in-process callers all build it here.
+export interface Context {
+  services: Services;
+  requestId: string;
+  log: FastifyBaseLogger;
+  /** The verified caller, or why there is none. */
+  auth: { principal: Principal } | { failure: VerifyFailure };
+  /** Response headers a procedure wants sent (e.g. how search was ranked). */
+  responseHeaders: Map<string, string>;
+}
+
+export async function createContext(input: {
+  services: Services;
+  requestId: string;
+  log: FastifyBaseLogger;
+  apiKey: string | null;
+}): Promise<Context> {
+  const result = await input.services.keys.verify(input.apiKey);
+  return {
+    services: input.services,
+    requestId: input.requestId,
+    log: input.log,
+    auth: result.code === "VALID" ? { principal: result.principal } : { failure: result.code },
+    responseHeaders: new Map(),
+  };
+}
+
+// 2. Init: /trpc clients get the same machine code and parameter errors as REST problems.
+const t = initTRPC
+  .context<Context>()
+  .meta<OpenApiMeta>()
+  .create({
+    errorFormatter({ shape, error, ctx }) {
+      const problem = problemFromTrpcError(error, ctx?.requestId ?? "");
+      return {
+        ...shape,
+        message: problem.detail,
+        data: { ...shape.data, stack: undefined, code: problem.code, httpStatus: problem.status, errors: problem.errors, request_id: problem.request_id },
+      };
+    },
+  });
+
+/** Infrastructure failures become 503 `unavailable`; anything unexpected stays a masked 500. */
+const classifyErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && !(result.error.cause instanceof TRPCError) && isDatabaseUnavailable(result.error.cause)) {
+    throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "The catalog database is not answering.", cause: result.error.cause });
+  }
+  return result;
+});
+
+// 3. Procedure builders.
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure.use(classifyErrors);
+
+/** Requires a valid API key; handlers see `ctx.principal` as non-null. */
+export const keyProcedure = publicProcedure.use(({ ctx, next }) => {
+  if ("failure" in ctx.auth) throw new TRPCError({ code: "UNAUTHORIZED", message: VERIFY_FAILURE_MESSAGES[ctx.auth.failure] });
+  return next({ ctx: { ...ctx, principal: ctx.auth.principal } });
+});

@@ -1,0 +1,113 @@
+/**
+ * Catalog queries. Each takes the database (or a transaction) first, selects
+ * explicit columns, and knows nothing of HTTP or search.
+ */
+import { count, countDistinct, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import type { DbOrTx } from "../db/client.js";
+import { products, type NewProductRow } from "../db/schema.js";
+import type { Product } from "../../shared/schemas/index.js";
+
+const recordColumns = {
+  id: products.id,
+  url: products.url,
+  name: products.name,
+  desc: products.desc,
+  media: products.media,
+  brands: products.brands,
+  price_label: products.priceLabel,
+};
+
+/** Raw data can be large; it is read only when asked for. */
+function columns(withRawData: boolean) {
+  return withRawData ? { ...recordColumns, rawData: products.rawData } : recordColumns;
+}
+
+type Row = { [K in keyof typeof recordColumns]: Product[K] } & { rawData?: Product["raw_data"] | null };
+
+function toProduct(row: Row, withRawData: boolean): Product {
+  const { rawData, ...record } = row;
+  if (!withRawData) return record;
+  return { ...record, raw_data: rawData ?? { strippedHtml: null, jsons: { ld_json: null, props_data: null } } };
+}
+
+export async function findProductById(db: DbOrTx, id: string, withRawData: boolean): Promise<Product | null> {
+  const [row] = await db.select(columns(withRawData)).from(products).where(eq(products.id, id)).limit(1);
+  return row ? toProduct(row, withRawData) : null;
+}
+
+export async function findProductByUrlKey(db: DbOrTx, urlKey: string, withRawData: boolean): Promise<Product | null> {
+  const [row] = await db.select(columns(withRawData)).from(products).where(eq(products.urlKey, urlKey)).limit(1);
+  return row ? toProduct(row, withRawData) : null;
+}
+
+/** Products by id, in the order of `ids` (ids not found are left out). */
+export async function findProductsByIds(db: DbOrTx, ids: readonly string[], withRawData: boolean): Promise<Product[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.select(columns(withRawData)).from(products).where(inArray(products.id, [...ids]));
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toProduct(row, withRawData)] : [];
+  });
+}
+
+export async function countProducts(db: DbOrTx): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(products);
+  return row?.n ?? 0;
+}
+
+export async function countBrandHosts(db: DbOrTx): Promise<number> {
+  const [row] = await db.select({ n: countDistinct(products.brandHost) }).from(products);
+  return row?.n ?? 0;
+}
+
+export async function embeddingModels(db: DbOrTx): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ model: products.embeddingModel })
+    .from(products)
+    .where(isNotNull(products.embeddingModel));
+  return rows.flatMap((row) => (row.model ? [row.model] : []));
+}
+
+export async function countInBrand(db: DbOrTx, brandHost: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(products).where(eq(products.brandHost, brandHost));
+  return row?.n ?? 0;
+}
+
+/** What is stored for these ids and URL keys, so an import can skip unchanged records and catch URL clashes. */
+export async function findExisting(
+  db: DbOrTx,
+  ids: readonly string[],
+  urlKeys: readonly string[],
+): Promise<{ id: string; urlKey: string; contentHash: string }[]> {
+  if (ids.length === 0 && urlKeys.length === 0) return [];
+  return db
+    .select({ id: products.id, urlKey: products.urlKey, contentHash: products.contentHash })
+    .from(products)
+    .where(sql`${inArray(products.id, [...ids, ""])} or ${inArray(products.urlKey, [...urlKeys, ""])}`);
+}
+
+export async function upsertProducts(db: DbOrTx, rows: readonly NewProductRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insert(products)
+    .values([...rows])
+    .onConflictDoUpdate({
+      target: products.id,
+      set: {
+        url: sql`excluded.url`,
+        urlKey: sql`excluded.url_key`,
+        brandHost: sql`excluded.brand_host`,
+        name: sql`excluded.name`,
+        desc: sql`excluded.desc`,
+        media: sql`excluded.media`,
+        brands: sql`excluded.brands`,
+        priceLabel: sql`excluded.price_label`,
+        rawData: sql`excluded.raw_data`,
+        contentHash: sql`excluded.content_hash`,
+        embedding: sql`excluded.embedding`,
+        embeddingModel: sql`excluded.embedding_model`,
+        updatedAt: sql`now()`,
+      },
+    });
+}

@@ -1,0 +1,192 @@
+/**
+ * The operator CLI's commands, as a function of (argv, env, output) so tests
+ * run it in-process. A client of the same services as the API; it reaches a
+ * running server's embedded database through the server's socket instead of
+ * opening the files twice.
+ */
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import { loadConfig, ConfigError, type Config } from "../config.js";
+import { openDatabase, DataDirBusyError, type DatabaseHandle } from "../db/open.js";
+import { createKeyService } from "../auth/service.js";
+import { createCatalogService } from "../catalog/service.js";
+import { createLocalEmbedder } from "../search/embedders/local.js";
+import { importRecords } from "../ingest/import.js";
+import { readNdjson } from "../ingest/ndjson.js";
+import type { KeyRecord } from "../auth/store.js";
+import { createProgress } from "./progress.js";
+
+export const USAGE = `Usage: npm run -s catalog -- <command>
+
+  keys issue --name NAME [--env dev|prod] [--expires-in DAYS]   issue a key (printed once, last line)
+  keys list                                                     list keys (never prints keys)
+  keys revoke ID_OR_KEY                                         revoke a key
+  keys rotate ID [--grace-days N]                               issue a successor; the old key works N more days (default 7)
+  import FILE...                                                import NDJSON product records
+  migrate                                                       apply database migrations
+  stats                                                         products, brands, embedding model, keys
+
+Honours DATA_DIR and DATABASE_URL.`;
+
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+export type Out = { log: (line: string) => void; err: (line: string) => void };
+
+async function withDatabase<T>(config: Config, work: (database: DatabaseHandle) => Promise<T>): Promise<T> {
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolSize: 2, role: "cli" });
+  try {
+    await database.migrate();
+    return await work(database);
+  } finally {
+    await database.close();
+  }
+}
+
+function describeKey(key: KeyRecord, now: Date): string {
+  const state = key.revokedAt ? "revoked" : key.expiresAt && key.expiresAt <= now ? "expired" : "active";
+  const date = (d: Date | null) => (d ? d.toISOString().slice(0, 19).replace("T", " ") : "-");
+  return [key.id, key.name, key.environment, `${key.start}…`, state, date(key.createdAt), date(key.lastUsedAt), date(key.expiresAt), date(key.revokedAt)].join("\t");
+}
+
+function positiveNumber(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number < 0) throw new UsageError(`${flag} must be a non-negative number of days`);
+  return number;
+}
+
+async function countLines(paths: readonly string[]): Promise<number | null> {
+  if (!process.stderr.isTTY || paths.some((path) => path.endsWith(".gz"))) return null;
+  let total = 0;
+  for (const path of paths) {
+    for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) if (line.trim()) total++;
+  }
+  return total;
+}
+
+async function* readAll(paths: readonly string[]) {
+  for (const path of paths) yield* readNdjson(path);
+}
+
+function parseArguments(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        name: { type: "string" },
+        env: { type: "string" },
+        "expires-in": { type: "string" },
+        "grace-days": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+export async function run(argv: readonly string[], env: Record<string, string | undefined>, out: Out): Promise<number> {
+  const { values, positionals } = parseArguments(argv);
+  const [command, sub, ...rest] = positionals;
+  if (values.help || !command) {
+    out.log(USAGE);
+    return command || values.help ? 0 : 2;
+  }
+  const config = loadConfig(env);
+
+  if (command === "keys") {
+    return withDatabase(config, async (database) => {
+      const keys = createKeyService({ db: database.db, clock: () => new Date(), cacheTtlMs: 0 });
+      const now = new Date();
+      switch (sub) {
+        case "issue": {
+          if (!values.name) throw new UsageError("keys issue needs --name NAME");
+          const environment = values.env ?? "dev";
+          if (environment !== "dev" && environment !== "prod") throw new UsageError("--env must be dev or prod");
+          const expiresInDays = positiveNumber(values["expires-in"], "--expires-in");
+          const { key, record } = await keys.issue({ name: values.name, environment, ...(expiresInDays === undefined ? {} : { expiresInDays }) });
+          out.err(`Issued ${record.id} (${record.name}, ${record.environment}${record.expiresAt ? `, expires ${record.expiresAt.toISOString()}` : ""}). The key is shown only once:`);
+          out.log(key);
+          return 0;
+        }
+        case "list": {
+          out.log(["id", "name", "env", "start", "state", "created", "last used", "expires", "revoked"].join("\t"));
+          for (const key of await keys.list()) out.log(describeKey(key, now));
+          return 0;
+        }
+        case "revoke": {
+          const target = rest[0];
+          if (!target) throw new UsageError("keys revoke needs a key id or the key");
+          const revoked = await keys.revoke(target);
+          if (!revoked) {
+            out.err(`No key ${target.startsWith("pcl_") ? "matches that key" : `with id ${target}`}.`);
+            return 1;
+          }
+          out.log(`Revoked ${revoked.id} (${revoked.name}). Running servers refuse it within ${config.KEY_CACHE_TTL_SECONDS} s.`);
+          return 0;
+        }
+        case "rotate": {
+          const target = rest[0];
+          if (!target) throw new UsageError("keys rotate needs a key id");
+          const graceDays = positiveNumber(values["grace-days"], "--grace-days") ?? 7;
+          const rotated = await keys.rotate(target, graceDays);
+          if (!rotated) {
+            out.err(`No key with id ${target}.`);
+            return 1;
+          }
+          out.err(`Issued ${rotated.record.id} to replace ${target}, which keeps working for ${graceDays} day(s). The new key is shown only once:`);
+          out.log(rotated.key);
+          return 0;
+        }
+        default:
+          throw new UsageError(`unknown keys command ${sub ?? "(none)"}; try issue, list, revoke or rotate`);
+      }
+    });
+  }
+
+  if (command === "import") {
+    const files = [sub, ...rest].filter((file): file is string => Boolean(file));
+    if (files.length === 0) throw new UsageError("import needs at least one FILE");
+    const total = await countLines(files);
+    const embedder = await createLocalEmbedder();
+    try {
+      return await withDatabase(config, async (database) => {
+        const progress = createProgress(total, "importing");
+        const summary = await importRecords({ db: database.db, embedder }, readAll(files), {
+          onProgress: (s) => progress.update(s.imported + s.updated + s.unchanged + s.failed, `(${s.failed} failed)`),
+        });
+        progress.finish();
+        for (const failure of summary.failures) out.err(`${failure.source}:${failure.line}: ${failure.reason}`);
+        out.log(`imported ${summary.imported}, updated ${summary.updated}, unchanged ${summary.unchanged}, failed ${summary.failed}`);
+        return summary.failed > 0 ? 1 : 0;
+      });
+    } finally {
+      await embedder.close();
+    }
+  }
+
+  if (command === "migrate") {
+    await withDatabase(config, async () => undefined);
+    out.log("migrations applied");
+    return 0;
+  }
+
+  if (command === "stats") {
+    return withDatabase(config, async (database) => {
+      const catalog = createCatalogService({ db: database.db });
+      const keys = createKeyService({ db: database.db, clock: () => new Date(), cacheTtlMs: 0 });
+      const stats = await catalog.stats();
+      out.log(`products\t${stats.products}`);
+      out.log(`brands\t${stats.brands}`);
+      out.log(`embedding model\t${(await catalog.embeddingModels()).join(", ") || "-"}`);
+      out.log(`keys\t${(await keys.list()).length} (${await keys.countUsable()} usable)`);
+      return 0;
+    });
+  }
+
+  throw new UsageError(`unknown command ${command}`);
+}

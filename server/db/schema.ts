@@ -1,0 +1,92 @@
+/**
+ * The database schema as code. drizzle-kit generates `drizzle/` from this file;
+ * the first migration (custom) creates the `vector` extension.
+ */
+import { sql, type SQL } from "drizzle-orm";
+import {
+  customType,
+  index,
+
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  vector,
+} from "drizzle-orm/pg-core";
+import type { Media, RawData } from "../../shared/schemas/index.js";
+
+/** Dimensions of the stored vectors; fixed by the embedding model the catalog was built with. */
+export const EMBEDDING_DIMENSIONS = 512;
+
+const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+const timestamps = {
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+};
+
+export const products = pgTable(
+  "products",
+  {
+    id: text("id").primaryKey(),
+    url: text("url").notNull(),
+    /** Normalised URL (see shared/url.ts `productUrlKey`): what `?url=` lookups match. */
+    urlKey: text("url_key").notNull(),
+    /** Host of `url` without `www.`: what `brand_url` scopes match. */
+    brandHost: text("brand_host").notNull(),
+    name: text("name").notNull(),
+    desc: text("desc").notNull().default(""),
+    media: jsonb("media").$type<Media[]>().notNull().default([]),
+    brands: jsonb("brands").$type<string[]>().notNull().default([]),
+    priceLabel: text("price_label").notNull().default(""),
+    rawData: jsonb("raw_data").$type<RawData>(),
+    /** SHA-256 of the record as imported: an unchanged re-import is skipped, with no re-embedding. */
+    contentHash: text("content_hash").notNull(),
+    embedding: vector("embedding", { dimensions: EMBEDDING_DIMENSIONS }),
+    embeddingModel: text("embedding_model"),
+    /** Weighted full-text document: name (A) over brands (B) over description (C). */
+    search: tsvector("search")
+      .notNull()
+      .generatedAlwaysAs(
+        (): SQL => sql`setweight(to_tsvector('english', ${products.name}), 'A') || setweight(to_tsvector('english', ${products.brands}), 'B') || setweight(to_tsvector('english', ${products.desc}), 'C')`,
+      ),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex("products_url_key_idx").on(t.urlKey),
+    index("products_brand_host_idx").on(t.brandHost),
+    index("products_search_idx").using("gin", t.search),
+    index("products_embedding_idx").using("hnsw", t.embedding.op("vector_cosine_ops")),
+  ],
+);
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    environment: text("environment", { enum: ["dev", "prod"] }).notNull(),
+    /** SHA-256 (hex) of the whole key; the key itself is never stored. */
+    hash: text("hash").notNull(),
+    /** Non-secret beginning of the key, for recognising it in listings. */
+    start: text("start").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    /** Set on the old key by `keys rotate`: the key it was replaced by. */
+    replacedBy: text("replaced_by"),
+  },
+  (t) => [uniqueIndex("api_keys_hash_idx").on(t.hash)],
+);
+
+/** Facts about the catalog as a whole, e.g. which embedding model made its vectors. */
+export const catalogMeta = pgTable("catalog_meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+export type ProductRow = typeof products.$inferSelect;
+export type NewProductRow = typeof products.$inferInsert;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -1,0 +1,108 @@
+/**
+ * Import: validated records in, embedded and upserted in transactions. A
+ * record whose content hash is already stored is skipped without embedding,
+ * so importing the same file twice changes nothing.
+ */
+import type { Database } from "../db/client.js";
+import { findExisting, upsertProducts } from "../catalog/repository.js";
+import type { Embedder } from "../search/embedder.js";
+import type { ParsedLine } from "./ndjson.js";
+import { prepareRecord, type PreparedRecord } from "./record.js";
+
+export interface ImportFailure {
+  source: string;
+  line: number;
+  reason: string;
+}
+
+export interface ImportSummary {
+  imported: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+  failures: ImportFailure[];
+}
+
+export interface ImportDeps {
+  db: Database;
+  embedder: Embedder;
+}
+
+export interface ImportOptions {
+  batchSize?: number;
+  onProgress?: (summary: ImportSummary) => void;
+}
+
+export async function importRecords(
+  deps: ImportDeps,
+  lines: AsyncIterable<ParsedLine> | Iterable<ParsedLine>,
+  options: ImportOptions = {},
+): Promise<ImportSummary> {
+  const batchSize = options.batchSize ?? 64;
+  const summary: ImportSummary = { imported: 0, updated: 0, unchanged: 0, failed: 0, failures: [] };
+  const fail = (source: string, line: number, reason: string) => {
+    summary.failed++;
+    summary.failures.push({ source, line, reason });
+  };
+
+  let batch: { source: string; line: number; record: PreparedRecord }[] = [];
+  const flush = async () => {
+    if (batch.length > 0) await writeBatch(deps, batch, summary, fail);
+    batch = [];
+    options.onProgress?.(summary);
+  };
+
+  for await (const parsed of lines) {
+    if ("error" in parsed) {
+      fail(parsed.source, parsed.line, parsed.error);
+      continue;
+    }
+    batch.push({ source: parsed.source, line: parsed.line, record: prepareRecord(parsed.record) });
+    if (batch.length >= batchSize) await flush();
+  }
+  await flush();
+  return summary;
+}
+
+async function writeBatch(
+  deps: ImportDeps,
+  batch: { source: string; line: number; record: PreparedRecord }[],
+  summary: ImportSummary,
+  fail: (source: string, line: number, reason: string) => void,
+): Promise<void> {
+  // Within a batch the last line for an id wins, as it would in sequence.
+  const lastById = new Map(batch.map((item) => [item.record.id, item]));
+  const items = batch.filter((item) => lastById.get(item.record.id) === item);
+  const existing = await findExisting(
+    deps.db,
+    items.map((item) => item.record.id),
+    items.map((item) => item.record.urlKey),
+  );
+  const hashById = new Map(existing.map((row) => [row.id, row.contentHash]));
+  const idByUrlKey = new Map(existing.map((row) => [row.urlKey, row.id]));
+
+  const toWrite: typeof items = [];
+  for (const item of items) {
+    const { id, urlKey, contentHash } = item.record;
+    const owner = idByUrlKey.get(urlKey);
+    if (owner !== undefined && owner !== id) {
+      fail(item.source, item.line, `url ${item.record.url} already belongs to product ${owner}`);
+      continue;
+    }
+    idByUrlKey.set(urlKey, id);
+    if (hashById.get(id) === contentHash) summary.unchanged++;
+    else toWrite.push(item);
+  }
+  if (toWrite.length === 0) return;
+
+  const vectors = await deps.embedder.embed(toWrite.map((item) => item.record.embeddingText));
+  const rows = toWrite.map(({ record }, index) => {
+    const { embeddingText: _text, ...row } = record;
+    return { ...row, embedding: vectors[index] ?? null, embeddingModel: deps.embedder.model };
+  });
+  await deps.db.transaction((tx) => upsertProducts(tx, rows));
+  for (const item of toWrite) {
+    if (hashById.has(item.record.id)) summary.updated++;
+    else summary.imported++;
+  }
+}

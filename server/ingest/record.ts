@@ -1,0 +1,72 @@
+/**
+ * The importable record: the API's product shape, where only `url` and `name`
+ * are required. The id, if absent, is derived from the normalised URL.
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { MediaSchema, ProductIdSchema, RawDataSchema } from "../../shared/schemas/index.js";
+import { brandHost, parseHttpUrl, productUrlKey } from "../../shared/url.js";
+import { productIdFromUrlKey } from "../catalog/ids.js";
+import type { NewProductRow } from "../db/schema.js";
+
+export const ImportRecordSchema = z.object({
+  id: ProductIdSchema.optional(),
+  url: z
+    .string({ error: "is required" })
+    .max(2048, "must be at most 2048 characters")
+    .refine((value) => parseHttpUrl(value) !== null, "must be an absolute http(s) URL"),
+  name: z.string({ error: "is required" }).trim().min(1, "must not be empty").max(1000),
+  desc: z.string().max(100_000).default(""),
+  media: z
+    .array(MediaSchema.extend({ url: z.string().refine((value) => parseHttpUrl(value) !== null, "must be an absolute http(s) URL") }))
+    .max(200)
+    .default([]),
+  brands: z.array(z.string().trim().min(1).max(200)).max(20).default([]),
+  price_label: z.string().max(200).default(""),
+  raw_data: RawDataSchema.nullable().optional(),
+});
+
+export type ImportRecord = z.infer<typeof ImportRecordSchema>;
+
+/** A record ready to store, except for its vector. */
+export type PreparedRecord = Omit<NewProductRow, "embedding" | "embeddingModel"> & { id: string; embeddingText: string };
+
+/** Key order fixed, so the same content always hashes the same. */
+function contentHash(record: ImportRecord, id: string): string {
+  const canonical = [id, record.url, record.name, record.desc, record.media, record.brands, record.price_label, record.raw_data ?? null];
+  return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
+}
+
+/** What the sentence encoder sees: short on purpose, because encoding time grows with length. */
+export function embeddingText(record: Pick<ImportRecord, "name" | "brands">): string {
+  return [record.name, ...record.brands].join(" — ");
+}
+
+export function prepareRecord(record: ImportRecord): PreparedRecord {
+  const urlKey = productUrlKey(record.url) ?? "";
+  const id = record.id ?? productIdFromUrlKey(urlKey);
+  return {
+    id,
+    url: record.url,
+    urlKey,
+    brandHost: brandHost(record.url) ?? "",
+    name: record.name,
+    desc: record.desc,
+    media: dedupeMedia(record.media),
+    brands: [...new Set(record.brands)],
+    priceLabel: record.price_label,
+    rawData: record.raw_data ?? null,
+    contentHash: contentHash(record, id),
+    embeddingText: embeddingText(record),
+  };
+}
+
+function dedupeMedia(media: ImportRecord["media"]): ImportRecord["media"] {
+  const seen = new Set<string>();
+  return media.filter((item) => !seen.has(item.url) && seen.add(item.url));
+}
+
+/** One line's failure, in words an operator can fix. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.length ? issue.path.join(".") : "record"}: ${issue.message}`).join("; ");
+}

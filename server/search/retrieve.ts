@@ -1,0 +1,66 @@
+/**
+ * The two retrievals behind search, each scoped to a brand inside the query
+ * (never filtered afterwards, so a small brand still fills its page).
+ */
+import { and, desc, eq, isNotNull, sql, type SQL } from "drizzle-orm";
+import type { Database } from "../db/client.js";
+import { products } from "../db/schema.js";
+import { countInBrand } from "../catalog/repository.js";
+
+/** Brand scopes up to this size are ranked exactly (every product compared); larger ones use HNSW. */
+export const EXACT_SCOPE_MAX = 20_000;
+
+export interface Ranked {
+  id: string;
+  score: number;
+}
+
+function inScope(brandHost: string | null): SQL | undefined {
+  return brandHost === null ? undefined : eq(products.brandHost, brandHost);
+}
+
+/** Words of the query as an OR-ed tsquery; only letters and digits reach `to_tsquery`. */
+export function tsQueryText(query: string): string | null {
+  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu);
+  return words && words.length > 0 ? words.join(" | ") : null;
+}
+
+/** Postgres full-text search over name (A), brands (B) and description (C). */
+export async function fullTextRanked(db: Database, query: string, brandHost: string | null, k: number): Promise<Ranked[]> {
+  const text = tsQueryText(query);
+  if (text === null) return [];
+  const tsquery = sql`to_tsquery('english', ${text})`;
+  const score = sql<number>`ts_rank(${products.search}, ${tsquery})`.mapWith(Number);
+  return db
+    .select({ id: products.id, score })
+    .from(products)
+    .where(and(sql`${products.search} @@ ${tsquery}`, inScope(brandHost)))
+    .orderBy(desc(score), products.id)
+    .limit(k);
+}
+
+/**
+ * Cosine similarity over stored vectors. HNSW returns at most `ef_search`
+ * rows and, under a filter, can return fewer than asked: so `ef_search` is
+ * raised to k, a small brand is ranked exactly, and a large one uses
+ * pgvector's iterative scan (whose relaxed order is re-sorted here).
+ */
+export async function vectorRanked(db: Database, vector: readonly number[], brandHost: string | null, k: number): Promise<Ranked[]> {
+  const literal = `[${vector.join(",")}]`;
+  const exact = brandHost !== null && (await countInBrand(db, brandHost)) <= EXACT_SCOPE_MAX;
+  const distance = sql<number>`${products.embedding} <=> ${literal}::vector`.mapWith(Number);
+  const rows = await db.transaction(async (tx) => {
+    await tx.execute(sql`select set_config('hnsw.ef_search', ${String(Math.max(40, Math.min(k, 1000)))}, true)`);
+    if (brandHost !== null && !exact) await tx.execute(sql`select set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
+    return tx
+      .select({ id: products.id, distance })
+      .from(products)
+      .where(and(isNotNull(products.embedding), inScope(brandHost)))
+      // `+ 0` keeps the planner off the HNSW index for the exact path.
+      .orderBy(exact ? sql`(${distance}) + 0` : distance)
+      .limit(k);
+  });
+  return rows
+    .sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : 1))
+    .map((row) => ({ id: row.id, score: 1 - row.distance }));
+}

@@ -1,0 +1,77 @@
+/**
+ * Search: embed the query, retrieve by full text and by vector within the
+ * brand scope, fuse by reciprocal rank, rerank the top, return records.
+ */
+import type { Database } from "../db/client.js";
+import { findProductsByIds } from "../catalog/repository.js";
+import { brandHost as toBrandHost } from "../../shared/url.js";
+import type { Product, SearchParams } from "../../shared/schemas/index.js";
+import type { Embedder } from "./embedder.js";
+import type { Reranker } from "./reranker.js";
+import { LruCache } from "./cache.js";
+import { reciprocalRankFusion } from "./fuse.js";
+import { fullTextRanked, vectorRanked } from "./retrieve.js";
+
+export interface SearchService {
+  search(params: SearchParams): Promise<{ products: Product[] }>;
+}
+
+export interface SearchDeps {
+  db: Database;
+  embedder: Embedder;
+  reranker: Reranker;
+  /** How many fused candidates the reranker sees (at least `limit`). */
+  rerankCandidates?: number;
+  queryCacheSize?: number;
+}
+
+/** Each retrieval returns at least this many, so fusion has something to agree on even for small limits. */
+const MIN_RETRIEVAL = 50;
+
+export function createSearchService(deps: SearchDeps): SearchService {
+  const { db, embedder, reranker } = deps;
+  const queryVectors = new LruCache<string, Promise<number[]>>(deps.queryCacheSize ?? 1000);
+
+  function embedQuery(query: string): Promise<number[]> {
+    const key = query.toLowerCase();
+    let vector = queryVectors.get(key);
+    if (!vector) {
+      vector = embedder.embed([query]).then(([v]) => v ?? []);
+      vector.catch(() => undefined);
+      queryVectors.set(key, vector);
+    }
+    return vector;
+  }
+
+  return {
+    async search(params) {
+      const scope = params.brand_url === undefined ? null : toBrandHost(params.brand_url);
+      const depth = Math.max(params.limit, deps.rerankCandidates ?? 0, MIN_RETRIEVAL);
+      const vector = await embedQuery(params.q);
+      const [lexical, semantic] = await Promise.all([
+        fullTextRanked(db, params.q, scope, depth),
+        vectorRanked(db, vector, scope, depth),
+      ]);
+      const fused = reciprocalRankFusion([lexical, semantic]);
+      const rerankCount = Math.max(params.limit, deps.rerankCandidates ?? params.limit);
+      const candidates = await findProductsByIds(db, fused.slice(0, rerankCount), params.include_raw_data);
+      const order = repairOrder(await reranker.rerank(params.q, candidates), candidates);
+      return { products: order.slice(0, params.limit) };
+    },
+  };
+}
+
+/** Keeps the reranker's order for ids it knows, once each; candidates it left out follow in retrieval order. */
+export function repairOrder(ids: readonly string[], candidates: readonly Product[]): Product[] {
+  const byId = new Map(candidates.map((candidate) => [candidate.id, candidate]));
+  const seen = new Set<string>();
+  const ordered: Product[] = [];
+  for (const id of [...ids, ...candidates.map((c) => c.id)]) {
+    const product = byId.get(id);
+    if (product && !seen.has(id)) {
+      seen.add(id);
+      ordered.push(product);
+    }
+  }
+  return ordered;
+}

@@ -1,0 +1,3 @@
+export * from "./schemas/index.js";
+export * from "./url.js";
+export * from "./client.js";

@@ -1,0 +1,17 @@
+import { z } from "zod";
+
+export const HealthSchema = z
+  .object({
+    status: z.enum(["ok", "unavailable"]),
+    database: z.object({
+      kind: z.enum(["pglite", "postgres"]),
+      ok: z.boolean(),
+      latency_ms: z.number().nullable(),
+    }),
+    products: z.number().int().nullable().describe("Products in the catalog; null when the database does not answer."),
+    version: z.string(),
+    uptime_s: z.number(),
+  })
+  .meta({ id: "Health" });
+
+export type Health = z.infer<typeof HealthSchema>;

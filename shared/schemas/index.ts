@@ -1,0 +1,4 @@
+export * from "./product.js";
+export * from "./params.js";
+export * from "./problem.js";
+export * from "./health.js";

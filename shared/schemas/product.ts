@@ -1,0 +1,51 @@
+import { z } from "zod";
+
+export const MediaSchema = z
+  .object({
+    url: z.string().describe("Absolute URL of the image or video."),
+    type: z.enum(["image", "video"]),
+  })
+  .meta({ id: "Media" });
+
+export const RawDataSchema = z
+  .object({
+    strippedHtml: z
+      .string()
+      .nullable()
+      .describe("The PDP's HTML with scripts, styles, comments and non-content attributes removed; structure kept."),
+    jsons: z.object({
+      ld_json: z.unknown().nullable().describe("The product's JSON-LD object from the page, or null."),
+      props_data: z.unknown().nullable().describe("The page-state JSON that describes the product, or null."),
+    }),
+  })
+  .meta({ id: "RawData" });
+
+export const ProductIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._~:-]{1,128}$/, "must be 1–128 characters of letters, digits and . _ ~ : -");
+
+export const ProductSchema = z
+  .object({
+    id: ProductIdSchema.describe("Stable product id (derived from the normalised PDP URL unless the importer gave one)."),
+    url: z.string().describe("The product detail page (PDP) URL."),
+    name: z.string(),
+    desc: z.string().describe("Plain-text description; may be empty."),
+    media: z.array(MediaSchema),
+    brands: z.array(z.string()),
+    price_label: z
+      .string()
+      .describe("Price as a shopper reads it on the page, e.g. `$24.99`, `39,90 €`, `$20.00 – $35.00`; empty when unknown."),
+    raw_data: RawDataSchema.optional().describe("Present only when `include_raw_data` is true."),
+  })
+  .meta({ id: "Product" });
+
+export const ProductEnvelopeSchema = z.object({ pdp: ProductSchema }).meta({ id: "ProductEnvelope" });
+export const SearchResponseSchema = z
+  .object({ products: z.array(ProductEnvelopeSchema).describe("Best match first.") })
+  .meta({ id: "SearchResponse" });
+
+export type Media = z.infer<typeof MediaSchema>;
+export type RawData = z.infer<typeof RawDataSchema>;
+export type Product = z.infer<typeof ProductSchema>;
+export type ProductEnvelope = z.infer<typeof ProductEnvelopeSchema>;
+export type SearchResponse = z.infer<typeof SearchResponseSchema>;

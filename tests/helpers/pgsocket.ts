@@ -1,0 +1,26 @@
+/**
+ * The postgres.js path against a real Postgres protocol peer: PGlite (with
+ * pgvector) served over @electric-sql/pglite-socket on a loopback port.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+
+export interface SocketPostgres {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startSocketPostgres(poolSize: number): Promise<SocketPostgres> {
+  const db = await PGlite.create({ extensions: { vector } });
+  // The socket server takes one connection unless told otherwise; postgres.js opens up to its pool size.
+  const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: poolSize + 2 });
+  await server.start();
+  return {
+    url: `postgres://postgres@${server.getServerConn()}/postgres`,
+    close: async () => {
+      await server.stop();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+describe("/openapi.json", () => {
+  it("is a valid OpenAPI 3.x document listing every path and both prefixes as servers", async () => {
+    const response = await t.app.inject({ url: "/openapi.json" });
+    expect(response.statusCode).toBe(200);
+    const doc = response.json();
+    expect(doc.openapi).toMatch(/^3\./);
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(doc.servers).toEqual([{ url: "/api/v1" }, { url: "/v1" }]);
+    expect(Object.keys(doc.paths).sort()).toEqual(["/health", "/products", "/products/search", "/products/{id}"]);
+    expect(doc.paths["/health"].servers).toEqual([{ url: "/" }]);
+  });
+
+  it("documents the parameters, the API key and the problem shape", async () => {
+    const doc = (await t.app.inject({ url: "/openapi.json" })).json();
+    const search = doc.paths["/products/search"].get;
+    const params = Object.fromEntries(search.parameters.map((p: { name: string; required?: boolean; schema: unknown }) => [p.name, p]));
+    expect(Object.keys(params).sort()).toEqual(["brand_url", "include_raw_data", "limit", "q"]);
+    expect(params.q.required).toBe(true);
+    expect(params.limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 20 });
+    expect(params.include_raw_data.schema).toMatchObject({ type: "boolean", default: false });
+    expect(search.security).toEqual([{ ApiKey: [] }]);
+    expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: "apiKey", in: "header", name: "Authorization" });
+    expect(search.responses["400"].content["application/problem+json"].schema.$ref).toBe("#/components/schemas/Problem");
+    expect(doc.components.schemas.Problem.properties.code.enum).toContain("invalid_parameter");
+  });
+
+  it("follows API_PREFIXES", async () => {
+    const custom = await createTestApp({ prefixes: ["/catalog/v2"] });
+    try {
+      const doc = (await custom.app.inject({ url: "/openapi.json" })).json();
+      expect(doc.servers).toEqual([{ url: "/catalog/v2" }]);
+      const ok = await custom.app.inject({ url: "/catalog/v2/products/search?q=tent", headers: { authorization: custom.key } });
+      expect(ok.statusCode).toBe(200);
+      expect((await custom.app.inject({ url: "/api/v1/products/search?q=tent", headers: { authorization: custom.key } })).statusCode).toBe(404);
+    } finally {
+      await custom.close();
+    }
+  });
+});

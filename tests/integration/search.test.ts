@@ -1,0 +1,56 @@
+/** Search fills its page: brand scope applied inside both retrievals, HNSW never returning too few rows. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import type { TestRecord } from "../helpers/catalog.js";
+
+const KINDS = ["lamp", "chair", "kettle", "backpack", "jacket", "speaker", "mug", "blanket", "shoe", "tent"];
+const COLOURS = ["red", "blue", "green", "black", "white", "grey", "orange", "yellow", "navy", "olive"];
+
+/** 1,000 products: 990 from one big store, 10 (1%) from a tiny brand. */
+function catalog(): TestRecord[] {
+  return Array.from({ length: 1000 }, (_, i) => {
+    const tiny = i % 100 === 0;
+    const host = tiny ? "www.tinybrand.example" : "bigstore.example";
+    return {
+      url: `https://${host}/p/${i}`,
+      name: `${COLOURS[i % 10]} ${KINDS[Math.floor(i / 10) % 10]} no. ${i}`,
+      brands: [tiny ? "Tiny Brand" : "Big Store"],
+    };
+  });
+}
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ records: catalog() });
+});
+afterAll(() => t.close());
+
+async function search(query: string): Promise<{ brands: string[]; url: string }[]> {
+  const response = await t.app.inject({ url: `/api/v1/products/search?${query}`, headers: { authorization: t.key } });
+  expect(response.statusCode).toBe(200);
+  return response.json().products.map((p: { pdp: { brands: string[]; url: string } }) => p.pdp);
+}
+
+describe("brand scope on a brand with 1% of the catalog", () => {
+  it("returns all of the brand's products when limit exceeds them, and only them", async () => {
+    const results = await search("q=red%20lamp&brand_url=tinybrand.example&limit=20");
+    expect(results).toHaveLength(10);
+    expect(new Set(results.map((p) => p.brands[0]))).toEqual(new Set(["Tiny Brand"]));
+  });
+
+  it("returns exactly limit when the brand has more", async () => {
+    expect(await search("q=kettle&brand_url=https%3A%2F%2Fwww.tinybrand.example%2Fanything&limit=5")).toHaveLength(5);
+  });
+
+  it("keeps a large brand's page full", async () => {
+    const results = await search("q=olive%20jacket&brand_url=bigstore.example&limit=100");
+    expect(results).toHaveLength(100);
+    expect(results.every((p) => p.url.includes("bigstore.example"))).toBe(true);
+  });
+});
+
+describe("unscoped search", () => {
+  it("returns limit=100 results from a 1,000-product catalog (ef_search raised above its default 40)", async () => {
+    expect(await search("q=blue%20mug&limit=100")).toHaveLength(100);
+  });
+});
