@@ -30,9 +30,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const incoming = request.headers["x-request-id"];
       return typeof incoming === "string" && SANE_REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replaceAll("-", "")}`;
     },
-    // Search queries are at most 512 characters; 8 KiB of URL is plenty and bounds parsing work.
-    maxParamLength: 2048,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Path parameters (product ids) longer than this get a 404 before any work; ids are at most 128.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
   });
 
   app.addHook("onRequest", async (request, reply) => {

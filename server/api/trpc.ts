@@ -26,7 +26,9 @@ export async function createContext(input: {
   log: FastifyBaseLogger;
   apiKey: string | null;
 }): Promise<Context> {
-  const result = await input.services.keys.verify(input.apiKey);
+  const result = await input.services.keys.verify(input.apiKey).catch((error: unknown) => {
+    throw isDatabaseUnavailable(error) ? unavailable(error) : error;
+  });
   return {
     services: input.services,
     requestId: input.requestId,
@@ -51,11 +53,15 @@ const t = initTRPC
     },
   });
 
+function unavailable(cause: unknown): TRPCError {
+  return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "The catalog database is not answering.", cause });
+}
+
 /** Infrastructure failures become 503 `unavailable`; anything unexpected stays a masked 500. */
 const classifyErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (!result.ok && !(result.error.cause instanceof TRPCError) && isDatabaseUnavailable(result.error.cause)) {
-    throw new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "The catalog database is not answering.", cause: result.error.cause });
+    throw unavailable(result.error.cause);
   }
   return result;
 });

@@ -4,6 +4,7 @@ import scalar from "@scalar/fastify-api-reference";
 import type { Services } from "../../services.js";
 import { keyFromAuthorization } from "../../auth/keys.js";
 import { VERIFY_FAILURE_MESSAGES } from "../../auth/service.js";
+import { isDatabaseUnavailable } from "../../db/errors.js";
 import { buildOpenApiDocument } from "../openapi.js";
 import { problem } from "../problems.js";
 import { sendProblem } from "./errors.js";
@@ -13,7 +14,12 @@ export const publicPlugin: FastifyPluginAsync<{ services: Services; prefixes: re
   const documentJson = JSON.stringify(document);
 
   app.get("/health", async (request, reply) => {
-    const verified = await opts.services.keys.verify(keyFromAuthorization(request.headers.authorization));
+    // Without a database no key can be checked; saying only that it is down reveals nothing.
+    const verified = await opts.services.keys.verify(keyFromAuthorization(request.headers.authorization)).catch((error: unknown) => {
+      if (isDatabaseUnavailable(error)) return null;
+      throw error;
+    });
+    if (verified === null) return reply.code(503).send(await opts.services.health.check());
     if (verified.code !== "VALID") {
       return sendProblem(reply, problem("unauthorized", VERIFY_FAILURE_MESSAGES[verified.code], request.id));
     }
