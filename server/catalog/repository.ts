@@ -15,6 +15,8 @@ const recordColumns = {
   media: products.media,
   brands: products.brands,
   price_label: products.priceLabel,
+  offers: products.offers,
+  identifiers: products.identifiers,
 };
 
 /** Raw data can be large; it is read only when asked for. */
@@ -22,12 +24,21 @@ function columns(withRawData: boolean) {
   return withRawData ? { ...recordColumns, rawData: products.rawData } : recordColumns;
 }
 
-type Row = { [K in keyof typeof recordColumns]: Product[K] } & { rawData?: Product["raw_data"] | null };
+type Row = Pick<Product, "id" | "url" | "name" | "desc" | "media" | "brands" | "price_label"> & {
+  offers: Product["offers"] | null;
+  identifiers: Product["identifiers"] | null;
+  rawData?: Product["raw_data"] | null;
+};
 
+/** Optional members are left out, not null, when the page did not have them. */
 function toProduct(row: Row, withRawData: boolean): Product {
-  const { rawData, ...record } = row;
-  if (!withRawData) return record;
-  return { ...record, raw_data: rawData ?? { strippedHtml: null, jsons: { ld_json: null, props_data: null } } };
+  const { rawData, offers, identifiers, ...record } = row;
+  return {
+    ...record,
+    ...(offers ? { offers } : {}),
+    ...(identifiers ? { identifiers } : {}),
+    ...(withRawData ? { raw_data: rawData ?? { strippedHtml: null, jsons: { ld_json: null, props_data: null } } } : {}),
+  };
 }
 
 export async function findProductById(db: DbOrTx, id: string, withRawData: boolean): Promise<Product | null> {
@@ -104,6 +115,8 @@ export async function upsertProducts(db: DbOrTx, rows: readonly NewProductRow[])
         brands: sql`excluded.brands`,
         priceLabel: sql`excluded.price_label`,
         rawData: sql`excluded.raw_data`,
+        offers: sql`excluded.offers`,
+        identifiers: sql`excluded.identifiers`,
         contentHash: sql`excluded.content_hash`,
         embedding: sql`excluded.embedding`,
         embeddingModel: sql`excluded.embedding_model`,

@@ -14,7 +14,7 @@ import {
   uniqueIndex,
   vector,
 } from "drizzle-orm/pg-core";
-import type { Media, RawData } from "../../shared/schemas/index.js";
+import type { Identifiers, Media, Offers, RawData } from "../../shared/schemas/index.js";
 
 /** Dimensions of the stored vectors; fixed by the embedding model the catalog was built with. */
 export const EMBEDDING_DIMENSIONS = 512;
@@ -40,6 +40,8 @@ export const products = pgTable(
     brands: jsonb("brands").$type<string[]>().notNull().default([]),
     priceLabel: text("price_label").notNull().default(""),
     rawData: jsonb("raw_data").$type<RawData>(),
+    offers: jsonb("offers").$type<Offers>(),
+    identifiers: jsonb("identifiers").$type<Identifiers>(),
     /** SHA-256 of the record as imported: an unchanged re-import is skipped, with no re-embedding. */
     contentHash: text("content_hash").notNull(),
     embedding: vector("embedding", { dimensions: EMBEDDING_DIMENSIONS }),

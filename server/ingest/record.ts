@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { MediaSchema, ProductIdSchema, RawDataSchema } from "../../shared/schemas/index.js";
+import { IdentifiersSchema, MediaSchema, OffersSchema, ProductIdSchema, RawDataSchema } from "../../shared/schemas/index.js";
 import { brandHost, parseHttpUrl, productUrlKey } from "../../shared/url.js";
 import { productIdFromUrlKey } from "../catalog/ids.js";
 import type { NewProductRow } from "../db/schema.js";
@@ -24,6 +24,8 @@ export const ImportRecordSchema = z.object({
   brands: z.array(z.string().trim().min(1).max(200)).max(20).default([]),
   price_label: z.string().max(200).default(""),
   raw_data: RawDataSchema.nullable().optional(),
+  offers: OffersSchema.nullable().optional(),
+  identifiers: IdentifiersSchema.nullable().optional(),
 });
 
 export type ImportRecord = z.infer<typeof ImportRecordSchema>;
@@ -33,7 +35,18 @@ export type PreparedRecord = Omit<NewProductRow, "embedding" | "embeddingModel">
 
 /** Key order fixed, so the same content always hashes the same. */
 function contentHash(record: ImportRecord, id: string): string {
-  const canonical = [id, record.url, record.name, record.desc, record.media, record.brands, record.price_label, record.raw_data ?? null];
+  const canonical = [
+    id,
+    record.url,
+    record.name,
+    record.desc,
+    record.media,
+    record.brands,
+    record.price_label,
+    record.raw_data ?? null,
+    record.offers ?? null,
+    record.identifiers ?? null,
+  ];
   return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
 }
 
@@ -56,6 +69,8 @@ export function prepareRecord(record: ImportRecord): PreparedRecord {
     brands: [...new Set(record.brands)],
     priceLabel: record.price_label,
     rawData: record.raw_data ?? null,
+    offers: record.offers ?? null,
+    identifiers: record.identifiers ?? null,
     contentHash: contentHash(record, id),
     embeddingText: embeddingText(record),
   };

@@ -2,17 +2,30 @@
  * The seam for reordering fused candidates (a language model, a local
  * scorer). A reranker returns candidate ids in its preferred order; the
  * search service repairs whatever it returns, so a reranker can never add,
- * drop or duplicate products.
+ * drop or duplicate products, nor leave the brand scope.
  */
 import type { Product } from "../../shared/schemas/index.js";
 
+export interface RerankResult {
+  /** Candidate ids, best first. Unknown, duplicate or missing ids are repaired by the caller. */
+  ids: string[];
+  /**
+   * `reranked`: the reranker's own order; `cached`: the same, from its cache;
+   * `fallback`: it failed or ran out of time, so this is retrieval order;
+   * `none`: reranking is switched off.
+   */
+  outcome: "reranked" | "cached" | "fallback" | "none";
+  /** Why a fallback happened, for the log (never sent to clients). */
+  reason?: string;
+}
+
 export interface Reranker {
   readonly name: string;
-  rerank(query: string, candidates: readonly Product[]): Promise<string[]>;
+  rerank(query: string, candidates: readonly Product[]): Promise<RerankResult>;
 }
 
 /** Retrieval order, unchanged. */
 export const noneReranker: Reranker = {
   name: "none",
-  rerank: async (_query, candidates) => candidates.map((candidate) => candidate.id),
+  rerank: async (_query, candidates) => ({ ids: candidates.map((candidate) => candidate.id), outcome: "none" }),
 };

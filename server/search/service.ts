@@ -7,13 +7,19 @@ import { findProductsByIds } from "../catalog/repository.js";
 import { brandHost as toBrandHost } from "../../shared/url.js";
 import type { Product, SearchParams } from "../../shared/schemas/index.js";
 import type { Embedder } from "./embedder.js";
-import type { Reranker } from "./reranker.js";
+import type { Reranker, RerankResult } from "./reranker.js";
 import { LruCache } from "./cache.js";
 import { reciprocalRankFusion } from "./fuse.js";
 import { fullTextRanked, vectorRanked } from "./retrieve.js";
 
+export interface SearchResult {
+  products: Product[];
+  /** Which reranker ordered the answer and how it went (e.g. for an `X-Rerank` header). */
+  rerank: { name: string; outcome: RerankResult["outcome"]; reason?: string };
+}
+
 export interface SearchService {
-  search(params: SearchParams): Promise<{ products: Product[] }>;
+  search(params: SearchParams): Promise<SearchResult>;
 }
 
 export interface SearchDeps {
@@ -55,8 +61,12 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const fused = reciprocalRankFusion([lexical, semantic]);
       const rerankCount = Math.max(params.limit, deps.rerankCandidates ?? params.limit);
       const candidates = await findProductsByIds(db, fused.slice(0, rerankCount), params.include_raw_data);
-      const order = repairOrder(await reranker.rerank(params.q, candidates), candidates);
-      return { products: order.slice(0, params.limit) };
+      const reranked = await reranker.rerank(params.q, candidates);
+      const order = repairOrder(reranked.ids, candidates);
+      return {
+        products: order.slice(0, params.limit),
+        rerank: { name: reranker.name, outcome: reranked.outcome, ...(reranked.reason ? { reason: reranked.reason } : {}) },
+      };
     },
   };
 }

@@ -20,6 +20,22 @@ export const RawDataSchema = z
   })
   .meta({ id: "RawData" });
 
+export const OffersSchema = z
+  .object({
+    price: z.string().nullable().describe("Lowest current price as a decimal string, e.g. `24.99`."),
+    currency: z.string().nullable().describe("ISO 4217 code, e.g. `USD`."),
+    availability: z.string().nullable().describe("schema.org availability name, e.g. `InStock`, `OutOfStock`, `PreOrder`."),
+  })
+  .meta({ id: "Offers" });
+
+export const IdentifiersSchema = z
+  .object({
+    sku: z.string().nullable(),
+    gtin: z.string().nullable().describe("GTIN-8/12/13/14 (UPC, EAN, ISBN) as digits."),
+    mpn: z.string().nullable().describe("Manufacturer part number."),
+  })
+  .meta({ id: "Identifiers" });
+
 export const ProductIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9._~:-]{1,128}$/, "must be 1–128 characters of letters, digits and . _ ~ : -");
@@ -36,6 +52,8 @@ export const ProductSchema = z
       .string()
       .describe("Price as a shopper reads it on the page, e.g. `$24.99`, `39,90 €`, `$20.00 – $35.00`; empty when unknown."),
     raw_data: RawDataSchema.optional().describe("Present only when `include_raw_data` is true."),
+    offers: OffersSchema.optional().describe("Beyond the spec, additive: price, currency and availability, when the page states them."),
+    identifiers: IdentifiersSchema.optional().describe("Beyond the spec, additive: SKU, GTIN and MPN, when the page states them."),
   })
   .meta({ id: "Product" });
 
@@ -45,6 +63,8 @@ export const SearchResponseSchema = z
   .meta({ id: "SearchResponse" });
 
 export type Media = z.infer<typeof MediaSchema>;
+export type Offers = z.infer<typeof OffersSchema>;
+export type Identifiers = z.infer<typeof IdentifiersSchema>;
 export type RawData = z.infer<typeof RawDataSchema>;
 export type Product = z.infer<typeof ProductSchema>;
 export type ProductEnvelope = z.infer<typeof ProductEnvelopeSchema>;

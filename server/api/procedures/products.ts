@@ -35,7 +35,9 @@ export const productsRouter = router({
     .input(SearchParamsSchema)
     .output(SearchResponseSchema)
     .query(async ({ ctx, input }) => {
-      const { products } = await ctx.services.search.search(input);
+      const { products, rerank } = await ctx.services.search.search(input);
+      ctx.responseHeaders.set("x-rerank", rerank.outcome === "fallback" ? "fallback" : rerank.name);
+      if (rerank.outcome === "fallback") ctx.log.warn({ reranker: rerank.name, reason: rerank.reason }, "rerank fell back to retrieval order");
       return { products: products.map((pdp) => ({ pdp })) };
     }),
 
