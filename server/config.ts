@@ -30,18 +30,38 @@ export const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** How long a verified key is trusted before the database is asked again; bounds how late a revocation bites. */
   KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
+
+  RERANKER: z.enum(["local", "llm", "none"]).default("local"),
+  RERANK_CANDIDATES: z.coerce.number().int().min(1).max(200).default(40),
+  RERANK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
+  RERANK_MODEL: z.string().min(1).default("gpt-4.1-mini"),
+  EMBEDDINGS: z.enum(["local", "openai"]).default("local"),
+  EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
+  /** The catalog stores 512-dimension vectors (the local model's size); OpenAI's text-embedding-3 models shorten theirs to match. */
+  EMBEDDING_DIMENSIONS: z.coerce.number().int().min(1).max(16_000).default(512),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
+
+/** Settings that need an OpenAI-compatible server must have somewhere to send requests. */
+function checkProviders(config: Config): string[] {
+  const needsOpenAi = config.RERANKER === "llm" || config.EMBEDDINGS === "openai";
+  if (needsOpenAi && !config.OPENAI_API_KEY && !config.OPENAI_BASE_URL) {
+    return ["  OPENAI_API_KEY or OPENAI_BASE_URL: required when RERANKER=llm or EMBEDDINGS=openai"];
+  }
+  return [];
+}
 
 /** Empty strings count as unset, so `FOO=` in a shell or .env file falls back to the default. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
   const parsed = ConfigSchema.safeParse(defined);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`).join("\n");
-    throw new ConfigError(`Invalid configuration:\n${problems}`);
-  }
+  const problems = parsed.success
+    ? checkProviders(parsed.data)
+    : parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+  if (!parsed.success || problems.length > 0) throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
   return parsed.data;
 }
 

@@ -6,7 +6,8 @@ import { loadConfig, ConfigError } from "./config.js";
 import { openDatabase, DataDirBusyError } from "./db/open.js";
 import { createServices } from "./services.js";
 import { buildApp } from "./app.js";
-import { createLocalEmbedder } from "./search/embedders/local.js";
+import { createEmbedder, createReranker } from "./search/providers.js";
+import { checkEmbeddingModel, EmbeddingMismatchError } from "./search/reindex.js";
 import { importRecords } from "./ingest/import.js";
 import { readNdjson } from "./ingest/ndjson.js";
 import { SAMPLE_CATALOG_PATH } from "./sample/index.js";
@@ -22,8 +23,15 @@ async function main(): Promise<void> {
     role: "server",
   });
   await database.migrate();
-  const embedder = await createLocalEmbedder();
-  const services = createServices({ database, embedder, keyCacheTtlMs: config.KEY_CACHE_TTL_SECONDS * 1000 });
+  const embedder = await createEmbedder(config);
+  await checkEmbeddingModel(database.db, embedder);
+  const services = createServices({
+    database,
+    embedder,
+    reranker: createReranker(config, database.db),
+    rerankCandidates: config.RERANK_CANDIDATES,
+    keyCacheTtlMs: config.KEY_CACHE_TTL_SECONDS * 1000,
+  });
   const app = await buildApp({ services, prefixes: config.API_PREFIXES, logLevel: config.LOG_LEVEL });
 
   if (config.SAMPLE_CATALOG && (await services.catalog.stats()).products === 0) {
@@ -60,7 +68,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataDirBusyError) {
+  if (error instanceof ConfigError || error instanceof DataDirBusyError || error instanceof EmbeddingMismatchError) {
     process.stderr.write(`${error.message}\n`);
   } else {
     process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -4,7 +4,7 @@
  */
 import type { DatabaseHandle } from "./db/open.js";
 import { createCatalogService, type CatalogService } from "./catalog/service.js";
-import { createSearchService, type SearchService } from "./search/service.js";
+import { createSearchService, type RetrievalMode, type SearchService } from "./search/service.js";
 import { createKeyService, type KeyService } from "./auth/service.js";
 import { createHealthService, type HealthService } from "./health.js";
 import type { Embedder } from "./search/embedder.js";
@@ -21,6 +21,8 @@ export interface ServiceDeps {
   database: DatabaseHandle;
   embedder: Embedder;
   reranker?: Reranker;
+  retrieval?: RetrievalMode;
+  rerankCandidates?: number;
   clock?: () => Date;
   keyCacheTtlMs?: number;
 }
@@ -30,7 +32,13 @@ export function createServices(deps: ServiceDeps): Services {
   const clock = deps.clock ?? (() => new Date());
   return {
     catalog: createCatalogService({ db }),
-    search: createSearchService({ db, embedder: deps.embedder, reranker: deps.reranker ?? noneReranker }),
+    search: createSearchService({
+      db,
+      embedder: deps.embedder,
+      reranker: deps.reranker ?? noneReranker,
+      ...(deps.retrieval ? { retrieval: deps.retrieval } : {}),
+      ...(deps.rerankCandidates ? { rerankCandidates: deps.rerankCandidates } : {}),
+    }),
     keys: createKeyService({ db, clock, cacheTtlMs: deps.keyCacheTtlMs ?? 30_000 }),
     health: createHealthService({ database: deps.database }),
   };

@@ -80,6 +80,30 @@ export async function embeddingModels(db: DbOrTx): Promise<string[]> {
   return rows.flatMap((row) => (row.model ? [row.model] : []));
 }
 
+/** Products whose vector was made by another model (or none): what `catalog reindex` still has to do. */
+export async function countNeedingEmbedding(db: DbOrTx, model: string): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(products)
+    .where(sql`${products.embeddingModel} is distinct from ${model}`);
+  return row?.n ?? 0;
+}
+
+export async function productsNeedingEmbedding(db: DbOrTx, model: string, limit: number) {
+  return db
+    .select({ id: products.id, name: products.name, brands: products.brands })
+    .from(products)
+    .where(sql`${products.embeddingModel} is distinct from ${model}`)
+    .orderBy(products.id)
+    .limit(limit);
+}
+
+export async function setEmbeddings(db: DbOrTx, rows: readonly { id: string; embedding: number[] }[], model: string): Promise<void> {
+  for (const row of rows) {
+    await db.update(products).set({ embedding: row.embedding, embeddingModel: model }).where(eq(products.id, row.id));
+  }
+}
+
 export async function countInBrand(db: DbOrTx, brandHost: string): Promise<number> {
   const [row] = await db.select({ n: count() }).from(products).where(eq(products.brandHost, brandHost));
   return row?.n ?? 0;

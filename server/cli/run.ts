@@ -11,7 +11,8 @@ import { loadConfig, ConfigError, type Config } from "../config.js";
 import { openDatabase, DataDirBusyError, type DatabaseHandle } from "../db/open.js";
 import { createKeyService } from "../auth/service.js";
 import { createCatalogService } from "../catalog/service.js";
-import { createLocalEmbedder } from "../search/embedders/local.js";
+import { createEmbedder } from "../search/providers.js";
+import { checkEmbeddingModel, reindex } from "../search/reindex.js";
 import { importRecords } from "../ingest/import.js";
 import { readNdjson } from "../ingest/ndjson.js";
 import type { KeyRecord } from "../auth/store.js";
@@ -24,6 +25,7 @@ export const USAGE = `Usage: npm run -s catalog -- <command>
   keys revoke ID_OR_KEY                                         revoke a key
   keys rotate ID [--grace-days N]                               issue a successor; the old key works N more days (default 7)
   import FILE...                                                import NDJSON product records
+  reindex                                                       re-embed the catalog with the configured EMBEDDINGS (resumable)
   migrate                                                       apply database migrations
   stats                                                         products, brands, embedding model, keys
 
@@ -152,9 +154,10 @@ export async function run(argv: readonly string[], env: Record<string, string | 
     const files = [sub, ...rest].filter((file): file is string => Boolean(file));
     if (files.length === 0) throw new UsageError("import needs at least one FILE");
     const total = await countLines(files);
-    const embedder = await createLocalEmbedder();
+    const embedder = await createEmbedder(config);
     try {
       return await withDatabase(config, async (database) => {
+        await checkEmbeddingModel(database.db, embedder);
         const progress = createProgress(total, "importing");
         const summary = await importRecords({ db: database.db, embedder }, readAll(files), {
           onProgress: (s) => progress.update(s.imported + s.updated + s.unchanged + s.failed, `(${s.failed} failed)`),
@@ -163,6 +166,21 @@ export async function run(argv: readonly string[], env: Record<string, string | 
         for (const failure of summary.failures) out.err(`${failure.source}:${failure.line}: ${failure.reason}`);
         out.log(`imported ${summary.imported}, updated ${summary.updated}, unchanged ${summary.unchanged}, failed ${summary.failed}`);
         return summary.failed > 0 ? 1 : 0;
+      });
+    } finally {
+      await embedder.close();
+    }
+  }
+
+  if (command === "reindex") {
+    const embedder = await createEmbedder(config);
+    try {
+      return await withDatabase(config, async (database) => {
+        const progress = createProgress(null, `re-embedding with ${embedder.model}`);
+        const { reembedded } = await reindex({ db: database.db, embedder }, { onProgress: (done, total) => progress.update(done, `of ${total}`) });
+        progress.finish();
+        out.log(`re-embedded ${reembedded} products with ${embedder.model}`);
+        return 0;
       });
     } finally {
       await embedder.close();

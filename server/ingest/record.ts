@@ -8,6 +8,7 @@ import { IdentifiersSchema, MediaSchema, OffersSchema, ProductIdSchema, RawDataS
 import { brandHost, parseHttpUrl, productUrlKey } from "../../shared/url.js";
 import { productIdFromUrlKey } from "../catalog/ids.js";
 import type { NewProductRow } from "../db/schema.js";
+import { embeddingText } from "../search/embedding-text.js";
 
 export const ImportRecordSchema = z.object({
   id: ProductIdSchema.optional(),
@@ -48,11 +49,6 @@ function contentHash(record: ImportRecord, id: string): string {
     record.identifiers ?? null,
   ];
   return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
-}
-
-/** What the sentence encoder sees: short on purpose, because encoding time grows with length. */
-export function embeddingText(record: Pick<ImportRecord, "name" | "brands">): string {
-  return [record.name, ...record.brands].join(" — ");
 }
 
 export function prepareRecord(record: ImportRecord): PreparedRecord {

@@ -19,9 +19,15 @@ export interface RerankResult {
   reason?: string;
 }
 
+/** What retrieval already knows, for rerankers that can use it. */
+export interface RerankContext {
+  /** The query's sentence embedding (absent when retrieval ran on full text alone). */
+  queryVector?: readonly number[];
+}
+
 export interface Reranker {
   readonly name: string;
-  rerank(query: string, candidates: readonly Product[]): Promise<RerankResult>;
+  rerank(query: string, candidates: readonly Product[], context?: RerankContext): Promise<RerankResult>;
 }
 
 /** Retrieval order, unchanged. */

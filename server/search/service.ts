@@ -22,10 +22,14 @@ export interface SearchService {
   search(params: SearchParams): Promise<SearchResult>;
 }
 
+/** Which retrievals run; anything but `hybrid` exists for measuring each half (bench/relevance.ts). */
+export type RetrievalMode = "hybrid" | "fulltext" | "vector";
+
 export interface SearchDeps {
   db: Database;
   embedder: Embedder;
   reranker: Reranker;
+  retrieval?: RetrievalMode;
   /** How many fused candidates the reranker sees (at least `limit`). */
   rerankCandidates?: number;
   queryCacheSize?: number;
@@ -51,17 +55,20 @@ export function createSearchService(deps: SearchDeps): SearchService {
 
   return {
     async search(params) {
+      // Postgres text cannot hold NUL; it carries no meaning in a query anyway.
+      const q = params.q.replaceAll("\u0000", " ");
       const scope = params.brand_url === undefined ? null : toBrandHost(params.brand_url);
       const depth = Math.max(params.limit, deps.rerankCandidates ?? 0, MIN_RETRIEVAL);
-      const vector = await embedQuery(params.q);
+      const mode = deps.retrieval ?? "hybrid";
+      const queryVector = mode === "fulltext" ? undefined : await embedQuery(q);
       const [lexical, semantic] = await Promise.all([
-        fullTextRanked(db, params.q, scope, depth),
-        vectorRanked(db, vector, scope, depth),
+        mode === "vector" ? [] : fullTextRanked(db, q, scope, depth),
+        queryVector ? vectorRanked(db, queryVector, scope, depth) : [],
       ]);
       const fused = reciprocalRankFusion([lexical, semantic]);
       const rerankCount = Math.max(params.limit, deps.rerankCandidates ?? params.limit);
       const candidates = await findProductsByIds(db, fused.slice(0, rerankCount), params.include_raw_data);
-      const reranked = await reranker.rerank(params.q, candidates);
+      const reranked = await reranker.rerank(q, candidates, queryVector ? { queryVector } : {});
       const order = repairOrder(reranked.ids, candidates);
       return {
         products: order.slice(0, params.limit),

@@ -10,6 +10,9 @@ import { createServices, type Services } from "../../server/services.js";
 import { importRecords } from "../../server/ingest/import.js";
 import { parseLine } from "../../server/ingest/ndjson.js";
 import { sharedEmbedder } from "./embedder.js";
+import type { Database } from "../../server/db/client.js";
+import type { Reranker } from "../../server/search/reranker.js";
+import { createLocalReranker } from "../../server/search/rerankers/local.js";
 import { FIXTURE, type TestRecord } from "./catalog.js";
 
 export interface TestApp {
@@ -23,14 +26,22 @@ export interface TestApp {
 }
 
 export async function createTestApp(
-  options: { records?: readonly TestRecord[]; database?: DatabaseHandle; prefixes?: string[]; keyCacheTtlMs?: number } = {},
+  options: {
+    records?: readonly TestRecord[];
+    database?: DatabaseHandle;
+    prefixes?: string[];
+    keyCacheTtlMs?: number;
+    /** The reranker, built on the test's database; the default is the production default, `local`. */
+    reranker?: (db: Database) => Reranker;
+  } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await openPglite()).handle;
   await database.migrate();
   const embedder = await sharedEmbedder();
   let offset = 0;
   const clock = () => new Date(Date.now() + offset);
-  const services = createServices({ database, embedder, clock, keyCacheTtlMs: options.keyCacheTtlMs ?? 30_000 });
+  const reranker = (options.reranker ?? ((db) => createLocalReranker({ db })))(database.db);
+  const services = createServices({ database, embedder, reranker, clock, keyCacheTtlMs: options.keyCacheTtlMs ?? 30_000 });
   const records = options.records ?? FIXTURE;
   const lines = records.map((record, index) => parseLine("fixture", index + 1, JSON.stringify(record)));
   const summary = await importRecords({ db: database.db, embedder }, lines);

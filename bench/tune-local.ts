@@ -1,0 +1,60 @@
+/**
+ * npm run bench:tune-local — searches the local reranker's weights on the dev
+ * queries (never on held-out ones). Retrieval runs once; the features of each
+ * query's candidates are computed once; then weight combinations are scored.
+ */
+import { createServices } from "../server/services.js";
+import { createLocalEmbedder } from "../server/search/embedders/local.js";
+import { combine, createLocalReranker, DEFAULT_WEIGHTS, type Features, type LocalWeights } from "../server/search/rerankers/local.js";
+import { loadDevQueries, ndcgAt10, openCatalog, relevanceDataPresent } from "./relevance-data.js";
+
+const CANDIDATES = Number(process.env.RERANK_CANDIDATES ?? 40);
+
+if (!relevanceDataPresent()) {
+  console.log("skipped: ../shared/data/relevance is absent");
+  process.exit(0);
+}
+const { queries, qrels } = loadDevQueries();
+const embedder = await createLocalEmbedder();
+const database = await openCatalog(embedder);
+const reranker = createLocalReranker({ db: database.db });
+const services = createServices({ database, embedder });
+
+const prepared: { grades: Map<string, number>; ids: string[]; features: Features[] }[] = [];
+let hybrid = 0;
+for (const [id, q] of queries) {
+  const { products } = await services.search.search({ q, limit: CANDIDATES, include_raw_data: false });
+  const vector = (await embedder.embed([q]))[0]!;
+  const features = await reranker.scoreCandidates(q, products, { queryVector: vector });
+  const grades = qrels.get(id) ?? new Map<string, number>();
+  hybrid += ndcgAt10(products.map((p) => p.id), grades) / queries.length;
+  prepared.push({ grades, ids: products.map((p) => p.id), features });
+}
+
+function evaluate(weights: LocalWeights): number {
+  let total = 0;
+  for (const { grades, ids, features } of prepared) {
+    const max = Math.max(0, ...features.map((f) => f.bm25));
+    const order = ids
+      .map((id, i) => ({ id, i, s: combine(features[i]!, max, weights) }))
+      .sort((a, b) => b.s - a.s || a.i - b.i)
+      .map((o) => o.id);
+    total += ndcgAt10(order, grades);
+  }
+  return total / prepared.length;
+}
+
+console.log(`hybrid (no rerank), ${CANDIDATES} candidates: ${hybrid.toFixed(4)}`);
+console.log(`default weights: ${evaluate(DEFAULT_WEIGHTS).toFixed(4)}`);
+let best = { score: 0, weights: DEFAULT_WEIGHTS };
+for (const bm25 of [0, 0.5, 1, 1.5, 2])
+  for (const coverage of [0, 0.5, 1, 1.5, 2])
+    for (const phrase of [0, 0.25, 0.5, 1])
+      for (const cosine of [0, 1, 2, 3, 4, 6]) {
+        const weights = { ...DEFAULT_WEIGHTS, bm25, coverage, phrase, cosine };
+        const score = evaluate(weights);
+        if (score > best.score) best = { score, weights };
+      }
+console.log(`best: ${best.score.toFixed(4)}`, JSON.stringify(best.weights));
+await database.close();
+await embedder.close();

@@ -1,0 +1,47 @@
+/**
+ * Reading Postgres tsvectors in JS: the stored `search` document (name at
+ * weight A, brands B, description C, with word positions) and the query's
+ * own tsvector, both stemmed by Postgres's english configuration, so JS
+ * scoring sees exactly the words full-text search matched.
+ */
+
+export type Field = "name" | "brands" | "desc";
+
+export interface Term {
+  lexeme: string;
+  position: number;
+  field: Field;
+}
+
+const FIELD_BY_WEIGHT: Record<string, Field> = { A: "name", B: "brands", C: "desc", D: "desc" };
+
+/** `'red':1A,5C 'shoe':2A` → terms. Lexemes are quoted with '' for a quote. */
+export function parseTsvector(text: string): Term[] {
+  const terms: Term[] = [];
+  const pattern = /'((?:[^']|'')*)'(?::([0-9A-D,]+))?/g;
+  for (const match of text.matchAll(pattern)) {
+    const lexeme = match[1]!.replaceAll("''", "'");
+    for (const entry of (match[2] ?? "").split(",").filter(Boolean)) {
+      const weight = /[A-D]$/.test(entry) ? entry.slice(-1) : "D";
+      terms.push({ lexeme, position: Number.parseInt(entry, 10), field: FIELD_BY_WEIGHT[weight]! });
+    }
+  }
+  return expandUnits(terms);
+}
+
+/** `16gb` and `16 gb`, `1l` and `1 l` read the same: a number glued to a unit becomes two adjacent words. */
+function expandUnits(terms: Term[]): Term[] {
+  return terms.flatMap((term) => {
+    const glued = /^(\d+(?:[.,]\d+)?)([a-z]{1,4})$/.exec(term.lexeme);
+    if (!glued) return [term];
+    return [
+      { ...term, lexeme: glued[1]!.replace(",", ".") },
+      { ...term, lexeme: glued[2]!, position: term.position + 0.5 },
+    ];
+  });
+}
+
+/** A tsquery literal for one lexeme. */
+export function lexemeQuery(lexeme: string): string {
+  return `'${lexeme.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
+}

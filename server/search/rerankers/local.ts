@@ -1,0 +1,203 @@
+/**
+ * The default reranker: no network, a few milliseconds. It rescores the fused
+ * candidates with what retrieval alone cannot weigh together:
+ *
+ * - BM25F over the stemmed words of name, brands and description (Postgres's
+ *   own tsvectors, with document frequencies from the catalog), so rare words
+ *   count more and the name counts most;
+ * - how much of the query the name covers, and whether query words appear
+ *   side by side in it (phrases, and numbers with their units: "16 gb");
+ * - the sentence-encoder similarity of query and product.
+ *
+ * Weights were tuned on the dev queries of bench/relevance.ts only.
+ */
+import { count, inArray, sql } from "drizzle-orm";
+import type { Database } from "../../db/client.js";
+import { products } from "../../db/schema.js";
+import type { Product } from "../../../shared/schemas/index.js";
+import { LruCache } from "../cache.js";
+import { lexemeQuery, parseTsvector, type Field, type Term } from "../lexical.js";
+import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
+
+export interface LocalWeights {
+  bm25: number;
+  coverage: number;
+  phrase: number;
+  cosine: number;
+  /** Field weights inside BM25F. */
+  fields: Record<Field, number>;
+  k1: number;
+  b: number;
+}
+
+export const DEFAULT_WEIGHTS: LocalWeights = {
+  bm25: 1,
+  coverage: 1,
+  phrase: 0.5,
+  cosine: 2,
+  fields: { name: 3, brands: 2, desc: 1 },
+  k1: 1.2,
+  b: 0.75,
+};
+
+export interface Features {
+  bm25: number;
+  coverage: number;
+  phrase: number;
+  cosine: number;
+}
+
+interface Document {
+  terms: Map<string, { tf: Record<Field, number>; positions: number[] }>;
+  length: Record<Field, number>;
+}
+
+function toDocument(terms: readonly Term[]): Document {
+  const document: Document = { terms: new Map(), length: { name: 0, brands: 0, desc: 0 } };
+  for (const term of terms) {
+    let entry = document.terms.get(term.lexeme);
+    if (!entry) {
+      entry = { tf: { name: 0, brands: 0, desc: 0 }, positions: [] };
+      document.terms.set(term.lexeme, entry);
+    }
+    entry.tf[term.field]++;
+    if (term.field === "name") entry.positions.push(term.position);
+    document.length[term.field]++;
+  }
+  return document;
+}
+
+/** The query's distinct lexemes in order of first appearance, with their positions. */
+function queryTerms(text: string): Term[] {
+  const seen = new Set<string>();
+  return parseTsvector(text)
+    .sort((a, b) => a.position - b.position)
+    .filter((term) => !seen.has(term.lexeme) && seen.add(term.lexeme));
+}
+
+/** Raw features of one candidate; exported for tuning (bench/relevance). */
+export function features(
+  query: readonly Term[],
+  document: Document,
+  idf: ReadonlyMap<string, number>,
+  averageLength: Record<Field, number>,
+  cosine: number,
+  weights: LocalWeights,
+): Features {
+  let bm25 = 0;
+  let covered = 0;
+  let total = 0;
+  for (const term of query) {
+    const weight = idf.get(term.lexeme) ?? 0;
+    total += weight;
+    const entry = document.terms.get(term.lexeme);
+    if (!entry) continue;
+    let tf = 0;
+    for (const field of ["name", "brands", "desc"] as const) {
+      const norm = 1 - weights.b + weights.b * (document.length[field] / Math.max(1, averageLength[field]));
+      tf += (weights.fields[field] * entry.tf[field]) / norm;
+    }
+    bm25 += (weight * tf) / (weights.k1 + tf);
+    if (entry.tf.name > 0) covered += weight;
+  }
+  let pairs = 0;
+  let adjacent = 0;
+  for (let i = 1; i < query.length; i++) {
+    pairs++;
+    const left = document.terms.get(query[i - 1]!.lexeme)?.positions ?? [];
+    const right = document.terms.get(query[i]!.lexeme)?.positions ?? [];
+    if (left.some((p) => right.some((q) => q - p > 0 && q - p <= 1))) adjacent++;
+  }
+  return { bm25, coverage: total > 0 ? covered / total : 0, phrase: pairs > 0 ? adjacent / pairs : 0, cosine };
+}
+
+export function combine(f: Features, maxBm25: number, weights: LocalWeights): number {
+  return (
+    weights.bm25 * (maxBm25 > 0 ? f.bm25 / maxBm25 : 0) +
+    weights.coverage * f.coverage +
+    weights.phrase * f.phrase +
+    weights.cosine * f.cosine
+  );
+}
+
+export interface LocalRerankerDeps {
+  db: Database;
+  weights?: LocalWeights;
+  /** Document frequencies change only with imports; they are reused for this long. */
+  statsTtlMs?: number;
+  clock?: () => number;
+}
+
+export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { scoreCandidates: typeof scoreCandidates } {
+  const { db } = deps;
+  const weights = deps.weights ?? DEFAULT_WEIGHTS;
+  const ttl = deps.statsTtlMs ?? 10 * 60_000;
+  const now = deps.clock ?? (() => performance.now());
+  const df = new LruCache<string, { n: number; at: number }>(50_000);
+  let total: { n: number; at: number } | null = null;
+
+  async function catalogSize(): Promise<number> {
+    if (!total || now() - total.at > ttl) {
+      const [row] = await db.select({ n: count() }).from(products);
+      total = { n: row?.n ?? 0, at: now() };
+    }
+    return total.n;
+  }
+
+  async function documentFrequency(lexeme: string): Promise<number> {
+    const cached = df.get(lexeme);
+    if (cached && now() - cached.at <= ttl) return cached.n;
+    const [row] = await db
+      .select({ n: count() })
+      .from(products)
+      .where(sql`${products.search} @@ ${lexemeQuery(lexeme)}::tsquery`);
+    df.set(lexeme, { n: row?.n ?? 0, at: now() });
+    return row?.n ?? 0;
+  }
+
+  /** Per-candidate features, in candidate order. */
+  async function scoreCandidates(query: string, candidates: readonly Product[], context: RerankContext = {}) {
+    const ids = candidates.map((c) => c.id);
+    const vector = context.queryVector ? `[${context.queryVector.join(",")}]` : null;
+    const [[parsed], rows] = await Promise.all([
+      db.select({ text: sql<string>`to_tsvector('english', ${query})::text` }).from(sql`(select 1) as one`),
+      db
+        .select({
+          id: products.id,
+          doc: sql<string>`${products.search}::text`,
+          cosine: vector ? sql<number>`1 - (${products.embedding} <=> ${vector}::vector)`.mapWith(Number) : sql<number>`0`.mapWith(Number),
+        })
+        .from(products)
+        .where(inArray(products.id, ids)),
+    ]);
+    const terms = queryTerms(parsed?.text ?? "");
+    const n = await catalogSize();
+    const idf = new Map<string, number>();
+    for (const term of terms) {
+      const frequency = await documentFrequency(term.lexeme);
+      idf.set(term.lexeme, Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5)));
+    }
+    const byId = new Map(rows.map((row) => [row.id, { document: toDocument(parseTsvector(row.doc)), cosine: row.cosine || 0 }]));
+    const documents = ids.map((id) => byId.get(id) ?? { document: toDocument([]), cosine: 0 });
+    const averageLength = { name: 0, brands: 0, desc: 0 };
+    for (const { document } of documents) {
+      for (const field of ["name", "brands", "desc"] as const) averageLength[field] += document.length[field] / documents.length;
+    }
+    return documents.map(({ document, cosine }) => features(terms, document, idf, averageLength, cosine, weights));
+  }
+
+  return {
+    name: "local",
+    scoreCandidates,
+    async rerank(query, candidates, context): Promise<RerankResult> {
+      if (candidates.length < 2) return { ids: candidates.map((c) => c.id), outcome: "reranked" };
+      const scored = await scoreCandidates(query, candidates, context);
+      const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
+      const order = candidates
+        .map((candidate, index) => ({ id: candidate.id, index, score: combine(scored[index]!, maxBm25, weights) }))
+        // Ties keep retrieval order.
+        .sort((a, b) => b.score - a.score || a.index - b.index);
+      return { ids: order.map((o) => o.id), outcome: "reranked" };
+    },
+  };
+}
