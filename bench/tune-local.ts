@@ -6,6 +6,7 @@
 import { createServices } from "../server/services.js";
 import { createLocalEmbedder } from "../server/search/embedders/local.js";
 import { combine, createLocalReranker, DEFAULT_WEIGHTS, type Features, type LocalWeights } from "../server/search/rerankers/local.js";
+import type { Product } from "../shared/schemas/index.js";
 import { loadDevQueries, ndcgAt10, openCatalog, relevanceDataPresent } from "./relevance-data.js";
 
 const CANDIDATES = Number(process.env.RERANK_CANDIDATES ?? 40);
@@ -17,18 +18,24 @@ if (!relevanceDataPresent()) {
 const { queries, qrels } = loadDevQueries();
 const embedder = await createLocalEmbedder();
 const database = await openCatalog(embedder);
-const reranker = createLocalReranker({ db: database.db });
 const services = createServices({ database, embedder });
 
-const prepared: { grades: Map<string, number>; ids: string[]; features: Features[] }[] = [];
+const retrieved: { grades: Map<string, number>; q: string; products: Product[]; vector: number[] }[] = [];
 let hybrid = 0;
 for (const [id, q] of queries) {
   const { products } = await services.search.search({ q, limit: CANDIDATES, include_raw_data: false });
-  const vector = (await embedder.embed([q]))[0]!;
-  const features = await reranker.scoreCandidates(q, products, { queryVector: vector });
   const grades = qrels.get(id) ?? new Map<string, number>();
   hybrid += ndcgAt10(products.map((p) => p.id), grades) / queries.length;
-  prepared.push({ grades, ids: products.map((p) => p.id), features });
+  retrieved.push({ grades, q, products, vector: (await embedder.embed([q]))[0]! });
+}
+
+let prepared: { grades: Map<string, number>; ids: string[]; features: Features[] }[] = [];
+async function prepare(weights: LocalWeights): Promise<void> {
+  const reranker = createLocalReranker({ db: database.db, weights });
+  prepared = [];
+  for (const { grades, q, products, vector } of retrieved) {
+    prepared.push({ grades, ids: products.map((p) => p.id), features: await reranker.scoreCandidates(q, products, { queryVector: vector }) });
+  }
 }
 
 function evaluate(weights: LocalWeights): number {
@@ -45,16 +52,26 @@ function evaluate(weights: LocalWeights): number {
 }
 
 console.log(`hybrid (no rerank), ${CANDIDATES} candidates: ${hybrid.toFixed(4)}`);
+await prepare(DEFAULT_WEIGHTS);
 console.log(`default weights: ${evaluate(DEFAULT_WEIGHTS).toFixed(4)}`);
 let best = { score: 0, weights: DEFAULT_WEIGHTS };
-for (const bm25 of [0, 0.5, 1, 1.5, 2])
-  for (const coverage of [0, 0.5, 1, 1.5, 2])
-    for (const phrase of [0, 0.25, 0.5, 1])
-      for (const cosine of [0, 1, 2, 3, 4, 6]) {
-        const weights = { ...DEFAULT_WEIGHTS, bm25, coverage, phrase, cosine };
-        const score = evaluate(weights);
-        if (score > best.score) best = { score, weights };
-      }
+for (const name of [3, 5])
+  for (const desc of [1])
+    for (const b of [0.5]) {
+      const base = { ...DEFAULT_WEIGHTS, fields: { name, brands: 2, desc }, b };
+      await prepare(base);
+      for (const bm25 of [0.5, 1, 2])
+        for (const coverage of [0.5, 1, 2, 3])
+          for (const phrase of [0, 0.25, 0.5])
+            for (const cosine of [1, 2, 3, 4])
+              for (const head of [0, 0.5, 1, 1.5, 2])
+                for (const accessory of [0, 0.5, 1, 2]) {
+                  const weights = { ...base, bm25, coverage, phrase, cosine, head, accessory };
+                  const score = evaluate(weights);
+                  if (score > best.score) best = { score, weights };
+                }
+      console.log(`fields name ${name} desc ${desc} b ${b}: best so far ${best.score.toFixed(4)}`);
+    }
 console.log(`best: ${best.score.toFixed(4)}`, JSON.stringify(best.weights));
 await database.close();
 await embedder.close();

@@ -36,6 +36,7 @@ export function createServices(deps: ServiceDeps): Services {
       db,
       embedder: deps.embedder,
       reranker: deps.reranker ?? noneReranker,
+      vectorSettingsInSession: deps.database.vectorSettingsInSession,
       ...(deps.retrieval ? { retrieval: deps.retrieval } : {}),
       ...(deps.rerankCandidates ? { rerankCandidates: deps.rerankCandidates } : {}),
     }),

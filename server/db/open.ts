@@ -31,6 +31,12 @@ export type DatabaseKind = "pglite" | "postgres";
 export interface DatabaseHandle {
   readonly db: Database;
   readonly kind: DatabaseKind;
+  /**
+   * Whether VECTOR_SESSION_SETTINGS hold for every query: true for PGlite (one
+   * session, set at open); false for a pool of Postgres connections (poolers
+   * may drop startup options), where each vector search sets them locally.
+   */
+  readonly vectorSettingsInSession: boolean;
   /** Applies pending migrations from `drizzle/`. */
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -49,13 +55,27 @@ export class DataDirBusyError extends Error {
   }
 }
 
+/**
+ * Session settings for vector search. HNSW returns at most `ef_search` rows,
+ * and under a filter can return fewer than asked; the iterative scan keeps
+ * searching until the LIMIT is met (results in relaxed order, re-sorted by
+ * the caller). Set per session where possible so a search needs no transaction.
+ */
+export const VECTOR_SESSION_SETTINGS: Record<string, string> = {
+  "hnsw.ef_search": "100",
+  "hnsw.iterative_scan": "relaxed_order",
+  "hnsw.max_scan_tuples": "50000",
+};
+
 /** In-memory or on-disk PGlite with pgvector, in this process. */
 export async function openPglite(dataDir?: string): Promise<{ handle: DatabaseHandle; client: PGlite }> {
   const client = await PGlite.create(dataDir ? { dataDir, extensions: { vector } } : { extensions: { vector } });
+  await client.exec(Object.entries(VECTOR_SESSION_SETTINGS).map(([name, value]) => `SET ${name} = '${value}';`).join("\n"));
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   const handle: DatabaseHandle = {
     db,
     kind: "pglite",
+    vectorSettingsInSession: true,
     migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS }),
     close: async () => {
       if (!client.closed) await client.close();
@@ -66,7 +86,12 @@ export async function openPglite(dataDir?: string): Promise<{ handle: DatabaseHa
 
 /** Any Postgres with pgvector (or a PGlite socket) through postgres.js. */
 export function openPostgres(options: { url?: string; socketPath?: string; max: number }): DatabaseHandle {
-  const common = { max: options.max, onnotice: () => undefined, connect_timeout: 10, idle_timeout: 60 };
+  const common = {
+    max: options.max,
+    onnotice: () => undefined,
+    connect_timeout: 10,
+    idle_timeout: 60,
+  };
   const client = options.socketPath
     ? postgres({ ...common, path: options.socketPath, user: "postgres", database: "template1" })
     : postgres(options.url ?? "", common);
@@ -74,6 +99,7 @@ export function openPostgres(options: { url?: string; socketPath?: string; max: 
   return {
     db,
     kind: "postgres",
+    vectorSettingsInSession: false,
     migrate: () => migratePostgres(drizzlePostgres(client, { schema }), { migrationsFolder: MIGRATIONS }),
     close: () => client.end({ timeout: 5 }),
   };

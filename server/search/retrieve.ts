@@ -3,7 +3,8 @@
  * (never filtered afterwards, so a small brand still fills its page).
  */
 import { and, desc, eq, isNotNull, sql, type SQL } from "drizzle-orm";
-import type { Database } from "../db/client.js";
+import type { Database, DbOrTx } from "../db/client.js";
+import { VECTOR_SESSION_SETTINGS } from "../db/open.js";
 import { products } from "../db/schema.js";
 import { countInBrand } from "../catalog/repository.js";
 
@@ -13,6 +14,14 @@ export const EXACT_SCOPE_MAX = 20_000;
 export interface Ranked {
   id: string;
   score: number;
+}
+
+/**
+ * A query vector as SQL, parsed once per query: a bare `$1::vector` is re-parsed
+ * for every row it is compared with (512 floats of text each time).
+ */
+export function vectorLiteral(vector: readonly number[]): SQL {
+  return sql`(select ${`[${vector.join(",")}]`}::vector)`;
 }
 
 function inScope(brandHost: string | null): SQL | undefined {
@@ -40,26 +49,38 @@ export async function fullTextRanked(db: Database, query: string, brandHost: str
 }
 
 /**
- * Cosine similarity over stored vectors. HNSW returns at most `ef_search`
- * rows and, under a filter, can return fewer than asked: so `ef_search` is
- * raised to k, a small brand is ranked exactly, and a large one uses
- * pgvector's iterative scan (whose relaxed order is re-sorted here).
+ * Cosine similarity over stored vectors. A brand scope of up to
+ * EXACT_SCOPE_MAX products is ranked exactly (every product compared); the
+ * whole catalog and larger brands go through HNSW with the session's
+ * iterative scan (see VECTOR_SESSION_SETTINGS in db/open.ts), whose relaxed
+ * order is re-sorted here.
  */
-export async function vectorRanked(db: Database, vector: readonly number[], brandHost: string | null, k: number): Promise<Ranked[]> {
-  const literal = `[${vector.join(",")}]`;
+export async function vectorRanked(
+  db: Database,
+  vector: readonly number[],
+  brandHost: string | null,
+  k: number,
+  options: { settingsInSession: boolean },
+): Promise<Ranked[]> {
   const exact = brandHost !== null && (await countInBrand(db, brandHost)) <= EXACT_SCOPE_MAX;
-  const distance = sql<number>`${products.embedding} <=> ${literal}::vector`.mapWith(Number);
-  const rows = await db.transaction(async (tx) => {
-    await tx.execute(sql`select set_config('hnsw.ef_search', ${String(Math.max(40, Math.min(k, 1000)))}, true)`);
-    if (brandHost !== null && !exact) await tx.execute(sql`select set_config('hnsw.iterative_scan', 'relaxed_order', true)`);
-    return tx
+  const distance = sql<number>`${products.embedding} <=> ${vectorLiteral(vector)}`.mapWith(Number);
+  const query = (tx: DbOrTx) =>
+    tx
       .select({ id: products.id, distance })
       .from(products)
       .where(and(isNotNull(products.embedding), inScope(brandHost)))
       // `+ 0` keeps the planner off the HNSW index for the exact path.
       .orderBy(exact ? sql`(${distance}) + 0` : distance)
       .limit(k);
-  });
+  const rows =
+    exact || options.settingsInSession
+      ? await query(db)
+      : await db.transaction(async (tx) => {
+          for (const [name, value] of Object.entries(VECTOR_SESSION_SETTINGS)) {
+            await tx.execute(sql`select set_config(${name}, ${value}, true)`);
+          }
+          return query(tx);
+        });
   return rows
     .sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : 1))
     .map((row) => ({ id: row.id, score: 1 - row.distance }));

@@ -30,6 +30,8 @@ export interface SearchDeps {
   embedder: Embedder;
   reranker: Reranker;
   retrieval?: RetrievalMode;
+  /** False when each vector search must set pgvector's settings itself (see DatabaseHandle). */
+  vectorSettingsInSession?: boolean;
   /** How many fused candidates the reranker sees (at least `limit`). */
   rerankCandidates?: number;
   queryCacheSize?: number;
@@ -37,6 +39,8 @@ export interface SearchDeps {
 
 /** Each retrieval returns at least this many, so fusion has something to agree on even for small limits. */
 const MIN_RETRIEVAL = 50;
+/** RERANK_CANDIDATES' default: the reranker sees this many even when fewer are asked for. */
+export const DEFAULT_RERANK_CANDIDATES = 40;
 
 export function createSearchService(deps: SearchDeps): SearchService {
   const { db, embedder, reranker } = deps;
@@ -58,15 +62,15 @@ export function createSearchService(deps: SearchDeps): SearchService {
       // Postgres text cannot hold NUL; it carries no meaning in a query anyway.
       const q = params.q.replaceAll("\u0000", " ");
       const scope = params.brand_url === undefined ? null : toBrandHost(params.brand_url);
-      const depth = Math.max(params.limit, deps.rerankCandidates ?? 0, MIN_RETRIEVAL);
+      const rerankCount = Math.max(params.limit, deps.rerankCandidates ?? DEFAULT_RERANK_CANDIDATES);
+      const depth = Math.max(rerankCount, MIN_RETRIEVAL);
       const mode = deps.retrieval ?? "hybrid";
       const queryVector = mode === "fulltext" ? undefined : await embedQuery(q);
       const [lexical, semantic] = await Promise.all([
         mode === "vector" ? [] : fullTextRanked(db, q, scope, depth),
-        queryVector ? vectorRanked(db, queryVector, scope, depth) : [],
+        queryVector ? vectorRanked(db, queryVector, scope, depth, { settingsInSession: deps.vectorSettingsInSession ?? false }) : [],
       ]);
       const fused = reciprocalRankFusion([lexical, semantic]);
-      const rerankCount = Math.max(params.limit, deps.rerankCandidates ?? params.limit);
       const candidates = await findProductsByIds(db, fused.slice(0, rerankCount), params.include_raw_data);
       const reranked = await reranker.rerank(q, candidates, queryVector ? { queryVector } : {});
       const order = repairOrder(reranked.ids, candidates);

@@ -33,6 +33,8 @@ export async function createLocalEmbedder(opts: { batchSize?: number } = {}): Pr
   const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
   const use: UseLite = await initModel(modelSource);
+  // The first calls compile WASM kernels (~10x slower); pay that at start, not on the first searches.
+  for (const text of ["warm up", "a few words to warm up the encoder", "x"]) await use.embed([text]);
   // TF.js runs one graph at a time on one engine: calls queue behind each other.
   let queue: Promise<unknown> = Promise.resolve();
   let closed = false;

@@ -7,6 +7,9 @@
  *   count more and the name counts most;
  * - how much of the query the name covers, and whether query words appear
  *   side by side in it (phrases, and numbers with their units: "16 gb");
+ * - whether the name holds the query's last word (in shopper queries, usually
+ *   the kind of product: "wine *rack*"), and whether the product is only an
+ *   accessory of what was asked for ("case *for* iPhone" for "iphone");
  * - the sentence-encoder similarity of query and product.
  *
  * Weights were tuned on the dev queries of bench/relevance.ts only.
@@ -18,26 +21,33 @@ import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term } from "../lexical.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
+import { vectorLiteral } from "../retrieve.js";
 
 export interface LocalWeights {
   bm25: number;
   coverage: number;
   phrase: number;
   cosine: number;
+  head: number;
+  /** Subtracted when the product is an accessory of what was asked for. */
+  accessory: number;
   /** Field weights inside BM25F. */
   fields: Record<Field, number>;
   k1: number;
   b: number;
 }
 
+/** Tuned with `npm run bench:tune-local` (RERANK_CANDIDATES=100) on the dev queries; see README "Search quality". */
 export const DEFAULT_WEIGHTS: LocalWeights = {
   bm25: 1,
-  coverage: 1,
-  phrase: 0.5,
+  coverage: 2,
+  phrase: 0.25,
   cosine: 2,
-  fields: { name: 3, brands: 2, desc: 1 },
+  head: 1,
+  accessory: 0.5,
+  fields: { name: 5, brands: 2, desc: 1 },
   k1: 1.2,
-  b: 0.75,
+  b: 0.5,
 };
 
 export interface Features {
@@ -45,6 +55,8 @@ export interface Features {
   coverage: number;
   phrase: number;
   cosine: number;
+  head: number;
+  accessory: number;
 }
 
 interface Document {
@@ -108,7 +120,27 @@ export function features(
     const right = document.terms.get(query[i]!.lexeme)?.positions ?? [];
     if (left.some((p) => right.some((q) => q - p > 0 && q - p <= 1))) adjacent++;
   }
-  return { bm25, coverage: total > 0 ? covered / total : 0, phrase: pairs > 0 ? adjacent / pairs : 0, cosine };
+  const last = query.at(-1);
+  const head = last && (document.terms.get(last.lexeme)?.tf.name ?? 0) > 0 ? 1 : 0;
+  return { bm25, coverage: total > 0 ? covered / total : 0, phrase: pairs > 0 ? adjacent / pairs : 0, cosine, head, accessory: 0 };
+}
+
+const ACCESSORY_MARKERS = new Set(["for", "fits", "compatible"]);
+
+/**
+ * 1 when every query word the name holds comes after "for"/"fits"/"compatible"
+ * ("Leather Case for iPhone 6") and the query itself has no such word.
+ */
+export function accessoryOf(query: string, name: string): number {
+  const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const asked = words(query);
+  if (asked.some((word) => ACCESSORY_MARKERS.has(word))) return 0;
+  const tokens = words(name);
+  const marker = tokens.findIndex((token) => ACCESSORY_MARKERS.has(token));
+  if (marker < 0) return 0;
+  const stems = new Set(asked.filter((word) => word.length > 2).map((word) => word.slice(0, 4)));
+  const hits = tokens.flatMap((token, index) => (stems.has(token.slice(0, 4)) ? [index] : []));
+  return hits.length > 0 && hits.every((index) => index > marker) ? 1 : 0;
 }
 
 export function combine(f: Features, maxBm25: number, weights: LocalWeights): number {
@@ -116,7 +148,9 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
     weights.bm25 * (maxBm25 > 0 ? f.bm25 / maxBm25 : 0) +
     weights.coverage * f.coverage +
     weights.phrase * f.phrase +
-    weights.cosine * f.cosine
+    weights.cosine * f.cosine +
+    weights.head * f.head -
+    weights.accessory * f.accessory
   );
 }
 
@@ -158,14 +192,14 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
   /** Per-candidate features, in candidate order. */
   async function scoreCandidates(query: string, candidates: readonly Product[], context: RerankContext = {}) {
     const ids = candidates.map((c) => c.id);
-    const vector = context.queryVector ? `[${context.queryVector.join(",")}]` : null;
+    const vector = context.queryVector ? vectorLiteral(context.queryVector) : null;
     const [[parsed], rows] = await Promise.all([
       db.select({ text: sql<string>`to_tsvector('english', ${query})::text` }).from(sql`(select 1) as one`),
       db
         .select({
           id: products.id,
           doc: sql<string>`${products.search}::text`,
-          cosine: vector ? sql<number>`1 - (${products.embedding} <=> ${vector}::vector)`.mapWith(Number) : sql<number>`0`.mapWith(Number),
+          cosine: vector ? sql<number>`1 - (${products.embedding} <=> ${vector})`.mapWith(Number) : sql<number>`0`.mapWith(Number),
         })
         .from(products)
         .where(inArray(products.id, ids)),
@@ -183,7 +217,10 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     for (const { document } of documents) {
       for (const field of ["name", "brands", "desc"] as const) averageLength[field] += document.length[field] / documents.length;
     }
-    return documents.map(({ document, cosine }) => features(terms, document, idf, averageLength, cosine, weights));
+    return documents.map(({ document, cosine }, index) => ({
+      ...features(terms, document, idf, averageLength, cosine, weights),
+      accessory: accessoryOf(query, candidates[index]!.name),
+    }));
   }
 
   return {
