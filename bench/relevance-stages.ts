@@ -1,9 +1,9 @@
 /** The stages bench/relevance.ts measures, in order. */
+import { loadConfig } from "../server/config.js";
 import type { DatabaseHandle } from "../server/db/open.js";
-import type { Embedder } from "../server/search/embedder.js";
 import { noneReranker, type Reranker } from "../server/search/reranker.js";
+import { createReranker } from "../server/search/providers.js";
 import type { RetrievalMode } from "../server/search/service.js";
-import { createLocalReranker } from "../server/search/rerankers/local.js";
 
 export interface Stage {
   name: string;
@@ -11,11 +11,20 @@ export interface Stage {
   reranker: Reranker;
 }
 
-export async function benchStages(database: DatabaseHandle, _embedder: Embedder): Promise<Stage[]> {
-  return [
+export function benchStages(database: DatabaseHandle): Stage[] {
+  const config = loadConfig(process.env);
+  const stages: Stage[] = [
     { name: "full-text only", retrieval: "fulltext", reranker: noneReranker },
     { name: "vectors only", retrieval: "vector", reranker: noneReranker },
     { name: "hybrid", retrieval: "hybrid", reranker: noneReranker },
-    { name: "hybrid + local rerank", retrieval: "hybrid", reranker: createLocalReranker({ db: database.db }) },
+    { name: "hybrid + local rerank", retrieval: "hybrid", reranker: createReranker({ ...config, RERANKER: "local" }, database.db) },
   ];
+  if (config.OPENAI_API_KEY || config.OPENAI_BASE_URL) {
+    stages.push({
+      name: `hybrid + llm rerank (${config.RERANK_MODEL})`,
+      retrieval: "hybrid",
+      reranker: createReranker({ ...config, RERANKER: "llm" }, database.db),
+    });
+  }
+  return stages;
 }

@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   const embedder = await createLocalEmbedder();
   const database = await openCatalog(embedder);
   const results: StageResult[] = [];
-  for (const stage of await benchStages(database, embedder)) {
+  for (const stage of benchStages(database)) {
     results.push(await runStage(stage, database, embedder, queries, qrels));
   }
   await database.close();

@@ -4,7 +4,7 @@
  * running server's embedded database through the server's socket instead of
  * opening the files twice.
  */
-import { createReadStream } from "node:fs";
+import { createReadStream, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { loadConfig, ConfigError, type Config } from "../config.js";
@@ -14,7 +14,7 @@ import { createCatalogService } from "../catalog/service.js";
 import { createEmbedder } from "../search/providers.js";
 import { checkEmbeddingModel, reindex } from "../search/reindex.js";
 import { importRecords } from "../ingest/import.js";
-import { readNdjson } from "../ingest/ndjson.js";
+import { extractFiles, ExtractInputError, importLines, type PageUrlOptions } from "../ingest/extract/cli.js";
 import type { KeyRecord } from "../auth/store.js";
 import { createProgress } from "./progress.js";
 
@@ -24,7 +24,9 @@ export const USAGE = `Usage: npm run -s catalog -- <command>
   keys list                                                     list keys (never prints keys)
   keys revoke ID_OR_KEY                                         revoke a key
   keys rotate ID [--grace-days N]                               issue a successor; the old key works N more days (default 7)
-  import FILE...                                                import NDJSON product records
+  import PATH... [--url URL | --urls FILE] [--report FILE]      import NDJSON records and saved PDP pages (.html, .htm, .html.gz,
+                                                                directories searched recursively); --report writes failures as NDJSON
+  extract FILE... [--url URL | --urls FILE]                     print the record extracted from each page, one NDJSON line each (stores nothing)
   reindex                                                       re-embed the catalog with the configured EMBEDDINGS (resumable)
   migrate                                                       apply database migrations
   stats                                                         products, brands, embedding model, keys
@@ -60,17 +62,19 @@ function positiveNumber(value: string | undefined, flag: string): number | undef
   return number;
 }
 
+/** `--url` / `--urls` for pages that state no URL of their own. */
+function pageOptions(values: { url?: string | undefined; urls?: string | undefined }): PageUrlOptions {
+  return { ...(values.url ? { url: values.url } : {}), ...(values.urls ? { urlsFile: values.urls } : {}) };
+}
+
+/** Lines to import, for the progress bar; only known when every path is a plain NDJSON file. */
 async function countLines(paths: readonly string[]): Promise<number | null> {
-  if (!process.stderr.isTTY || paths.some((path) => path.endsWith(".gz"))) return null;
+  if (!process.stderr.isTTY || paths.some((path) => !/\.(ndjson|jsonl)$/i.test(path))) return null;
   let total = 0;
   for (const path of paths) {
     for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) if (line.trim()) total++;
   }
   return total;
-}
-
-async function* readAll(paths: readonly string[]) {
-  for (const path of paths) yield* readNdjson(path);
 }
 
 function parseArguments(argv: readonly string[]) {
@@ -83,6 +87,9 @@ function parseArguments(argv: readonly string[]) {
         env: { type: "string" },
         "expires-in": { type: "string" },
         "grace-days": { type: "string" },
+        url: { type: "string" },
+        urls: { type: "string" },
+        report: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -92,6 +99,14 @@ function parseArguments(argv: readonly string[]) {
 }
 
 export async function run(argv: readonly string[], env: Record<string, string | undefined>, out: Out): Promise<number> {
+  try {
+    return await runCommand(argv, env, out);
+  } catch (error) {
+    throw error instanceof ExtractInputError ? new UsageError(error.message) : error;
+  }
+}
+
+async function runCommand(argv: readonly string[], env: Record<string, string | undefined>, out: Out): Promise<number> {
   const { values, positionals } = parseArguments(argv);
   const [command, sub, ...rest] = positionals;
   if (values.help || !command) {
@@ -151,25 +166,38 @@ export async function run(argv: readonly string[], env: Record<string, string | 
   }
 
   if (command === "import") {
-    const files = [sub, ...rest].filter((file): file is string => Boolean(file));
-    if (files.length === 0) throw new UsageError("import needs at least one FILE");
-    const total = await countLines(files);
+    const paths = [sub, ...rest].filter((path): path is string => Boolean(path));
+    if (paths.length === 0) throw new UsageError("import needs at least one PATH");
+    const pages = pageOptions(values);
+    const total = await countLines(paths);
     const embedder = await createEmbedder(config);
     try {
       return await withDatabase(config, async (database) => {
         await checkEmbeddingModel(database.db, embedder);
         const progress = createProgress(total, "importing");
-        const summary = await importRecords({ db: database.db, embedder }, readAll(files), {
+        const summary = await importRecords({ db: database.db, embedder }, importLines(paths, pages), {
           onProgress: (s) => progress.update(s.imported + s.updated + s.unchanged + s.failed, `(${s.failed} failed)`),
         });
         progress.finish();
-        for (const failure of summary.failures) out.err(`${failure.source}:${failure.line}: ${failure.reason}`);
+        for (const failure of summary.failures) out.err(`${failure.source}${failure.line > 0 ? `:${failure.line}` : ""}: ${failure.reason}`);
+        if (values.report) writeFileSync(values.report, summary.failures.map((failure) => `${JSON.stringify(failure)}\n`).join(""));
         out.log(`imported ${summary.imported}, updated ${summary.updated}, unchanged ${summary.unchanged}, failed ${summary.failed}`);
         return summary.failed > 0 ? 1 : 0;
       });
     } finally {
       await embedder.close();
     }
+  }
+
+  if (command === "extract") {
+    const paths = [sub, ...rest].filter((path): path is string => Boolean(path));
+    if (paths.length === 0) throw new UsageError("extract needs at least one FILE");
+    let failed = 0;
+    for await (const line of extractFiles(paths, pageOptions(values))) {
+      if ("error" in line) failed++;
+      out.log(JSON.stringify(line));
+    }
+    return failed > 0 ? 1 : 0;
   }
 
   if (command === "reindex") {

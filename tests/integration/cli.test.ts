@@ -68,8 +68,11 @@ describe("catalog import", () => {
     ]);
   });
 
-  it("fails clearly on a missing file", async () => {
-    await expect(cli("import", join(dir, "nope.ndjson"))).rejects.toThrow(/ENOENT|no such file/);
+  it("reports a missing file as a failure without stopping the batch", async () => {
+    const result = await cli("import", join(dir, "nope.ndjson"), file("one.ndjson", toNdjson([{ url: "https://one.example/p", name: "One" }])));
+    expect(result.code).toBe(1);
+    expect(result.err).toEqual([expect.stringMatching(/nope\.ndjson: cannot read: ENOENT/)]);
+    expect(result.out.at(-1)).toBe("imported 1, updated 0, unchanged 0, failed 1");
   });
 });
 

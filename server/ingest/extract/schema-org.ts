@@ -1,0 +1,206 @@
+/**
+ * A schema.org Product (from JSON-LD, microdata or RDFa, all brought to the
+ * same JSON shape) read into a Candidate: offers and AggregateOffer,
+ * price specifications, ProductGroup variants, brands, identifiers, media.
+ */
+import { asArray, type Candidate, cleanGtin, cleanIdentifier, isObject, type JsonObject, type LayerName, str } from "./candidate.js";
+import type { Json } from "./lenient-json.js";
+import { compareAmounts, isBuyable, normaliseAvailability, parseAmount, toCurrencyCode } from "./price.js";
+
+/** schema.org types that describe a thing for sale (Product and its common subtypes). */
+const PRODUCT_TYPES = new Set(["product", "productgroup", "productmodel", "individualproduct", "someproducts", "vehicle", "car", "motorcycle", "book"]);
+
+/** The schema.org type names of a node, lower-cased, without the vocabulary prefix. */
+export function typesOf(node: JsonObject): string[] {
+  return asArray(node["@type"])
+    .filter((value): value is string => typeof value === "string")
+    .map((value) => value.replace(/^.*[/#:]/, "").toLowerCase());
+}
+
+export function isProductNode(node: JsonObject): boolean {
+  return typesOf(node).some((type) => PRODUCT_TYPES.has(type));
+}
+
+/** Property by name, tolerating vocabulary prefixes (`schema:price`, `http://schema.org/price`) and case. */
+export function prop(node: JsonObject, name: string): Json | undefined {
+  if (name in node) return node[name];
+  const lower = name.toLowerCase();
+  for (const key of Object.keys(node)) {
+    const bare = key.replace(/^.*[/#:]/, "").toLowerCase();
+    if (bare === lower) return node[key];
+  }
+  return undefined;
+}
+
+interface OfferFacts {
+  price?: string;
+  currency?: string;
+  low?: string;
+  high?: string;
+  was?: string;
+  availability?: string;
+  sku?: string;
+  gtin?: string;
+}
+
+export function productCandidate(node: JsonObject, layer: LayerName, pageUrl?: string): Candidate {
+  const candidate: Candidate = { layer };
+  const variants = asArray(prop(node, "hasVariant")).filter(isObject);
+  const variant = pickVariant(variants, pageUrl);
+
+  candidate.url = str(prop(node, "url"), ["@id", "url"]);
+  candidate.name = str(prop(node, "name")) ?? (variant ? str(prop(variant, "name")) : undefined);
+  candidate.desc = str(prop(node, "description")) ?? (variant ? str(prop(variant, "description")) : undefined);
+
+  const images = [...mediaUrls(prop(node, "image")), ...(variant ? mediaUrls(prop(variant, "image")) : [])];
+  if (images.length) candidate.images = images;
+  const videos = mediaUrls(prop(node, "video"), ["contentUrl", "embedUrl", "url"]);
+  if (videos.length) candidate.videos = videos;
+
+  const parent = asArray(prop(node, "isVariantOf")).find(isObject);
+  const brands = brandNames(prop(node, "brand"));
+  if (brands.length === 0 && parent) brands.push(...brandNames(prop(parent, "brand")));
+  if (brands.length === 0 && variant) brands.push(...brandNames(prop(variant, "brand")));
+  if (brands.length === 0) brands.push(...brandNames(prop(node, "manufacturer")));
+  if (brands.length) candidate.brands = brands;
+
+  const own = identifiers(node);
+  const fromVariant = variant ? identifiers(variant) : {};
+  candidate.sku = own.sku ?? fromVariant.sku ?? cleanIdentifier(str(prop(node, "productGroupID")));
+  candidate.gtin = own.gtin ?? fromVariant.gtin;
+  candidate.mpn = own.mpn ?? fromVariant.mpn;
+
+  // Offers: the node's own, else the chosen variant's, else all variants' (for a range).
+  const ownOffers = asArray(prop(node, "offers"));
+  // Microdata often puts price and availability straight on the product.
+  if (ownOffers.length === 0 && (prop(node, "price") !== undefined || prop(node, "availability") !== undefined)) ownOffers.push(node);
+  let offers = offerFacts(ownOffers);
+  if (offers.price === undefined && variant) offers = offerFacts(asArray(prop(variant, "offers")));
+  if (variants.length > 1) {
+    const all = offerFacts(variants.flatMap((item) => asArray(prop(item, "offers"))));
+    if (offers.price === undefined) offers = all;
+    else if (all.low && all.high) {
+      offers.low = all.low;
+      offers.high = all.high;
+    }
+  }
+  const { sku: offerSku, gtin: offerGtin, ...prices } = offers;
+  Object.assign(candidate, prices);
+  candidate.sku ??= offerSku;
+  candidate.gtin ??= offerGtin;
+  candidate.raw = node;
+  return stripUndefined(candidate);
+}
+
+function pickVariant(variants: JsonObject[], pageUrl: string | undefined): JsonObject | undefined {
+  if (variants.length === 0) return undefined;
+  if (pageUrl) {
+    const match = variants.find((item) => str(prop(item, "url")) === pageUrl);
+    if (match) return match;
+  }
+  return variants[0];
+}
+
+function identifiers(node: JsonObject): { sku?: string; gtin?: string; mpn?: string } {
+  const gtinValue = ["gtin13", "gtin12", "gtin14", "gtin8", "gtin", "isbn", "ean"].map((key) => cleanGtin(str(prop(node, key)))).find(Boolean);
+  return stripUndefined({
+    sku: cleanIdentifier(str(prop(node, "sku"))) ?? cleanIdentifier(str(prop(node, "productID"))),
+    gtin: gtinValue,
+    mpn: cleanIdentifier(str(prop(node, "mpn"))),
+  });
+}
+
+export function brandNames(value: Json | undefined): string[] {
+  const names: string[] = [];
+  for (const item of asArray(value)) {
+    const name = isObject(item) ? str(prop(item, "name")) ?? str(item["@value"]) : str(item);
+    if (name && !/^https?:\/\//.test(name) && name.length <= 200 && !names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
+export function mediaUrls(value: Json | undefined, keys = ["url", "contentUrl", "contentURL", "@id", "thumbnailUrl"]): string[] {
+  const urls: string[] = [];
+  for (const item of asArray(value)) {
+    const url = isObject(item) ? str(keys.map((key) => prop(item, key)).find((v) => str(v) !== undefined)) : str(item);
+    if (url && !urls.includes(url)) urls.push(url);
+  }
+  return urls;
+}
+
+/** Reads Offer / AggregateOffer nodes into one set of price facts. */
+export function offerFacts(offers: Json[]): OfferFacts {
+  const flat: JsonObject[] = [];
+  const facts: OfferFacts = {};
+  for (const offer of offers) {
+    if (!isObject(offer)) continue;
+    if (typesOf(offer).includes("aggregateoffer")) {
+      const currency = toCurrencyCode(str(prop(offer, "priceCurrency")));
+      const low = parseAmount(str(prop(offer, "lowPrice")) ?? null, currency);
+      const high = parseAmount(str(prop(offer, "highPrice")) ?? null, currency);
+      const price = parseAmount(str(prop(offer, "price")) ?? null, currency);
+      facts.currency ??= currency ?? undefined;
+      facts.low ??= low ?? price ?? undefined;
+      facts.high ??= high ?? undefined;
+      facts.price ??= price ?? low ?? undefined;
+      facts.availability ??= normaliseAvailability(str(prop(offer, "availability"))) ?? undefined;
+      flat.push(...asArray(prop(offer, "offers")).filter(isObject));
+    } else if (prop(offer, "price") === undefined && prop(offer, "priceSpecification") === undefined && prop(offer, "offers") !== undefined) {
+      // An Offer wrapping the real offer (seen in broken microdata): read the inner one.
+      flat.push(...asArray(prop(offer, "offers")).filter(isObject).map((inner) => ({ ...offer, ...inner })));
+    } else flat.push(offer);
+  }
+
+  const read = flat.map((offer) => {
+    const currency = toCurrencyCode(str(prop(offer, "priceCurrency"))) ?? undefined;
+    let price = parseAmount(str(prop(offer, "price")) ?? null, currency) ?? undefined;
+    let was: string | undefined;
+    let specCurrency: string | undefined;
+    for (const spec of asArray(prop(offer, "priceSpecification")).filter(isObject)) {
+      const amount = parseAmount(str(prop(spec, "price")) ?? null) ?? undefined;
+      specCurrency ??= toCurrencyCode(str(prop(spec, "priceCurrency"))) ?? undefined;
+      const kind = (str(prop(spec, "priceType")) ?? "").toLowerCase();
+      if (/strikethrough|listprice|msrp|srp|regular/.test(kind)) was ??= amount;
+      else price ??= amount;
+    }
+    const low = parseAmount(str(prop(offer, "lowPrice")) ?? null) ?? undefined;
+    price ??= low;
+    return {
+      price,
+      was,
+      currency: currency ?? specCurrency,
+      availability: normaliseAvailability(str(prop(offer, "availability"))) ?? undefined,
+      sku: cleanIdentifier(str(prop(offer, "sku"))),
+      gtin: ["gtin13", "gtin12", "gtin14", "gtin8", "gtin"].map((key) => cleanGtin(str(prop(offer, key)))).find(Boolean),
+    };
+  });
+
+  const priced = read.filter((offer) => offer.price !== undefined);
+  if (priced.length > 0) {
+    const buyable = priced.filter((offer) => isBuyable(offer.availability ?? "InStock"));
+    const pool = buyable.length > 0 ? buyable : priced;
+    const best = pool.reduce((a, b) => (compareAmounts(b.price!, a.price!) < 0 ? b : a));
+    facts.price ??= best.price;
+    facts.currency ??= best.currency ?? priced.find((offer) => offer.currency)?.currency;
+    facts.was ??= best.was;
+    const amounts = priced.map((offer) => offer.price!).sort(compareAmounts);
+    if (amounts.length > 1 && compareAmounts(amounts[0]!, amounts[amounts.length - 1]!) < 0) {
+      facts.low ??= amounts[0];
+      facts.high ??= amounts[amounts.length - 1];
+    }
+  }
+  facts.currency ??= read.find((offer) => offer.currency)?.currency;
+  if (facts.availability === undefined) {
+    const states = read.map((offer) => offer.availability).filter((value): value is string => value !== undefined);
+    facts.availability = states.find((value) => isBuyable(value)) ?? states[0];
+  }
+  facts.sku = read.find((offer) => offer.sku)?.sku;
+  facts.gtin = read.find((offer) => offer.gtin)?.gtin;
+  if (facts.was && facts.price && compareAmounts(facts.was, facts.price) <= 0) delete facts.was;
+  return stripUndefined(facts);
+}
+
+export function stripUndefined<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key];
+  return value;
+}

@@ -1,0 +1,365 @@
+/**
+ * Visible-HTML layer, the last resort: the title and `h1`, the meta
+ * description, price-looking text nearest the buy button, stock wording
+ * around it, labelled identifiers ("SKU: …", "Art.-Nr. …"), and `itemprop`s
+ * that sit outside any microdata item.
+ */
+import { cleanGtin, cleanIdentifier, type Candidate } from "./candidate.js";
+import { ancestors, attr, descendants, type Element, fold, isTag, isText, type Page, textOf } from "./dom.js";
+import { propertyValue } from "./microdata.js";
+import { currencyInText, normaliseAvailability, parseAmount, toCurrencyCode } from "./price.js";
+import { stripUndefined } from "./schema-org.js";
+
+const BUY =
+  /add(ing)? to (cart|bag|basket|trolley)|buy[-_]?(btn|button)|add[-_]?to[-_]?(cart|bag|basket)|立即購買|直接購買|加入購物車|放入購物車|立即购买|购买|구매하기|장바구니|購入手続き|今すぐ購入|buy (it )?now|in den (warenkorb|einkaufswagen)|jetzt kaufen|ajouter au panier|aggiungi al carrello|a[ñn]adir a(l carrito| la cesta)|agregar al carrito|comprar|(toevoegen aan|in) (de )?winkelwagen|dodaj do koszyka|kos[áa]rba|do ko[sš][ií]ku|l[äa]gg i varukorg|l[æa]g i kurv|legg i handlekurv|lis[äa][äa] ostoskoriin|adaug[ăa] [îi]n co[sș]|u ko[sš]aricu|v ko[sš]arico|sepete ekle|в корзину|купить|カートに入れる|加入购物车|addtocart|add-to-cart|add_to_cart|buy-button|buybutton|btn-buy|product-form__submit/i;
+const PRICE_HINT = /price|preis|prix|prezzo|precio|prijs|cena|pris|hinta|fiyat|цена|amount/i;
+const NOT_CURRENT = /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list|original|crossed|saving|(?<![a-z])save|rrp|uvp|msrp|unit-?price|per-|shipping|delivery|installment|monthly|vorher|statt|rabatt|discount|tax|vat|netto|excl/i;
+/** Containers of other products: their prices are never this product's. */
+const OTHER_PRODUCTS = /related|recommend|similar|upsell|up-sell|cross-?sell|also-?(viewed|bought|like)|recently|suggest|accessor|carousel/i;
+const WAS_HINT = /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list|original|crossed|rrp|uvp|msrp|vorher|statt/i;
+const OUT_OF_STOCK =
+  /out of stock|sold out|currently unavailable|no longer available|temporarily unavailable|ausverkauft|nicht (mehr )?(verf[üu]gbar|lieferbar)|[ée]puis[ée]|rupture de stock|esaurito|non disponibile|agotado|sin stock|uitverkocht|niet (meer )?(op voorraad|leverbaar)|niedost[ęe]pny|brak w magazynie|wyprzedan|sluts[åa]ld|udsolgt|utsolgt|loppuunmyyty|нет в наличии/i;
+const IN_STOCK = /\bin stock\b|\bavailable\b|auf lager|lieferbar|verf[üu]gbar|en stock|disponib|op voorraad|leverbaar|na stanie|dost[ęe]pn|i lager|på lager|varastossa|skladem|raktáron|в наличии/i;
+
+type LabelKind = "sku" | "mpn" | "gtin" | "brand";
+
+const ID_LABELS: [string, LabelKind][] = [
+  ["sku|asin|item\\s*(?:number|no\\.?|#|code|id)|product\\s*(?:code|id|no\\.?|number|#)|art(?:ikel)?\\.?\\s*-?\\s*(?:nr\\.?|nummer|no\\.?)|artikelnummer|bestellnummer|best\\.-nr\\.?|code (?:article|produit)|r[ée]f(?:[ée]rence)?\\.?|codice(?: articolo| prodotto)?|c[óo]digo(?: del producto)?|numer katalogowy|cikksz[áa]m|[šs]ifra(?: izdelka| proizvoda)?|varenr\\.?|varenummer|artnr\\.?|tuotenumero|stock code|catalog(?:ue)? (?:number|no\\.?)|k[óo]d (?:produktu|tovaru|towaru)|арт(?:икул)?\\.?|код товара|商品(?:編號|编号|番号)|品番", "sku"],
+  ["mpn|(?:item\\s*)?model(?:\\s*name\\s*/\\s*number|\\s*(?:number|no\\.?|#|code))?|modello|part\\s*(?:number|no\\.?|#)|mfr\\.?\\s*(?:part\\s*)?(?:number|no\\.?|#)|manufacturer\\s*(?:part\\s*)?(?:number|no\\.?|reference)|herstellernummer|hersteller-?(?:artikel)?nr\\.?|herstellerreferenz|modell(?:nummer)?|numero (?:di )?modello|num[ée]ro (?:du )?mod[èe]le|n[úu]mero de modelo|r[ée]f[ée]rence (?:du )?fabricant|referencia del fabricante", "mpn"],
+  ["ean(?:-?13)?|gtin(?:-?1[234])?|upc|isbn(?:-?1[03])?|barcode", "gtin"],
+  ["brand|marke|marque|marca|merk|producent|hersteller|manufacturer|v[ýy]robc[ea]|gy[áa]rt[óo]|proizvajalec|proizvo[đd]a[čc]|valmistaja|tillverkare|бренд|производитель|品牌|ブランド", "brand"],
+];
+const CODE = "[A-Za-z0-9][\\w\\-./]{1,40}";
+const NAME = "[^\\s:|][^:|]{0,39}";
+const LABELS = ID_LABELS.map(([label, kind]) => {
+  const value = kind === "brand" ? NAME : CODE;
+  return {
+    kind,
+    value: new RegExp(`^${value}$`),
+    alone: new RegExp(`^(?:${label})\\s*[:#.]?\\s*$`, "i"),
+    inline: new RegExp(`^(?:${label})\\s*[:#]\\s*(${value})$${kind === "brand" ? "" : `|^(?:${label})\\s+(${value})$`}`, "i"),
+  };
+});
+
+export function visibleLayer(page: Page): Candidate {
+  const candidate: Candidate = { layer: "visible" };
+  const title = page.byTag("title")[0];
+  const h1Element = page.byTag("h1").find((element) => {
+    const text = textOf(element, 2_000);
+    return text.length >= 2 && text.length <= 300 && !isHidden(element);
+  });
+  const h1 = h1Element ? textOf(h1Element, 2_000) : undefined;
+  const titleText = title ? textOf(title, 2_000) : "";
+  const titled = page.elements.find(
+    (element) => /(?:^|[\s_-])product[-_]?(?:title|name)(?:$|[\s_-])|^productTitle$/i.test(`${element.attribs["id"] ?? ""} ${element.attribs["class"] ?? ""}`.trim()) && !isHidden(element),
+  );
+  const titledText = titled ? textOf(titled, 2_000) : "";
+  candidate.name = (titledText.length >= 2 && titledText.length <= 300 ? titledText : undefined) ?? h1 ?? (cleanTitle(titleText) || undefined);
+  const description = page.byTag("meta").find((meta) => (meta.attribs["name"] ?? "").toLowerCase() === "description");
+  const descText = description ? fold(description.attribs["content"] ?? "") : "";
+  if (descText) candidate.desc = descText;
+
+  Object.assign(candidate, looseItemprops(page));
+  const button = findBuyButton(page);
+  if (candidate.price === undefined) Object.assign(candidate, priceNear(page, button, titled ?? h1Element));
+  const stock = stockNear(button, page);
+  if (candidate.availability === undefined && stock) candidate.availability = stock;
+  if (button && stock === "InStock" && !buttonDisabled(button)) candidate.buyButton = true;
+  if (stock === "OutOfStock" && (!button || buttonDisabled(button))) candidate.soldOut = true;
+  const labelled = labelledIdentifiers(page);
+  candidate.sku ??= labelled.sku ?? namedIdentifier(page);
+  candidate.mpn ??= labelled.mpn;
+  candidate.gtin ??= labelled.gtin;
+  if (!candidate.brands && labelled.brand) candidate.brands = [labelled.brand];
+  const images = productImages(page);
+  if (images.length) candidate.images = images;
+  return stripUndefined(candidate);
+}
+
+function cleanTitle(title: string): string {
+  const parts = title.split(/\s+[|–—-]\s+/).map((part) => part.trim()).filter(Boolean);
+  return parts[0] ?? title;
+}
+
+function insideItem(element: Element): boolean {
+  return ancestors(element).some((parent) => parent.attribs["itemscope"] !== undefined);
+}
+
+function looseItemprops(page: Page): Partial<Candidate> {
+  const found: Partial<Candidate> = {};
+  for (const element of page.elements) {
+    const names = element.attribs["itemprop"];
+    if (names === undefined || element.attribs["itemscope"] !== undefined) continue;
+    if (insideItem(element)) continue;
+    const value = propertyValue(element);
+    if (!value) continue;
+    for (const name of names.toLowerCase().split(/\s+/)) {
+      if ((name === "price" || name === "lowprice") && found.price === undefined) {
+        const currency = currencyInText(value);
+        found.price = parseAmount(value, currency) ?? undefined;
+        if (found.price && currency) found.currency ??= currency;
+      } else if (name === "pricecurrency") found.currency ??= toCurrencyCode(value) ?? undefined;
+      else if (name === "availability") found.availability ??= normaliseAvailability(value) ?? undefined;
+      else if (name === "sku" || name === "productid") found.sku ??= cleanIdentifier(value);
+      else if (name === "mpn") found.mpn ??= cleanIdentifier(value);
+      else if (name.startsWith("gtin") || name === "isbn") found.gtin ??= cleanGtin(value);
+      else if (name === "brand" && value.length <= 100) found.brands ??= [value];
+    }
+  }
+  return stripUndefined(found);
+}
+
+function describe(element: Element): string {
+  const a = element.attribs;
+  return `${a["class"] ?? ""} ${a["id"] ?? ""} ${a["name"] ?? ""} ${a["data-testid"] ?? ""} ${a["data-test"] ?? ""} ${a["aria-label"] ?? ""}`;
+}
+
+export function findBuyButton(page: Page): Element | undefined {
+  const candidates = [...page.byTag("button"), ...page.byTag("input"), ...page.byTag("a")];
+  let best: Element | undefined;
+  for (const element of candidates) {
+    if (element.name === "input" && !["submit", "button", "image"].includes((element.attribs["type"] ?? "").toLowerCase())) continue;
+    const label = element.name === "input" ? element.attribs["value"] ?? "" : textOf(element, 200);
+    if (label.length > 60) continue;
+    if (BUY.test(label) || BUY.test(describe(element))) {
+      // Buttons of other products (carousels, "you may also like") and of the mini-cart do not count.
+      if (ancestors(element).some((parent) => ["header", "nav", "footer"].includes(parent.name) || OTHER_PRODUCTS.test(`${parent.attribs["class"] ?? ""} ${parent.attribs["id"] ?? ""}`))) continue;
+      if (!best || (best.name === "a" && element.name !== "a")) best = element;
+      if (element.name !== "a") break;
+    }
+  }
+  if (best) return best;
+  return page.elements.find((element) => element.name === "form" && /cart|basket|warenkorb|panier|carrello/i.test(element.attribs["action"] ?? ""));
+}
+
+function priceText(element: Element): string | undefined {
+  const content = element.attribs["content"];
+  if (content && /\d/.test(content)) return content;
+  let text = textOf(element, 300);
+  // A visible price and its screen-reader copy side by side: `$8.99$8.99`.
+  const half = text.length / 2;
+  if (Number.isInteger(half) && half > 0 && text.slice(0, half) === text.slice(half)) text = text.slice(0, half);
+  if (text.length === 0 || text.length > 60 || !/\d/.test(text)) return undefined;
+  return text;
+}
+
+const NOT_A_PRICE_TEXT =
+  /deliver|shipping|versand|livraison|spedizione|env[ií]o|porto|verzend|dostaw|frakt|^\+|\/\s*(month|mo|mes|monat|mois)\b|per month|\b(rrp|uvp|msrp|was|list price|statt|reg\.|regular|before|prix conseill[ée]|prezzo consigliato|vorher)\b/i;
+/** Two amounts in one text (a container of was and now prices): look at its parts instead. */
+const TWO_AMOUNTS = /\d[\d.,]*\D+\d[\d.,]*\D*$/;
+
+function isPriceElement(element: Element, strict: boolean): boolean {
+  const description = `${describe(element)} ${element.attribs["itemprop"] ?? ""}`;
+  if (!PRICE_HINT.test(description) || ["del", "s", "strike", "option", "select", "input", "script", "style"].includes(element.name)) return false;
+  return !strict || !NOT_CURRENT.test(`${element.attribs["class"] ?? ""} ${element.attribs["id"] ?? ""}`);
+}
+
+function priceFrom(elements: Element[], strict = true): Partial<Candidate> | undefined {
+  for (const element of elements) {
+    if (!isPriceElement(element, strict)) continue;
+    if (ancestors(element).some((parent) => OTHER_PRODUCTS.test(`${parent.attribs["class"] ?? ""} ${parent.attribs["id"] ?? ""}`))) continue;
+    if (strict && ancestors(element).slice(0, 3).some((parent) => ["del", "s", "strike"].includes(parent.name) || WAS_HINT.test(parent.attribs["class"] ?? ""))) continue;
+    const text = priceText(element);
+    if (!text || NOT_A_PRICE_TEXT.test(text) || (!element.attribs["content"] && TWO_AMOUNTS.test(text) && (text.match(/\d+(?:[.,]\d+)*/g) ?? []).length > 1)) continue;
+    const currency = currencyInText(text);
+    if (!currency && !element.attribs["content"]) continue;
+    const amount = parseAmount(text, currency);
+    if (!amount || Number(amount) === 0) continue;
+    const found: Partial<Candidate> = { price: amount };
+    if (currency) found.currency = currency;
+    const was = wasNear(element, currency);
+    if (was && Number(was) > Number(amount)) found.was = was;
+    return found;
+  }
+  return undefined;
+}
+
+function wasNear(element: Element, currency: string | null): string | undefined {
+  const container = ancestors(element)[2];
+  if (!container) return undefined;
+  for (const other of descendants(container)) {
+    const isWas = ["del", "s", "strike"].includes(other.name) || WAS_HINT.test(other.attribs["class"] ?? "");
+    if (!isWas) continue;
+    const text = textOf(other, 200);
+    if (text.length > 40 || !/\d/.test(text)) continue;
+    const amount = parseAmount(text, currency);
+    if (amount) return amount;
+  }
+  return undefined;
+}
+
+/**
+ * The price nearest the buy button (climbing at most 8 levels), else nearest
+ * the product's title (6 levels), else the first price-looking text outside
+ * header, nav and footer.
+ */
+export function priceNear(page: Page, button: Element | undefined, title?: Element): Partial<Candidate> {
+  const climb = (anchor: Element, levels: number, strict: boolean): Partial<Candidate> | undefined => {
+    let level = 0;
+    for (const container of ancestors(anchor)) {
+      if (++level > levels || container.name === "body") break;
+      const found = priceFrom(descendants(container), strict);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const near = (button && climb(button, 8, true)) ?? (title && climb(title, 6, true));
+  if (near) return near;
+  const chrome = new Set(["header", "nav", "footer"].flatMap((tag) => page.byTag(tag).flatMap((element) => descendants(element))));
+  const main = page.elements.filter((element) => !chrome.has(element));
+  // Some themes name the only price they show "price-old"; when nothing else is there, take it.
+  return priceFrom(main) ?? priceFrom(main, false) ?? {};
+}
+
+const STOCK_HINT = /availab|stock|inventory|lieferbar|verf[üu]gbar|dispon|voorraad|lager|magazyn|sklad|наличи/i;
+
+/**
+ * Elements that announce stock ("availability", "stock-status", …) in a few
+ * words. Labels of states (class names with "unavailable", "label", "variation")
+ * and texts repeated as templates are ignored; statements that disagree cancel out.
+ */
+function stockStatement(page: Page): string | undefined {
+  const verdicts = new Map<string, { verdict: string; count: number }>();
+  for (const element of page.elements) {
+    if (["script", "style", "option", "select", "li", "a", "template"].includes(element.name)) continue;
+    const description = `${element.attribs["class"] ?? ""} ${element.attribs["id"] ?? ""}`;
+    if (!STOCK_HINT.test(description) || STOCK_STATE_LABEL.test(description) || isHidden(element)) continue;
+    const text = textOf(element, 300);
+    if (text.length === 0 || text.length > 100) continue;
+    const verdict = OUT_OF_STOCK.test(text) ? "OutOfStock" : IN_STOCK.test(text) ? "InStock" : undefined;
+    if (!verdict) continue;
+    const entry = verdicts.get(text);
+    if (entry) entry.count++;
+    else verdicts.set(text, { verdict, count: 1 });
+  }
+  const kinds = new Set([...verdicts.values()].filter((entry) => entry.count <= 3).map((entry) => entry.verdict));
+  return kinds.size === 1 ? [...kinds][0] : undefined;
+}
+
+const STOCK_STATE_LABEL = /unavailable|variation|label|template|notify|hidden|(?<![a-z])hide/i;
+
+function isHidden(element: Element): boolean {
+  return [element, ...ancestors(element).slice(0, 6)].some(
+    (node) => node.attribs["hidden"] !== undefined || /display\s*:\s*none/i.test(node.attribs["style"] ?? "") || /(?:^|\s)(hidden|d-none|is-hidden|hide)(?:\s|$)/i.test(node.attribs["class"] ?? ""),
+  );
+}
+
+function buttonDisabled(button: Element): boolean {
+  return attr(button, "disabled") !== undefined || attr(button, "aria-disabled") === "true" || /disabled|sold-?out|unavailable/i.test(button.attribs["class"] ?? "");
+}
+
+function stockNear(button: Element | undefined, page: Page): string | undefined {
+  const stated = stockStatement(page);
+  if (stated) return stated;
+  if (!button) return undefined;
+  const region = ancestors(button)[3] ?? ancestors(button)[0];
+  if (region) {
+    for (const element of descendants(region)) {
+      if (["option", "li", "select", "script", "style"].includes(element.name)) continue;
+      const own = element.children.filter(isText).map((node) => node.data).join(" ");
+      if (own.length > 0 && own.length < 120 && OUT_OF_STOCK.test(own)) return "OutOfStock";
+    }
+  }
+  if (buttonDisabled(button)) return OUT_OF_STOCK.test(textOf(button, 200)) ? "OutOfStock" : undefined;
+  return "InStock";
+}
+
+/** "SKU: 123", "Art.-Nr. 123", "Brand: Acme" — in one text, or the label then the value in the next node. */
+function labelledIdentifiers(page: Page): Partial<Record<LabelKind, string>> {
+  const found: Partial<Record<LabelKind, string>> = {};
+  for (const element of page.elements) {
+    if (["script", "style", "option", "title", "a", "button", "select", "textarea"].includes(element.name)) continue;
+    for (const child of element.children) {
+      if (!isText(child)) continue;
+      const text = fold(child.data);
+      if (text.length < 3 || text.length > 60) continue;
+      for (const { kind, alone, inline, value: shape } of LABELS) {
+        if (found[kind]) continue;
+        const clean = (value: string | undefined): string | undefined => {
+          if (!value) return undefined;
+          const cleaned = kind === "gtin" ? cleanGtin(value) : kind === "brand" ? cleanBrand(value) : cleanIdentifier(value);
+          return cleaned && (kind === "brand" || /\d/.test(cleaned)) ? cleaned : undefined;
+        };
+        const match = inline.exec(text);
+        let value = clean(match ? match[1] ?? match[2] : undefined);
+        if (!value && alone.test(text)) {
+          // The value in the next sibling, or (the label alone in its element) in the element's next sibling.
+          value = clean(valueAfterLabel(child.next, shape));
+          if (!value && textOf(element, 100) === text) value = clean(valueAfterLabel(element.next, shape));
+        }
+        if (value) found[kind] = value;
+      }
+    }
+  }
+  return found;
+}
+
+const SKU_NAMED = /(?:^|[-_\s])(?:sku|product[-_]?(?:ref|reference|code|number|no|id)|article[-_]?(?:number|no|nr)|item[-_]?(?:number|no|code)|artikelnummer|art[-_]?nr)(?:$|[-_\s])/i;
+
+/** An element named for the SKU (`class="product-code"`, `data-qa-qualifier="product-reference"`) holding just a code. */
+function namedIdentifier(page: Page): string | undefined {
+  for (const element of page.elements) {
+    if (["script", "style", "input", "option", "meta", "link", "a", "button"].includes(element.name)) continue;
+    const names = Object.entries(element.attribs)
+      .filter(([name]) => name === "class" || name === "id" || name.startsWith("data-"))
+      .map(([, value]) => value)
+      .join(" ");
+    if (!SKU_NAMED.test(names)) continue;
+    const text = textOf(element, 100).replace(/^[^:#]{0,25}[:#]\s*/, "");
+    if (/^[A-Za-z0-9][\w\-./]{1,40}$/.test(text) && /\d/.test(text)) return cleanIdentifier(text);
+  }
+  return undefined;
+}
+
+function cleanBrand(value: string): string | undefined {
+  const brand = value.trim();
+  return brand.length >= 2 && !/^(n\/a|none|other|unbranded|generic|-)$/i.test(brand) && !/[{}$<>]/.test(brand) ? brand : undefined;
+}
+
+function valueAfterLabel(node: Element["next"], shape: RegExp): string | undefined {
+  let current = node;
+  for (let hops = 0; current && hops < 4; hops++, current = current.next) {
+    const text = isText(current) ? fold(current.data) : isTag(current) ? textOf(current, 200) : "";
+    if (text === "" || text === ":") continue;
+    const value = text.replace(/^[:#]\s*/, "").replace(/[\u200e\u200f]/g, "").trim();
+    return shape.test(value) ? value : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The product's identifier as the page's own URL carries it: an id-like query
+ * parameter, a numeric last path segment, a code-like one (`B07FW264WL`,
+ * `M14876706`) or a long number ending a slug. The last resort for the SKU.
+ */
+export function identifierInUrl(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  for (const [key, value] of url.searchParams) {
+    if (/^(sku|pid|product_?id|productcode|item_?id|itemno|article_?id|art(icle)?no|prod(uct)?)$/i.test(key) && /^[A-Za-z0-9][\w-]{2,30}$/.test(value) && /\d/.test(value)) return value;
+  }
+  const segments = url.pathname.split("/").filter(Boolean);
+  const last = (segments[segments.length - 1] ?? "").replace(/\.(html?|php|aspx?)$/i, "");
+  if (/^\d{5,20}$/.test(last)) return last;
+  if (/^(?=.*[A-Z])(?=(?:.*\d){2})[A-Z0-9]{6,20}$/.test(last)) return last;
+  const tail = /[-_](\d{5,20})$/.exec(last);
+  if (tail) return tail[1];
+  return undefined;
+}
+
+function productImages(page: Page): string[] {
+  const urls: string[] = [];
+  for (const image of page.byTag("img")) {
+    const description = `${describe(image)} ${image.attribs["alt"] ?? ""}`;
+    if (!/product|main|hero|gallery|zoom|primary/i.test(description)) continue;
+    const src = image.attribs["src"] ?? image.attribs["data-src"] ?? image.attribs["data-zoom-image"];
+    if (!src || src.startsWith("data:") || urls.includes(src)) continue;
+    urls.push(src);
+    if (urls.length >= 5) break;
+  }
+  return urls;
+}
