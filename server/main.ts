@@ -25,10 +25,11 @@ async function main(): Promise<void> {
   await database.migrate();
   const embedder = await createEmbedder(config);
   await checkEmbeddingModel(database.db, embedder);
+  const reranker = createReranker(config, database.db);
   const services = createServices({
     database,
     embedder,
-    reranker: createReranker(config, database.db),
+    reranker,
     rerankCandidates: config.RERANK_CANDIDATES,
     keyCacheTtlMs: config.KEY_CACHE_TTL_SECONDS * 1000,
   });
@@ -48,6 +49,8 @@ async function main(): Promise<void> {
     );
   }
 
+  // In the background: searches work meanwhile, just with colder caches.
+  void reranker.warm?.().catch((error: unknown) => app.log.warn({ err: error }, "reranker warm-up failed"));
   const usageTimer = setInterval(() => void services.keys.flushUsage().catch(() => undefined), USAGE_FLUSH_MS).unref();
   let closing = false;
   const shutdown = async (signal: string) => {

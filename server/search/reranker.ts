@@ -23,11 +23,15 @@ export interface RerankResult {
 export interface RerankContext {
   /** The query's sentence embedding (absent when retrieval ran on full text alone). */
   queryVector?: readonly number[];
+  /** Cosine similarities vector retrieval already computed (its own top candidates only). */
+  similarities?: ReadonlyMap<string, number>;
 }
 
 export interface Reranker {
   readonly name: string;
   rerank(query: string, candidates: readonly Product[], context?: RerankContext): Promise<RerankResult>;
+  /** Optional start-up work (caches, statistics) so the first searches are as fast as later ones. */
+  warm?(): Promise<void>;
 }
 
 /** Retrieval order, unchanged. */

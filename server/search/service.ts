@@ -72,7 +72,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
       ]);
       const fused = reciprocalRankFusion([lexical, semantic]);
       const candidates = await findProductsByIds(db, fused.slice(0, rerankCount), params.include_raw_data);
-      const reranked = await reranker.rerank(q, candidates, queryVector ? { queryVector } : {});
+      const similarities = new Map(semantic.map((item) => [item.id, item.score]));
+      const reranked = await reranker.rerank(q, candidates, queryVector ? { queryVector, similarities } : {});
       const order = repairOrder(reranked.ids, candidates);
       return {
         products: order.slice(0, params.limit),

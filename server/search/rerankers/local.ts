@@ -154,6 +154,9 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
   );
 }
 
+/** How many of the most common words `warm` loads; rarer ones are counted on demand. */
+const WARM_WORDS = 20_000;
+
 export interface LocalRerankerDeps {
   db: Database;
   weights?: LocalWeights;
@@ -178,40 +181,80 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     return total.n;
   }
 
-  async function documentFrequency(lexeme: string): Promise<number> {
-    const cached = df.get(lexeme);
-    if (cached && now() - cached.at <= ttl) return cached.n;
-    const [row] = await db
-      .select({ n: count() })
-      .from(products)
-      .where(sql`${products.search} @@ ${lexemeQuery(lexeme)}::tsquery`);
-    df.set(lexeme, { n: row?.n ?? 0, at: now() });
-    return row?.n ?? 0;
+  /**
+   * Loads the document frequencies of the catalog's most common words in one
+   * pass (ts_stat), so searches only count rare words, which the GIN index
+   * answers quickly. Common words are the slow ones to count one by one.
+   */
+  async function warm(): Promise<void> {
+    const rows = await db
+      .select({ word: sql<string>`word`, ndoc: sql<number>`ndoc`.mapWith(Number) })
+      .from(sql`ts_stat('select search from products')`)
+      .orderBy(sql`ndoc desc`)
+      .limit(WARM_WORDS);
+    const at = now();
+    for (const row of rows) df.set(row.word, { n: row.ndoc, at });
+    await catalogSize();
+  }
+
+  /** Document frequencies of the lexemes, from the cache or, for those it lacks, one query for all. */
+  async function documentFrequencies(lexemes: readonly string[]): Promise<Map<string, number>> {
+    const frequencies = new Map<string, number>();
+    const missing: string[] = [];
+    for (const lexeme of lexemes) {
+      const cached = df.get(lexeme);
+      if (cached && now() - cached.at <= ttl) frequencies.set(lexeme, cached.n);
+      else missing.push(lexeme);
+    }
+    if (missing.length > 0) {
+      const counts = Object.fromEntries(
+        missing.map((lexeme, i) => [`n${i}`, sql<number>`count(*) filter (where ${products.search} @@ ${lexemeQuery(lexeme)}::tsquery)`.mapWith(Number)]),
+      );
+      // One index scan over the union of the lexemes, counted per lexeme.
+      const [row] = await db
+        .select(counts)
+        .from(products)
+        .where(sql`${products.search} @@ ${missing.map(lexemeQuery).join(" | ")}::tsquery`);
+      missing.forEach((lexeme, i) => {
+        const n = row?.[`n${i}`] ?? 0;
+        df.set(lexeme, { n, at: now() });
+        frequencies.set(lexeme, n);
+      });
+    }
+    return frequencies;
   }
 
   /** Per-candidate features, in candidate order. */
   async function scoreCandidates(query: string, candidates: readonly Product[], context: RerankContext = {}) {
     const ids = candidates.map((c) => c.id);
-    const vector = context.queryVector ? vectorLiteral(context.queryVector) : null;
-    const [[parsed], rows] = await Promise.all([
-      db.select({ text: sql<string>`to_tsvector('english', ${query})::text` }).from(sql`(select 1) as one`),
-      db
-        .select({
-          id: products.id,
-          doc: sql<string>`${products.search}::text`,
-          cosine: vector ? sql<number>`1 - (${products.embedding} <=> ${vector})`.mapWith(Number) : sql<number>`0`.mapWith(Number),
-        })
-        .from(products)
-        .where(inArray(products.id, ids)),
-    ]);
-    const terms = queryTerms(parsed?.text ?? "");
+    const known = context.similarities ?? new Map<string, number>();
+    // Only candidates that vector retrieval did not rank need their similarity computed.
+    const unknown = ids.filter((id) => !known.has(id));
+    const vector = context.queryVector && unknown.length > 0 ? vectorLiteral(context.queryVector) : null;
+    const rows = await db
+      .select({
+        id: products.id,
+        doc: sql<string>`${products.search}::text`,
+        cosine: vector
+          ? sql<number>`case when ${inArray(products.id, unknown)} then 1 - (${products.embedding} <=> ${vector}) else 0 end`.mapWith(Number)
+          : sql<number>`0`.mapWith(Number),
+        // The query's own words, stemmed the same way; computed once, the same on every row.
+        query: sql<string>`(select to_tsvector('english', ${query})::text)`,
+      })
+      .from(products)
+      .where(inArray(products.id, ids));
+    const terms = queryTerms(rows[0]?.query ?? "");
     const n = await catalogSize();
-    const idf = new Map<string, number>();
-    for (const term of terms) {
-      const frequency = await documentFrequency(term.lexeme);
-      idf.set(term.lexeme, Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5)));
-    }
-    const byId = new Map(rows.map((row) => [row.id, { document: toDocument(parseTsvector(row.doc)), cosine: row.cosine || 0 }]));
+    const frequencies = await documentFrequencies(terms.map((term) => term.lexeme));
+    const idf = new Map(
+      terms.map((term) => {
+        const frequency = frequencies.get(term.lexeme) ?? 0;
+        return [term.lexeme, Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5))];
+      }),
+    );
+    const byId = new Map(
+      rows.map((row) => [row.id, { document: toDocument(parseTsvector(row.doc)), cosine: known.get(row.id) ?? (row.cosine || 0) }]),
+    );
     const documents = ids.map((id) => byId.get(id) ?? { document: toDocument([]), cosine: 0 });
     const averageLength = { name: 0, brands: 0, desc: 0 };
     for (const { document } of documents) {
@@ -226,6 +269,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
   return {
     name: "local",
     scoreCandidates,
+    warm,
     async rerank(query, candidates, context): Promise<RerankResult> {
       if (candidates.length < 2) return { ids: candidates.map((c) => c.id), outcome: "reranked" };
       const scored = await scoreCandidates(query, candidates, context);
