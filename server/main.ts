@@ -11,6 +11,7 @@ import { checkEmbeddingModel, EmbeddingMismatchError } from "./search/reindex.js
 import { importRecords } from "./ingest/import.js";
 import { readNdjson } from "./ingest/ndjson.js";
 import { SAMPLE_CATALOG_PATH } from "./sample/index.js";
+import { getMeta, setMeta } from "./catalog/repository.js";
 
 const USAGE_FLUSH_MS = 30_000;
 
@@ -35,9 +36,13 @@ async function main(): Promise<void> {
   });
   const app = await buildApp({ services, prefixes: config.API_PREFIXES, logLevel: config.LOG_LEVEL });
 
-  if (config.SAMPLE_CATALOG && (await services.catalog.stats()).products === 0) {
+  // A load cut short (the process stopped mid-import) is finished at the next start: the marker says so.
+  const sampleState = await getMeta(database.db, "sample_catalog");
+  if (config.SAMPLE_CATALOG && (sampleState === "loading" || (sampleState === null && (await services.catalog.stats()).products === 0))) {
+    await setMeta(database.db, "sample_catalog", "loading");
     const summary = await importRecords({ db: database.db, embedder }, readNdjson(SAMPLE_CATALOG_PATH));
-    app.log.info({ imported: summary.imported, failed: summary.failed }, "loaded the sample catalog into the empty catalog");
+    await setMeta(database.db, "sample_catalog", "loaded");
+    app.log.info({ imported: summary.imported, unchanged: summary.unchanged, failed: summary.failed }, "loaded the sample catalog into the empty catalog");
   }
   if ((await services.keys.countUsable()) === 0) {
     const { key, record } = await services.keys.issue({ name: "first key", environment: "dev" });

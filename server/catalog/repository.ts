@@ -4,7 +4,7 @@
  */
 import { count, countDistinct, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.js";
-import { products, type NewProductRow } from "../db/schema.js";
+import { catalogMeta, products, type NewProductRow } from "../db/schema.js";
 import type { Product } from "../../shared/schemas/index.js";
 
 const recordColumns = {
@@ -147,4 +147,16 @@ export async function upsertProducts(db: DbOrTx, rows: readonly NewProductRow[])
         updatedAt: sql`now()`,
       },
     });
+}
+
+export async function getMeta(db: DbOrTx, key: string): Promise<string | null> {
+  const [row] = await db.select({ value: catalogMeta.value }).from(catalogMeta).where(eq(catalogMeta.key, key)).limit(1);
+  return row?.value ?? null;
+}
+
+export async function setMeta(db: DbOrTx, key: string, value: string): Promise<void> {
+  await db
+    .insert(catalogMeta)
+    .values({ key, value })
+    .onConflictDoUpdate({ target: catalogMeta.key, set: { value, updatedAt: sql`now()` } });
 }
