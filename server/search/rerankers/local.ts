@@ -23,19 +23,16 @@ import { lexemeQuery, parseTsvector, type Field, type Term } from "../lexical.js
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
 
-export interface LocalWeights {
-  bm25: number;
-  coverage: number;
-  phrase: number;
-  cosine: number;
-  head: number;
-  /** Subtracted when the product is an accessory of what was asked for. */
-  accessory: number;
+/** One value per signal; `accessory` is 1 when the product is only an accessory of what was asked for. */
+export type Features = Record<"bm25" | "coverage" | "phrase" | "cosine" | "head" | "accessory", number>;
+
+/** A weight per feature (`accessory`'s is subtracted), and BM25F's own parameters. */
+export type LocalWeights = Features & {
   /** Field weights inside BM25F. */
   fields: Record<Field, number>;
   k1: number;
   b: number;
-}
+};
 
 /** Tuned with `npm run bench:tune-local` (RERANK_CANDIDATES=100) on the dev queries; see README "Search quality". */
 export const DEFAULT_WEIGHTS: LocalWeights = {
@@ -49,15 +46,6 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   k1: 1.2,
   b: 0.5,
 };
-
-export interface Features {
-  bm25: number;
-  coverage: number;
-  phrase: number;
-  cosine: number;
-  head: number;
-  accessory: number;
-}
 
 interface Document {
   terms: Map<string, { tf: Record<Field, number>; positions: number[] }>;
