@@ -3,13 +3,14 @@
  * (chat completions, embeddings) for the real `openai` client to talk to it.
  * Each test scripts the answers with a handler and inspects what was sent.
  *
- *   const server = await startOpenAiServer();
- *   const client = new OpenAI({ baseURL: server.baseURL, apiKey: "test-key", maxRetries: 0 });
+ *   const { server, client } = await withOpenAiServer();
  *   server.onChat((request) => rankedReply(["c2", "c1"]));
  */
 import { createHash } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import OpenAI from "openai";
+import { afterAll, beforeEach } from "vitest";
 import { z } from "zod";
 
 export interface RecordedRequest {
@@ -284,6 +285,23 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
       return new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
     },
   };
+}
+
+/**
+ * A test file's server and a client on it, for the top of the file:
+ * `const { server, client } = await withOpenAiServer();`. The client sends the
+ * key `test-key` and never retries by itself, so each test sees exactly the
+ * requests its scripted failures cause. The server is reset before each test
+ * and closed after the file.
+ */
+export async function withOpenAiServer(): Promise<{ server: OpenAiServer; client: OpenAI }> {
+  const server = await startOpenAiServer();
+  const client = new OpenAI({ baseURL: server.baseURL, apiKey: "test-key", maxRetries: 0 });
+  afterAll(async () => {
+    await server.close();
+  });
+  beforeEach(() => server.reset());
+  return { server, client };
 }
 
 /** The chat body of a recorded request (throws when it is not one). */

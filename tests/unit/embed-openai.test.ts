@@ -1,5 +1,4 @@
-import OpenAI from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createOpenAiEmbedder, type OpenAiEmbedderDeps } from "../../server/search/embedders/openai.js";
 import {
   embeddingsBody,
@@ -8,21 +7,10 @@ import {
   hashEmbedding,
   hashEmbeddingsHandler,
   inputsOf,
-  startOpenAiServer,
-  type OpenAiServer,
+  withOpenAiServer,
 } from "../helpers/openai-server.js";
 
-let server: OpenAiServer;
-let client: OpenAI;
-
-beforeAll(async () => {
-  server = await startOpenAiServer();
-  client = new OpenAI({ baseURL: server.baseURL, apiKey: "test-key", maxRetries: 0 });
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const { server, client } = await withOpenAiServer();
 
 function embedder(overrides: Partial<OpenAiEmbedderDeps> = {}) {
   return createOpenAiEmbedder({ client, model: "text-embedding-3-small", dimensions: 64, retryBaseMs: 1, ...overrides });

@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Product } from "../../shared/schemas/index.js";
 import { createLlmReranker, type LlmRerankerDeps } from "../../server/search/rerankers/llm.js";
 import {
@@ -11,7 +11,7 @@ import {
   rankedReply,
   slow,
   startOpenAiServer,
-  type OpenAiServer,
+  withOpenAiServer,
 } from "../helpers/openai-server.js";
 
 function product(id: string, name: string, extra: Partial<Product> = {}): Product {
@@ -28,17 +28,7 @@ const candidates: Product[] = [
 ];
 const retrieval = candidates.map((c) => c.id);
 
-let server: OpenAiServer;
-let client: OpenAI;
-
-beforeAll(async () => {
-  server = await startOpenAiServer();
-  client = new OpenAI({ baseURL: server.baseURL, apiKey: "test-key", maxRetries: 0 });
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
+const { server, client } = await withOpenAiServer();
 
 function reranker(overrides: Partial<LlmRerankerDeps> = {}) {
   return createLlmReranker({ client, model: "rank-model", timeoutMs: 1000, ...overrides });

@@ -32,16 +32,8 @@ export function prop(node: JsonObject, name: string): Json | undefined {
   return undefined;
 }
 
-interface OfferFacts {
-  price?: string;
-  currency?: string;
-  low?: string;
-  high?: string;
-  was?: string;
-  availability?: string;
-  sku?: string;
-  gtin?: string;
-}
+/** What offers say: the Candidate's price fields, plus identifiers an offer may carry. */
+type OfferFacts = Pick<Candidate, "price" | "currency" | "low" | "high" | "was" | "availability" | "sku" | "gtin">;
 
 export function productCandidate(node: JsonObject, layer: LayerName, pageUrl?: string): Candidate {
   const candidate: Candidate = { layer };

@@ -9,6 +9,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, type OpenAI } from "openai";
 import { z } from "zod";
 import type { Embedder } from "../embedder.js";
+import { isRetryableStatus, retryAfter } from "../openai-errors.js";
 
 export interface OpenAiEmbedderDeps {
   client: OpenAI;
@@ -33,8 +34,6 @@ const DEFAULT_BATCH_SIZE = 256;
 const MAX_BATCH_SIZE = 2048;
 const DEFAULT_MAX_RETRIES = 5;
 const DEFAULT_RETRY_BASE_MS = 500;
-const MAX_PAUSE_MS = 30_000;
-const MAX_RETRY_AFTER_MS = 60_000;
 const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** Native lengths, so a known model needs no probe call. */
@@ -186,27 +185,20 @@ function decodeBase64(text: string): number[] | null {
 function isRetryable(error: unknown): boolean {
   if (error instanceof APIConnectionError) return true; // includes timeouts
   if (error instanceof APIError && typeof error.status === "number") {
-    return error.status === 429 || error.status === 408 || error.status >= 500;
+    return isRetryableStatus(error.status);
   }
   return false;
 }
 
+// The bounds of pause(), kept beside it.
+const MAX_PAUSE_MS = 30_000;
+const MAX_RETRY_AFTER_MS = 60_000;
+
 /** Exponential backoff with jitter (base·2^attempt·[0.5, 1)), at most 30 s; a longer Retry-After wins, up to 60 s. */
 function pause(attempt: number, error: unknown, baseMs: number): number {
   const backoff = Math.min(MAX_PAUSE_MS, baseMs * 2 ** attempt * (0.5 + Math.random() / 2));
-  const asked = error instanceof APIError ? retryAfterMs(error.headers) : undefined;
+  const asked = error instanceof APIError ? retryAfter(error.headers) : undefined;
   return asked === undefined ? backoff : Math.min(MAX_RETRY_AFTER_MS, Math.max(backoff, asked));
-}
-
-/** `retry-after-ms` (OpenAI's) or `retry-after` (seconds or an HTTP date), in milliseconds. */
-function retryAfterMs(headers: Headers | undefined): number | undefined {
-  const ms = Number(headers?.get("retry-after-ms") ?? Number.NaN);
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers?.get("retry-after")?.trim();
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 function sleep(ms: number): Promise<void> {

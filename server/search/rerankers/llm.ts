@@ -15,6 +15,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import { z } from "zod";
 import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../cache.js";
+import { isRetryableStatus, retryAfter } from "../openai-errors.js";
 import type { Reranker, RerankResult } from "../reranker.js";
 
 export interface LlmRerankerDeps {
@@ -351,7 +352,7 @@ function classify(error: unknown): Attempt {
   if (error instanceof APIError && typeof error.status === "number") {
     const code = typeof error.code === "string" && /^[\w.-]{1,64}$/.test(error.code) ? ` ${error.code}` : "";
     const reason = `HTTP ${error.status}${code}`;
-    if (error.status === 429 || error.status === 408 || error.status >= 500) {
+    if (isRetryableStatus(error.status)) {
       const retryAfterMs = retryAfter(error.headers);
       return { ok: false, reason, retryable: true, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
     }
@@ -360,16 +361,8 @@ function classify(error: unknown): Attempt {
   return { ok: false, reason: `unexpected error (${error instanceof Error ? error.name : typeof error})`, retryable: false };
 }
 
-/** `retry-after-ms` (OpenAI's) or `retry-after` (seconds or an HTTP date), in milliseconds. */
-export function retryAfter(headers: Headers | undefined, now: number = Date.now()): number | undefined {
-  const ms = Number(headers?.get("retry-after-ms") ?? Number.NaN);
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers?.get("retry-after")?.trim();
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
+// Now in ../openai-errors.ts; still exported here, as it was before the move.
+export { retryAfter };
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
