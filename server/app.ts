@@ -3,10 +3,14 @@
  * logic here; each concern is one encapsulated plugin.
  */
 import Fastify, { type FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { compressionPlugin } from "./api/http/compression.js";
 import { randomUUID } from "node:crypto";
 import type { Services } from "./services.js";
-import { installErrorHandlers } from "./api/http/errors.js";
-import { publicPlugin } from "./api/http/public.js";
+import { installErrorHandlers, sendProblem } from "./api/http/errors.js";
+import { problem } from "./api/problems.js";
+import { healthPlugin, publicPlugin } from "./api/http/public.js";
+import { rateLimitPlugin, type RateLimitOptions } from "./api/http/ratelimit.js";
 import { restPlugin } from "./api/http/rest.js";
 import { trpcPlugin } from "./api/http/trpc.js";
 
@@ -14,6 +18,8 @@ export interface AppOptions {
   services: Services;
   prefixes: readonly string[];
   logLevel?: string;
+  /** Per-key rate limits; the defaults are 600 units a minute, counted in the database. */
+  rateLimit?: RateLimitOptions;
 }
 
 /** An incoming X-Request-Id is honoured only if it is short and plain, so it is safe to log and echo. */
@@ -32,15 +38,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     // Path parameters (product ids) longer than this get a 404 before any work; ids are at most 128.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
+    // What the router refuses before any hook runs (a malformed %-escape in the path) is a problem too.
+    frameworkErrors: (error, request, reply) => {
+      reply.header("x-request-id", request.id);
+      void sendProblem(reply, problem("invalid_parameter", error.code === "FST_ERR_BAD_URL" ? "The request URL is not valid." : error.message, request.id));
+    },
   });
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
   installErrorHandlers(app);
+  // Before any route: it attaches itself to each route as it is added.
+  await app.register(fp(compressionPlugin));
 
-  await app.register(publicPlugin, { services: options.services, prefixes: options.prefixes });
-  await app.register(trpcPlugin, { services: options.services });
-  await app.register(restPlugin, { services: options.services, prefixes: options.prefixes });
+  await app.register(publicPlugin, { prefixes: options.prefixes });
+  // Everything that answers a key, behind one rate limit.
+  await app.register(async (api) => {
+    await api.register(rateLimitPlugin, { services: options.services, ...options.rateLimit });
+    await api.register(healthPlugin, { services: options.services });
+    await api.register(trpcPlugin, { services: options.services });
+    await api.register(restPlugin, { services: options.services, prefixes: options.prefixes });
+  });
   return app;
 }

@@ -30,6 +30,13 @@ export const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** How long a verified key is trusted before the database is asked again; bounds how late a revocation bites. */
   KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
+  /** Cost units a key may spend per minute unless it was issued with its own limit (a lookup costs 1, a search 5). */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
+  /**
+   * Where the counters live: `database` (shared by every server on it), `memory` (this process only),
+   * or `auto`: `database` with DATABASE_URL, `memory` on the embedded database, which one process owns.
+   */
+  RATE_LIMIT_STORE: z.enum(["auto", "database", "memory"]).default("auto"),
 
   RERANKER: z.enum(["local", "llm", "none"]).default("local"),
   RERANK_CANDIDATES: z.coerce.number().int().min(1).max(200).default(40),

@@ -6,6 +6,7 @@ import { loadConfig, ConfigError } from "./config.js";
 import { openDatabase, DataDirBusyError } from "./db/open.js";
 import { createServices } from "./services.js";
 import { buildApp } from "./app.js";
+import { resolveRateLimitStore } from "./api/http/ratelimit.js";
 import { createEmbedder, createReranker } from "./search/providers.js";
 import { checkEmbeddingModel, EmbeddingMismatchError } from "./search/reindex.js";
 import { importRecords } from "./ingest/import.js";
@@ -14,6 +15,10 @@ import { SAMPLE_CATALOG_PATH } from "./sample/index.js";
 import { getMeta, setMeta } from "./catalog/repository.js";
 
 const USAGE_FLUSH_MS = 30_000;
+/** How long SIGTERM/SIGINT waits for requests in flight before exiting anyway (with code 1). */
+const SHUTDOWN_GRACE_MS = 10_000;
+/** While shutting down, how often connections that have finished their last request are ended. */
+const IDLE_SWEEP_MS = 50;
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -34,7 +39,12 @@ async function main(): Promise<void> {
     rerankCandidates: config.RERANK_CANDIDATES,
     keyCacheTtlMs: config.KEY_CACHE_TTL_SECONDS * 1000,
   });
-  const app = await buildApp({ services, prefixes: config.API_PREFIXES, logLevel: config.LOG_LEVEL });
+  const app = await buildApp({
+    services,
+    prefixes: config.API_PREFIXES,
+    logLevel: config.LOG_LEVEL,
+    rateLimit: { perMinute: config.RATE_LIMIT_PER_MINUTE, store: resolveRateLimitStore(config.RATE_LIMIT_STORE, database.kind) },
+  });
 
   // A load cut short (the process stopped mid-import) is finished at the next start: the marker says so.
   const sampleState = await getMeta(database.db, "sample_catalog");
@@ -61,13 +71,38 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, "shutting down: finishing requests in flight");
+    app.log.info({ signal }, "shutting down: refusing new connections, finishing requests in flight");
+    // A request that never ends must not keep the process (and the data dir's lock) forever.
+    const deadline = setTimeout(() => {
+      app.log.error({ signal, graceMs: SHUTDOWN_GRACE_MS }, "requests still in flight at the shutdown deadline; exiting anyway");
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS).unref();
     clearInterval(usageTimer);
-    await app.close();
-    await services.keys.flushUsage().catch(() => undefined);
-    await database.close();
-    await embedder.close();
-    process.exit(0);
+    let code = 0;
+    try {
+      // Stops listening at once, closes idle keep-alive connections, answers 503 to new requests
+      // on busy ones, and resolves when every connection has ended. A keep-alive connection that
+      // was busy at this moment stays open once its answer is sent (until the client's keep-alive
+      // runs out), so connections are ended as they go idle.
+      const closed = app.close();
+      const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+      await closed.finally(() => clearInterval(sweep));
+      await services.keys.flushUsage().catch((error: unknown) => app.log.warn({ err: error }, "could not record key usage at shutdown"));
+    } catch (error) {
+      app.log.error({ err: error }, "error while closing the server");
+      code = 1;
+    }
+    try {
+      // Last, once nothing uses it: PGlite writes its files and the data dir's lock is released.
+      await database.close();
+    } catch (error) {
+      app.log.error({ err: error }, "error while closing the database");
+      code = 1;
+    }
+    await embedder.close().catch(() => undefined);
+    clearTimeout(deadline);
+    app.log.info({ signal, code }, "shut down");
+    process.exit(code);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));

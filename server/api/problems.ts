@@ -56,6 +56,12 @@ export function parameterErrors(issues: readonly $ZodIssue[]): NonNullable<Probl
 const CODE_BY_TRPC: Partial<Record<TRPCError["code"], ErrorCode>> = {
   BAD_REQUEST: "invalid_parameter",
   PARSE_ERROR: "invalid_parameter",
+  // A request the API cannot take as sent (wrong method, body type or size) is the client's to fix.
+  METHOD_NOT_SUPPORTED: "invalid_parameter",
+  UNSUPPORTED_MEDIA_TYPE: "invalid_parameter",
+  PAYLOAD_TOO_LARGE: "invalid_parameter",
+  UNPROCESSABLE_CONTENT: "invalid_parameter",
+  FORBIDDEN: "unauthorized",
   UNAUTHORIZED: "unauthorized",
   NOT_FOUND: "not_found",
   TOO_MANY_REQUESTS: "rate_limited",

@@ -16,8 +16,10 @@ import {
   touchKeys,
   type KeyRecord,
 } from "./store.js";
+import { createDatabaseRateLimitStore, type RateLimitStore } from "./ratelimit.js";
 
-export type Principal = { keyId: string; name: string; environment: KeyEnvironment };
+/** `rateLimitPerMinute` is the key's own limit, or null for the server's default. */
+export type Principal = { keyId: string; name: string; environment: KeyEnvironment; rateLimitPerMinute: number | null };
 
 export type VerifyResult =
   | { code: "VALID"; principal: Principal }
@@ -34,9 +36,17 @@ export const VERIFY_FAILURE_MESSAGES: Record<VerifyFailure, string> = {
   EXPIRED: "The API key has expired.",
 };
 
+export interface IssueInput {
+  name: string;
+  environment: KeyEnvironment;
+  expiresInDays?: number;
+  /** Cost units per minute for this key; absent means the server's default. */
+  rateLimitPerMinute?: number;
+}
+
 export interface KeyService {
   verify(key: string | null): Promise<VerifyResult>;
-  issue(input: { name: string; environment: KeyEnvironment; expiresInDays?: number }): Promise<{ key: string; record: KeyRecord }>;
+  issue(input: IssueInput): Promise<{ key: string; record: KeyRecord }>;
   list(): Promise<KeyRecord[]>;
   /** Revokes by key id or by the key itself. */
   revoke(idOrKey: string): Promise<KeyRecord | null>;
@@ -45,6 +55,8 @@ export interface KeyService {
   countUsable(): Promise<number>;
   /** Writes pending last-used times; called on a timer and at shutdown. */
   flushUsage(): Promise<void>;
+  /** Rate-limit counters in the key database, shared by every server on it. */
+  rateLimitStore: RateLimitStore;
 }
 
 export interface KeyServiceDeps {
@@ -76,7 +88,7 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
     return record;
   }
 
-  async function issue(input: { name: string; environment: KeyEnvironment; expiresInDays?: number }, tx: DbOrTx = db) {
+  async function issue(input: IssueInput, tx: DbOrTx = db) {
     const created = generateKey(input.environment);
     const now = clock();
     const record = await insertKey(tx, {
@@ -87,6 +99,7 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
       start: created.start,
       createdAt: now,
       expiresAt: input.expiresInDays === undefined ? null : new Date(now.getTime() + input.expiresInDays * DAY_MS),
+      rateLimitPerMinute: input.rateLimitPerMinute ?? null,
     });
     return { key: created.key, record };
   }
@@ -101,7 +114,10 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
       if (record.revokedAt && record.revokedAt <= now) return { code: "REVOKED" };
       if (record.expiresAt && record.expiresAt <= now) return { code: "EXPIRED" };
       usedSinceFlush.add(record.id);
-      return { code: "VALID", principal: { keyId: record.id, name: record.name, environment: record.environment } };
+      return {
+        code: "VALID",
+        principal: { keyId: record.id, name: record.name, environment: record.environment, rateLimitPerMinute: record.rateLimitPerMinute },
+      };
     },
     issue: (input) => issue(input),
     list: () => listKeys(db),
@@ -115,7 +131,10 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
       const successor = await db.transaction(async (tx) => {
         const old = await findKeyById(tx, id);
         if (!old) return null;
-        const next = await issue({ name: old.name, environment: old.environment }, tx);
+        const next = await issue(
+          { name: old.name, environment: old.environment, ...(old.rateLimitPerMinute === null ? {} : { rateLimitPerMinute: old.rateLimitPerMinute }) },
+          tx,
+        );
         await retireKey(tx, id, new Date(clock().getTime() + graceDays * DAY_MS), next.record.id);
         return next;
       });
@@ -128,5 +147,6 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
       usedSinceFlush.clear();
       await touchKeys(db, ids, clock());
     },
+    rateLimitStore: createDatabaseRateLimitStore(db),
   };
 }

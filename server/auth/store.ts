@@ -15,6 +15,7 @@ const publicColumns = {
   expiresAt: apiKeys.expiresAt,
   revokedAt: apiKeys.revokedAt,
   replacedBy: apiKeys.replacedBy,
+  rateLimitPerMinute: apiKeys.rateLimitPerMinute,
 };
 
 export async function insertKey(db: DbOrTx, row: typeof apiKeys.$inferInsert): Promise<KeyRecord> {

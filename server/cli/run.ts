@@ -20,7 +20,9 @@ import { createProgress } from "./progress.js";
 
 export const USAGE = `Usage: npm run -s catalog -- <command>
 
-  keys issue --name NAME [--env dev|prod] [--expires-in DAYS]   issue a key (printed once, last line)
+  keys issue --name NAME [--env dev|prod] [--expires-in DAYS] [--rate-limit N]
+                                                                issue a key (printed once, last line); N: units per minute
+                                                                for this key (a lookup costs 1, a search 5), else RATE_LIMIT_PER_MINUTE
   keys list                                                     list keys (never prints keys)
   keys revoke ID_OR_KEY                                         revoke a key
   keys rotate ID [--grace-days N]                               issue a successor; the old key works N more days (default 7)
@@ -86,6 +88,7 @@ function parseArguments(argv: readonly string[]) {
         name: { type: "string" },
         env: { type: "string" },
         "expires-in": { type: "string" },
+        "rate-limit": { type: "string" },
         "grace-days": { type: "string" },
         url: { type: "string" },
         urls: { type: "string" },
@@ -125,8 +128,16 @@ async function runCommand(argv: readonly string[], env: Record<string, string | 
           const environment = values.env ?? "dev";
           if (environment !== "dev" && environment !== "prod") throw new UsageError("--env must be dev or prod");
           const expiresInDays = positiveNumber(values["expires-in"], "--expires-in");
-          const { key, record } = await keys.issue({ name: values.name, environment, ...(expiresInDays === undefined ? {} : { expiresInDays }) });
-          out.err(`Issued ${record.id} (${record.name}, ${record.environment}${record.expiresAt ? `, expires ${record.expiresAt.toISOString()}` : ""}). The key is shown only once:`);
+          const rateLimit = values["rate-limit"];
+          if (rateLimit !== undefined && !/^[1-9][0-9]{0,6}$/.test(rateLimit)) throw new UsageError("--rate-limit must be a whole number of units per minute, 1 to 9999999");
+          const { key, record } = await keys.issue({
+            name: values.name,
+            environment,
+            ...(expiresInDays === undefined ? {} : { expiresInDays }),
+            ...(rateLimit === undefined ? {} : { rateLimitPerMinute: Number(rateLimit) }),
+          });
+          const limit = record.rateLimitPerMinute === null ? "" : `, ${record.rateLimitPerMinute} units/minute`;
+          out.err(`Issued ${record.id} (${record.name}, ${record.environment}${limit}${record.expiresAt ? `, expires ${record.expiresAt.toISOString()}` : ""}). The key is shown only once:`);
           out.log(key);
           return 0;
         }

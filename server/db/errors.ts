@@ -9,17 +9,33 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+/** The database did not answer within the client's deadline (see `PostgresTimeouts` in open.ts). */
+export class DatabaseTimeoutError extends Error {
+  override readonly name = "DatabaseTimeoutError";
+  readonly code = "DATABASE_TIMEOUT";
+  constructor(
+    message: string,
+    readonly deadlineMs: number,
+  ) {
+    super(message);
+  }
+}
+
 const UNAVAILABLE_CODES = new Set([
+  "DATABASE_TIMEOUT",
   "ECONNREFUSED",
   "ECONNRESET",
   "ENOENT",
   "EPIPE",
   "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
   "CONNECTION_CLOSED",
   "CONNECTION_ENDED",
   "CONNECTION_DESTROYED",
   "CONNECT_TIMEOUT",
   "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
   "57P03", // cannot_connect_now
   "53300", // too_many_connections
 ]);

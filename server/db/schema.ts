@@ -4,8 +4,10 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import {
+  bigint,
   customType,
   index,
+  integer,
 
   jsonb,
   pgTable,
@@ -78,6 +80,8 @@ export const apiKeys = pgTable(
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
     /** Set on the old key by `keys rotate`: the key it was replaced by. */
     replacedBy: text("replaced_by"),
+    /** Cost units this key may spend per minute; null means the server's RATE_LIMIT_PER_MINUTE. */
+    rateLimitPerMinute: integer("rate_limit_per_minute"),
   },
   (t) => [uniqueIndex("api_keys_hash_idx").on(t.hash)],
 );
@@ -87,6 +91,18 @@ export const catalogMeta = pgTable("catalog_meta", {
   key: text("key").primaryKey(),
   value: text("value").notNull(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * Per-key fixed-window rate-limit counters, shared by every server on this
+ * database: one row per key, reset in place when a newer window starts.
+ */
+export const rateLimits = pgTable("rate_limits", {
+  keyId: text("key_id").primaryKey(),
+  /** Start of the counted window, in milliseconds since the epoch. */
+  windowStart: bigint("window_start", { mode: "number" }).notNull(),
+  /** Cost units spent in that window (rejected requests included). */
+  used: integer("used").notNull(),
 });
 
 export type ProductRow = typeof products.$inferSelect;

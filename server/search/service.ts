@@ -37,6 +37,8 @@ export interface SearchDeps {
   queryCacheSize?: number;
 }
 
+/** The encoder's time grows with length; a shopper's intent is in the first words, and full text still sees all. */
+const EMBEDDED_QUERY_CHARS = 200;
 /** Each retrieval returns at least this many, so fusion has something to agree on even for small limits. */
 const MIN_RETRIEVAL = 50;
 /** RERANK_CANDIDATES' default: the reranker sees this many even when fewer are asked for. */
@@ -46,7 +48,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
   const { db, embedder, reranker } = deps;
   const queryVectors = new LruCache<string, Promise<number[]>>(deps.queryCacheSize ?? 1000);
 
-  function embedQuery(query: string): Promise<number[]> {
+  function embedQuery(fullQuery: string): Promise<number[]> {
+    const query = fullQuery.slice(0, EMBEDDED_QUERY_CHARS);
     const key = query.toLowerCase();
     let vector = queryVectors.get(key);
     if (!vector) {

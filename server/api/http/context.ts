@@ -1,12 +1,14 @@
 import type { FastifyRequest } from "fastify";
+import { TRPCError } from "@trpc/server";
 import type { Services } from "../../services.js";
 import { keyFromAuthorization } from "../../auth/keys.js";
 import { createContext, type Context } from "../trpc.js";
 
 /** The tRPC context for an HTTP request (REST bridge and /trpc alike). */
-export function contextFromRequest(services: Services, request: FastifyRequest): Promise<Context> {
+export async function contextFromRequest(services: Services, request: FastifyRequest): Promise<Context> {
+  if (request.rateLimitExceeded) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: request.rateLimitExceeded });
   return createContext({
-    services,
+    services: servicesForRequest(services, request),
     requestId: request.id,
     log: request.log,
     apiKey: keyFromAuthorization(request.headers.authorization),
@@ -21,3 +23,13 @@ export function responseHeaders(ctx: Context | undefined, status: number): Recor
 }
 
 export const WWW_AUTHENTICATE = 'Bearer realm="product-catalog"';
+
+/**
+ * The services as the tRPC context sees them: a key the rate-limit hook
+ * already verified for this request is not verified a second time.
+ */
+function servicesForRequest(services: Services, request: FastifyRequest): Services {
+  const known = request.keyVerification;
+  if (!known) return services;
+  return { ...services, keys: { ...services.keys, verify: async () => known } };
+}

@@ -11,6 +11,7 @@ import { appRouter, type AppRouter } from "../router.js";
 import type { Context } from "../trpc.js";
 import { problemFromTrpcError } from "../problems.js";
 import { contextFromRequest, responseHeaders } from "./context.js";
+import { conditionalGet } from "./caching.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -30,6 +31,8 @@ export const restPlugin: FastifyPluginAsync<{ services: Services; prefixes: read
     reply.code(problem.status).type("application/problem+json");
     return JSON.stringify(problem);
   });
+  // After the problem rewrite, so only real 200s are tagged; compression (a route hook) runs after both.
+  app.addHook("onSend", conditionalGet);
 
   const bridge = fastifyTRPCOpenApiPlugin as FastifyPluginCallback<CreateOpenApiFastifyPluginOptions<AppRouter>>;
   for (const basePath of opts.prefixes) {

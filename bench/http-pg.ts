@@ -1,0 +1,21 @@
+/**
+ * The stand-in for a real Postgres in npm run bench:http: a benchmark catalog's
+ * PGlite data dir served over the Postgres wire protocol by
+ * @electric-sql/pglite-socket on loopback, in its own process (as a database
+ * server would be). The API server reaches it with postgres.js and a pool of
+ * one connection: pglite-socket runs each protocol message under PGlite's
+ * lock alone, and PGlite is one backend session, so a second connection's
+ * statements could land between another's Parse and Bind (see
+ * server/db/socket.ts and tests/helpers/pgsocket.ts). Prints its port on stdout.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+
+const dataDir = process.argv[2];
+if (!dataDir) throw new Error("usage: http-pg.ts DATA_DIR");
+const db = await PGlite.create({ dataDir, extensions: { vector } });
+const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 });
+await server.start();
+process.stdout.write(`${server.getServerConn().split(":").pop()}\n`);
+process.on("SIGTERM", () => void server.stop().then(() => db.close()).then(() => process.exit(0)));

@@ -1,0 +1,431 @@
+/**
+ * npm run bench:http — HTTP throughput and latency of the lookups and search
+ * (issue 5), measured with autocannon against the real server (server/main.ts)
+ * running in a child process, so the load generator and the server do not
+ * share an event loop.
+ *
+ * For each catalog (the sample, and a generated one of 100,000 products) and
+ * each database path, it runs side by side:
+ *   floor      a bare Fastify route answering get-by-id's JSON from memory
+ *   rest id    GET /api/v1/products/{id}
+ *   trpc id    GET /trpc/products.byId?input=…
+ *   rest url   GET /api/v1/products?url=…
+ *   search     GET /api/v1/products/search?q=… (default reranker, varied queries)
+ * reporting req/s, p50/p95/p99 and each case's req/s against the floor; then
+ * search p95 on ~10,000 vs 100,000 products.
+ *
+ * Databases: "pglite" is the default embedded PGlite, in the server process.
+ * There is no real Postgres here, so "pg.js→socket" is the stand-in for
+ * the postgres.js path: postgres.js (pool of 1) against PGlite served over
+ * @electric-sql/pglite-socket from a third process (bench/http-pg.ts).
+ *
+ * Options (flags or env):
+ *   --duration S     seconds per case (BENCH_DURATION, default 10)
+ *   --warmup S       unrecorded seconds before each case (BENCH_WARMUP, default 2)
+ *   --connections N  concurrent connections (BENCH_CONNECTIONS, default 50)
+ *   --products N     size of the generated catalog (BENCH_PRODUCTS, default 100000)
+ *   --small N        size of the catalog search p95 is compared with (BENCH_SMALL, default 10000)
+ *   --only LIST      catalogs to run: sample,large,small (default all)
+ *   --db LIST        pglite,postgres (default both)
+ *   --profile        instead of the table: one run of REST get-by-id on the sample
+ *                    catalog (PGlite) under node --cpu-prof, summarised
+ * LOG_LEVEL is passed to the server (default: the server's own, info).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import { generatedCatalog, prepareTargets, sampleCatalog, searchQueries, type BenchCatalog, type Targets } from "./http-catalog.js";
+import { summariseProfile } from "./http-profile.js";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CACHE = join(ROOT, "bench", ".cache");
+
+const { values: flags } = parseArgs({
+  options: {
+    duration: { type: "string" },
+    warmup: { type: "string" },
+    connections: { type: "string" },
+    products: { type: "string" },
+    small: { type: "string" },
+    only: { type: "string" },
+    db: { type: "string" },
+    profile: { type: "boolean" },
+  },
+});
+const num = (flag: string | undefined, env: string | undefined, fallback: number) => Number(flag ?? (env || undefined) ?? fallback);
+const DURATION = num(flags.duration, process.env.BENCH_DURATION, 10);
+const WARMUP = num(flags.warmup, process.env.BENCH_WARMUP, 2);
+const CONNECTIONS = num(flags.connections, process.env.BENCH_CONNECTIONS, 50);
+const LARGE = num(flags.products, process.env.BENCH_PRODUCTS, 100_000);
+const SMALL = num(flags.small, process.env.BENCH_SMALL, 10_000);
+const ONLY = new Set((flags.only ?? "sample,large,small").split(","));
+const DATABASES = (flags.db ?? "pglite,postgres").split(",") as DbKind[];
+
+type DbKind = "pglite" | "postgres";
+const DB_LABEL: Record<DbKind, string> = { pglite: "PGlite (embedded)", postgres: "pg.js→socket" };
+
+const log = (message: string) => process.stderr.write(`${message}\n`);
+
+// ---------------------------------------------------------------- processes
+
+interface Child {
+  process: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+/** node --import tsx SCRIPT, with its output in a log file (the server logs each request at info). */
+function startNode(script: string, args: string[], env: NodeJS.ProcessEnv, logFile: string, nodeFlags: string[] = []): Child {
+  const fd = openSync(logFile, "w");
+  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", script, ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", fd, fd],
+  });
+  closeSync(fd);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { process: child, exited };
+}
+
+async function waitForLine(child: Child, logFile: string, pattern: RegExp, what: string, timeoutMs = 120_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void child.exited.then(() => (exited = true));
+  for (;;) {
+    const match = readFileSync(logFile, "utf8").match(pattern);
+    if (match) return match;
+    if (exited || Date.now() > deadline) {
+      throw new Error(`${what} did not start; its output (${logFile}):\n${readFileSync(logFile, "utf8").slice(-3000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function stop(child: Child): Promise<void> {
+  if (child.process.exitCode !== null) return;
+  child.process.kill("SIGTERM");
+  const timer = setTimeout(() => child.process.kill("SIGKILL"), 20_000);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+interface Running {
+  base: string;
+  stop(): Promise<void>;
+}
+
+/** The real server (server/main.ts) on a catalog, through the given database path. */
+async function startServer(catalog: BenchCatalog, db: DbKind, tag: string, nodeFlags: string[] = []): Promise<Running> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOST: "127.0.0.1",
+    PORT: "0",
+    SAMPLE_CATALOG: "false",
+    // The bench's one key would otherwise be limited to 600 units a minute; the limiter still runs.
+    RATE_LIMIT_PER_MINUTE: "1000000",
+  };
+  delete env.DATABASE_URL;
+  let database: Child | null = null;
+  if (db === "pglite") {
+    env.DATA_DIR = catalog.dataDir;
+  } else {
+    const pgLog = join(CACHE, `http-pg-${tag}.log`);
+    database = startNode(join(ROOT, "bench", "http-pg.ts"), [catalog.dataDir], { ...process.env }, pgLog);
+    const [, port] = await waitForLine(database, pgLog, /^(\d+)$/m, "the PGlite socket server");
+    env.DATABASE_URL = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    env.DATABASE_POOL_SIZE = "1";
+    env.DATA_DIR = join(CACHE, "http-unused-data-dir");
+  }
+  const serverLog = join(CACHE, `http-server-${tag}.log`);
+  const server = startNode(join(ROOT, "server", "main.ts"), [], env, serverLog, nodeFlags);
+  try {
+    const [, base] = await waitForLine(server, serverLog, /Server listening at (http:\/\/127\.0\.0\.1:\d+)/, "the server");
+    return {
+      base: base!,
+      stop: async () => {
+        await stop(server);
+        if (database) await stop(database);
+      },
+    };
+  } catch (error) {
+    await stop(server);
+    if (database) await stop(database);
+    throw error;
+  }
+}
+
+async function startFloor(body: unknown, tag: string): Promise<Running> {
+  const bodyFile = join(CACHE, `http-floor-${tag}.json`);
+  writeFileSync(bodyFile, JSON.stringify(body));
+  const logFile = join(CACHE, `http-floor-${tag}.log`);
+  const floor = startNode(join(ROOT, "bench", "http-floor.ts"), [bodyFile], { ...process.env }, logFile);
+  const [, port] = await waitForLine(floor, logFile, /^(\d+)$/m, "the floor server");
+  return { base: `http://127.0.0.1:${port}`, stop: () => stop(floor) };
+}
+
+// ---------------------------------------------------------------- load
+
+interface CaseResult {
+  catalog: string;
+  db: string;
+  name: string;
+  connections: number;
+  rps: number;
+  /** Answers completed inside the measured window (requests still in flight at its end are not counted). */
+  completed: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  bad: number;
+}
+
+export function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** One autocannon run over `paths` in turn (one path per request); latencies recorded per response. */
+async function load(base: string, paths: readonly string[], headers: Record<string, string>, seconds: number, connections: number) {
+  let next = 0;
+  const latencies: number[] = [];
+  const instance = autocannon({
+    url: base,
+    connections,
+    duration: seconds,
+    timeout: 30,
+    headers,
+    requests: [{ method: "GET", setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length]! }) }],
+  });
+  // Latencies of 2xx answers only: a fast 503 must not pass for a fast answer (failures are counted apart).
+  instance.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
+    if (status >= 200 && status < 300) latencies.push(ms);
+  });
+  const result = await instance;
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    rps: result["2xx"] / result.duration,
+    completed: latencies.length,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    bad: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+/**
+ * autocannon stops at the deadline, but the server goes on with the requests
+ * it had (50 searches can be many seconds of work): one more request, queued
+ * behind them, returns when they are done, so the next run starts clean.
+ */
+async function drain(base: string, path: string, headers: Record<string, string>): Promise<void> {
+  const answer = await fetch(base + path, { headers, signal: AbortSignal.timeout(120_000) });
+  await answer.arrayBuffer();
+}
+
+async function runCase(
+  label: { catalog: string; db: string; name: string },
+  base: string,
+  paths: readonly string[],
+  headers: Record<string, string>,
+  connections = CONNECTIONS,
+  /** Set to the measured run's start and end, in µs of the monotonic clock (as CPU profiles count time). */
+  window?: { from: number; to: number },
+): Promise<CaseResult> {
+  // One request first: a case that answers errors must not pass for a fast one.
+  const check = await fetch(base + paths[0], { headers });
+  if (check.status !== 200) throw new Error(`${label.name}: ${paths[0]} answered ${check.status}: ${await check.text()}`);
+  await check.arrayBuffer();
+  if (WARMUP > 0) {
+    await load(base, paths, headers, WARMUP, connections);
+    await drain(base, paths[0]!, headers);
+  }
+  const from = Number(process.hrtime.bigint() / 1000n);
+  const measured = await load(base, paths, headers, DURATION, connections);
+  if (window) Object.assign(window, { from, to: Number(process.hrtime.bigint() / 1000n) });
+  await drain(base, paths[0]!, headers);
+  const result = { ...label, connections, ...measured };
+  log(
+    `  ${label.catalog} · ${label.db} · ${label.name} (${connections} conn): ${result.rps.toFixed(0)} req/s, ` +
+      `p50 ${result.p50.toFixed(1)} ms, p99 ${result.p99.toFixed(1)} ms${result.bad ? `, ${result.bad} failed` : ""}`,
+  );
+  return result;
+}
+
+// ---------------------------------------------------------------- cases
+
+const QUERIES = searchQueries(5000);
+const LOAD_AT_START = loadavg().map((x) => x.toFixed(1)).join(" ");
+
+function paths(targets: Targets) {
+  const ids = targets.products.map((p) => p.id);
+  return {
+    floor: ids.map((id) => `/floor/products/${encodeURIComponent(id)}`),
+    restId: ids.map((id) => `/api/v1/products/${encodeURIComponent(id)}`),
+    trpcId: ids.map((id) => `/trpc/products.byId?input=${encodeURIComponent(JSON.stringify({ id }))}`),
+    restUrl: targets.products.map((p) => `/api/v1/products?url=${encodeURIComponent(p.url)}`),
+    // More distinct queries than the server's query-vector cache (1,000) holds, so each is embedded.
+    search: QUERIES.map((q) => `/api/v1/products/search?q=${encodeURIComponent(q)}`),
+  };
+}
+
+async function benchCatalog(catalog: BenchCatalog, tag: string, what: "all" | "search"): Promise<CaseResult[]> {
+  const results: CaseResult[] = [];
+  let floorBody: unknown = null;
+  let floorTargets: Targets | null = null;
+  for (const db of DATABASES) {
+    // A fresh key and a fresh random choice of products per run, taken before the server owns the data dir.
+    const targets = await prepareTargets(catalog);
+    const headers = { authorization: targets.key };
+    const p = paths(targets);
+    log(`${catalog.name}: starting the server on ${DB_LABEL[db]}…`);
+    const server = await startServer(catalog, db, `${tag}-${db}`);
+    try {
+      // The server warms the reranker in the background after it starts listening (a ts_stat pass over
+      // the catalog: seconds at 100,000). The database runs one statement at a time, so a search queued
+      // now answers once that is done: wait for it, so start-up work is not measured as the first case.
+      const settling = performance.now();
+      await drain(server.base, p.search[0]!, headers);
+      log(`  warm-up search answered after ${((performance.now() - settling) / 1000).toFixed(1)} s`);
+      const label = (name: string) => ({ catalog: catalog.name, db: DB_LABEL[db], name });
+      if (what === "all") {
+        if (floorBody === null) {
+          const answer = await fetch(server.base + p.restId[0], { headers });
+          floorBody = await answer.json();
+          floorTargets = targets;
+        }
+        results.push(await runCase(label("rest id"), server.base, p.restId, headers));
+        results.push(await runCase(label("trpc id"), server.base, p.trpcId, headers));
+        results.push(await runCase(label("rest url"), server.base, p.restUrl, headers));
+      }
+      results.push(await runCase(label("search"), server.base, p.search, headers));
+      if (db === "pglite") results.push(await runCase(label("search"), server.base, p.search.slice(2500), headers, 1));
+    } finally {
+      await server.stop();
+    }
+  }
+  if (floorBody !== null && floorTargets) {
+    const floor = await startFloor(floorBody, tag);
+    try {
+      results.unshift(await runCase({ catalog: catalog.name, db: "none (memory)", name: "floor" }, floor.base, paths(floorTargets).floor, {}));
+    } finally {
+      await floor.stop();
+    }
+  }
+  return results;
+}
+
+// ---------------------------------------------------------------- report
+
+const ms = (value: number) => (Number.isNaN(value) ? "—" : value >= 100 ? value.toFixed(0) : value.toFixed(1));
+
+function report(results: CaseResult[], catalogs: BenchCatalog[]): void {
+  const started = new Date().toISOString().slice(0, 16).replace("T", " ");
+  const command = `npm run bench:http ${process.argv.slice(2).join(" ")}`.trim();
+  console.log(`\n${command} — ${started} UTC, node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim()})`);
+  console.log(
+    `${CONNECTIONS} connections, ${DURATION} s per case after ${WARMUP} s warm-up; autocannon, the server and the database stand-in each in their own process. ` +
+      `Load average at the start ${LOAD_AT_START}, at the end ${loadavg().map((x) => x.toFixed(1)).join(" ")} (other work on the machine shares its CPUs).`,
+  );
+  for (const catalog of catalogs) {
+    if (catalog.synthetic) {
+      console.log(
+        `${catalog.name}: synthetic products written straight into the table, with RANDOM unit vectors of 512 dimensions ` +
+          `(not sentence embeddings, which would take ~15 min for 100,000): vector search does the same work, its results mean nothing.`,
+      );
+    }
+  }
+  console.log(
+    `"answers" counts responses completed inside the measured window (a request still in flight when it ends is not counted, so a case ` +
+      `slower than the window shows few or none); "failed" counts non-2xx answers, socket errors and timeouts. Percentiles are exact, over every 2xx answer.`,
+  );
+  console.log(`Databases: "PGlite (embedded)" is the default; "pg.js→socket" is postgres.js (pool of 1) against PGlite over @electric-sql/pglite-socket in another process, the stand-in for a real Postgres.\n`);
+
+  console.log("| catalog | database | case | conn | req/s | p50 ms | p95 ms | p99 ms | req/s vs floor | answers | failed |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  for (const r of results) {
+    const floor = results.find((f) => f.catalog === r.catalog && f.name === "floor");
+    const ratio = floor ? `${((100 * r.rps) / floor.rps).toFixed(1)}%` : "—";
+    console.log(
+      `| ${r.catalog} | ${r.db} | ${r.name} | ${r.connections} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ratio} | ${r.completed} | ${r.bad} |`,
+    );
+  }
+
+  const large = catalogs.find((c) => c.products === LARGE && c.synthetic);
+  const small = catalogs.find((c) => c.products === SMALL && c.synthetic);
+  if (large && small) {
+    console.log(`\nSearch p95, ${large.name} vs ${small.name} products (goal: within 2×):\n`);
+    console.log(`| database | conn | p95 at ${SMALL.toLocaleString("en-US")} | p95 at ${LARGE.toLocaleString("en-US")} | ratio |`);
+    console.log("|---|---|---|---|---|");
+    for (const r of results.filter((x) => x.catalog === large.name && x.name === "search")) {
+      const s = results.find((x) => x.catalog === small.name && x.name === "search" && x.db === r.db && x.connections === r.connections);
+      if (s) console.log(`| ${r.db} | ${r.connections} | ${ms(s.p95)} ms | ${ms(r.p95)} ms | ${(r.p95 / s.p95).toFixed(2)}× |`);
+    }
+  }
+
+  console.log(`\nIssue 5 goal: get-by-id ≥ 50% of the floor's req/s on Postgres via postgres.js, p99 < 20 ms at ${CONNECTIONS} connections:\n`);
+  for (const r of results.filter((x) => x.name === "rest id" || x.name === "trpc id")) {
+    const floor = results.find((f) => f.catalog === r.catalog && f.name === "floor");
+    if (!floor) continue;
+    const share = r.rps / floor.rps;
+    console.log(
+      `- ${r.catalog}, ${r.db}, ${r.name}: ${(100 * share).toFixed(1)}% of the floor (${share >= 0.5 ? "meets" : "misses"} ≥ 50%), ` +
+        `p99 ${ms(r.p99)} ms (${r.p99 < 20 ? "meets" : "misses"} < 20 ms)`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------- main
+
+async function profile(): Promise<void> {
+  const catalog = await sampleCatalog();
+  const targets = await prepareTargets(catalog);
+  const dir = join(CACHE, "http-profile");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const server = await startServer(catalog, "pglite", "profile", ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+  let result: CaseResult;
+  const window = { from: 0, to: 0 };
+  try {
+    const label = { catalog: catalog.name, db: DB_LABEL.pglite, name: "rest id (under --cpu-prof)" };
+    result = await runCase(label, server.base, paths(targets).restId, { authorization: targets.key }, CONNECTIONS, window);
+  } finally {
+    await server.stop();
+  }
+  const file = readdirSync(dir).find((name) => name.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`no profile was written to ${dir}`);
+  console.log(
+    `\nREST get-by-id on the sample catalog (PGlite), ${CONNECTIONS} connections, ${DURATION} s under --cpu-prof ` +
+      `(after ${WARMUP} s warm-up; start-up and warm-up are left out below): ${result.rps.toFixed(0)} req/s, p99 ${ms(result.p99)} ms`,
+  );
+  console.log(`profile: ${join(dir, file)} (open in Chrome DevTools or speedscope)\n`);
+  console.log(summariseProfile(join(dir, file), ROOT, window));
+}
+
+async function main(): Promise<void> {
+  mkdirSync(CACHE, { recursive: true });
+  if (flags.profile) return profile();
+  const catalogs: BenchCatalog[] = [];
+  const results: CaseResult[] = [];
+  if (ONLY.has("sample")) {
+    const catalog = await sampleCatalog();
+    catalogs.push(catalog);
+    results.push(...(await benchCatalog(catalog, "sample", "all")));
+  }
+  if (ONLY.has("large")) {
+    const catalog = await generatedCatalog(LARGE);
+    catalogs.push(catalog);
+    results.push(...(await benchCatalog(catalog, "large", "all")));
+  }
+  if (ONLY.has("small")) {
+    const catalog = await generatedCatalog(SMALL);
+    catalogs.push(catalog);
+    results.push(...(await benchCatalog(catalog, "small", "search")));
+  }
+  report(results, catalogs);
+}
+
+if (!existsSync(join(ROOT, "node_modules", "autocannon"))) throw new Error("autocannon is missing: npm install");
+await main();

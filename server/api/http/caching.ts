@@ -1,0 +1,34 @@
+/**
+ * Cheap repeated reads for REST answers: a strong ETag (SHA-256 of the body),
+ * `If-None-Match` → 304 with no body, and `Cache-Control: private, max-age=0,
+ * must-revalidate` because answers belong to the key that asked. The answer is
+ * still computed; what a match saves is the transfer (and the client's parse).
+ */
+import { createHash } from "node:crypto";
+import type { FastifyReply, FastifyRequest } from "fastify";
+
+export const CACHE_CONTROL = "private, max-age=0, must-revalidate";
+
+export function strongEtag(body: string | Buffer): string {
+  return `"${createHash("sha256").update(body).digest("base64url")}"`;
+}
+
+/** RFC 9110 §13.1.2: If-None-Match compares weakly, so `W/"x"` matches `"x"`; `*` matches any. */
+export function noneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.split(",").some((candidate) => {
+    const tag = candidate.trim();
+    return tag === "*" || tag.replace(/^W\//, "") === etag;
+  });
+}
+
+/** An onSend hook: tags successful GET answers and turns a matching conditional request into a 304. */
+export async function conditionalGet(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  if ((request.method !== "GET" && request.method !== "HEAD") || reply.statusCode !== 200) return payload;
+  if (typeof payload !== "string" && !Buffer.isBuffer(payload)) return payload;
+  const etag = strongEtag(payload);
+  reply.header("etag", etag).header("cache-control", CACHE_CONTROL);
+  if (!noneMatch(request.headers["if-none-match"], etag)) return payload;
+  reply.code(304).removeHeader("content-type").removeHeader("content-length");
+  return "";
+}

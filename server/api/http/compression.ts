@@ -1,0 +1,43 @@
+/**
+ * gzip/brotli for answers over 1 KB, done synchronously on the finished body.
+ * Why not @fastify/compress: its streaming path sent empty bodies for answers
+ * over ~16 KB coming through the REST bridge (seen in tests/integration/caching.test.ts);
+ * our answers are built whole in memory anyway, so a one-shot compress is simpler.
+ */
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onSendHookHandler } from "fastify";
+
+const THRESHOLD = 1024;
+
+/** The encoding to use: br before gzip, anything the client gave q=0 excluded. */
+export function chooseEncoding(header: string | undefined): "br" | "gzip" | null {
+  const accepted = new Set(
+    (header ?? "")
+      .split(",")
+      .map((part) => part.trim().split(";"))
+      .filter(([, ...params]) => !params.some((param) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(param)))
+      .map(([name]) => name!.trim().toLowerCase()),
+  );
+  if (accepted.has("br")) return "br";
+  if (accepted.has("gzip") || accepted.has("*")) return "gzip";
+  return null;
+}
+
+async function compressBody(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  if (typeof payload !== "string" && !Buffer.isBuffer(payload)) return payload;
+  reply.header("vary", "accept-encoding");
+  const body = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
+  const encoding = body.length >= THRESHOLD && !reply.hasHeader("content-encoding") ? chooseEncoding(request.headers["accept-encoding"]) : null;
+  if (!encoding) return payload;
+  reply.header("content-encoding", encoding);
+  reply.removeHeader("content-length");
+  return encoding === "br" ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) : gzipSync(body);
+}
+
+/** Adds the compression step as each route's last onSend hook, after tagging and problem shaping. */
+export const compressionPlugin: FastifyPluginAsync = async (app) => {
+  app.addHook("onRoute", (route) => {
+    const existing = route.onSend ? (Array.isArray(route.onSend) ? route.onSend : [route.onSend]) : [];
+    route.onSend = [...existing, compressBody as onSendHookHandler];
+  });
+};

@@ -1,0 +1,102 @@
+/**
+ * Per-key rate limits: fixed one-minute windows counted in cost units
+ * (a lookup costs 1, a search 5). The counters sit behind a small store
+ * interface: in the database by default, so every server on one database
+ * shares a key's limit; in memory for a single instance that wants no write
+ * per request.
+ */
+import { sql } from "drizzle-orm";
+import type { DbOrTx } from "../db/client.js";
+import { rateLimits } from "../db/schema.js";
+
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/** What each kind of call costs, in units of a key's per-minute limit. */
+export const RATE_LIMIT_COSTS = { lookup: 1, search: 5 } as const;
+
+export interface RateLimitStore {
+  /**
+   * Adds `cost` to the key's counter for the window starting at `windowStart`
+   * (a counter from an older window starts over) and returns the counter as
+   * it now stands. A store that already counts a later window (another
+   * server's clock is ahead) adds to that one and says so in `windowStart`.
+   */
+  consume(keyId: string, windowStart: number, cost: number): Promise<{ used: number; windowStart: number }>;
+}
+
+/** Counters in this process only: right for one instance, wrong behind a load balancer. */
+export function createMemoryRateLimitStore(): RateLimitStore {
+  const counters = new Map<string, { windowStart: number; used: number }>();
+  let newestWindow = 0;
+  return {
+    async consume(keyId, windowStart, cost) {
+      if (windowStart > newestWindow) {
+        // A new window: forget every counter from older ones, so the map never outgrows the active keys.
+        newestWindow = windowStart;
+        for (const [id, counter] of counters) if (counter.windowStart < windowStart) counters.delete(id);
+      }
+      const counter = counters.get(keyId);
+      if (!counter || counter.windowStart < windowStart) {
+        counters.set(keyId, { windowStart, used: cost });
+        return { used: cost, windowStart };
+      }
+      counter.used += cost;
+      return { used: counter.used, windowStart: counter.windowStart };
+    },
+  };
+}
+
+/**
+ * Counters in the `rate_limits` table: one upsert per request, atomic under
+ * concurrency (the row lock serialises writers), on PGlite and Postgres alike.
+ */
+export function createDatabaseRateLimitStore(db: DbOrTx): RateLimitStore {
+  // Built once: the hot path only binds three parameters.
+  const upsert = db
+    .insert(rateLimits)
+    .values({ keyId: sql.placeholder("keyId"), windowStart: sql.placeholder("windowStart"), used: sql.placeholder("cost") })
+    .onConflictDoUpdate({
+      target: rateLimits.keyId,
+      set: {
+        used: sql`case when excluded.window_start > ${rateLimits.windowStart} then excluded.used else ${rateLimits.used} + excluded.used end`,
+        windowStart: sql`greatest(${rateLimits.windowStart}, excluded.window_start)`,
+      },
+    })
+    .returning({ used: rateLimits.used, windowStart: rateLimits.windowStart })
+    .prepare("rate_limit_consume");
+  return {
+    async consume(keyId, windowStart, cost) {
+      const [row] = await upsert.execute({ keyId, windowStart, cost });
+      if (!row) throw new Error("upsert into rate_limits returned no row");
+      return row;
+    },
+  };
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** The quota per window, in cost units. */
+  limit: number;
+  /** Units left in this window (never below 0). */
+  remaining: number;
+  /** Whole seconds until the window ends (at least 1). */
+  resetSeconds: number;
+  windowSeconds: number;
+}
+
+/** Charges `cost` to a key and says whether the request fits its limit. */
+export async function consumeRateLimit(
+  store: RateLimitStore,
+  input: { keyId: string; limit: number; cost: number; now: number },
+): Promise<RateLimitDecision> {
+  const windowStart = input.now - (input.now % RATE_LIMIT_WINDOW_MS);
+  const counted = await store.consume(input.keyId, windowStart, input.cost);
+  const windowEnd = Math.max(windowStart, counted.windowStart) + RATE_LIMIT_WINDOW_MS;
+  return {
+    allowed: counted.used <= input.limit,
+    limit: input.limit,
+    remaining: Math.max(0, input.limit - counted.used),
+    resetSeconds: Math.max(1, Math.ceil((windowEnd - input.now) / 1000)),
+    windowSeconds: RATE_LIMIT_WINDOW_MS / 1000,
+  };
+}
