@@ -10,9 +10,11 @@ import type { Services } from "./services.js";
 import { installErrorHandlers, sendProblem } from "./api/http/errors.js";
 import { problem } from "./api/problems.js";
 import { healthPlugin, publicPlugin } from "./api/http/public.js";
-import { rateLimitPlugin, type RateLimitOptions } from "./api/http/ratelimit.js";
+import { DEFAULT_RATE_LIMIT_PER_MINUTE, rateLimitPlugin, type RateLimitOptions } from "./api/http/ratelimit.js";
 import { restPlugin } from "./api/http/rest.js";
 import { trpcPlugin } from "./api/http/trpc.js";
+import { mcpPlugin } from "./mcp/http.js";
+import { createMetrics, metricsRoute, requestMetricsPlugin, type Metrics } from "./metrics/index.js";
 
 export interface AppOptions {
   services: Services;
@@ -20,6 +22,10 @@ export interface AppOptions {
   logLevel?: string;
   /** Per-key rate limits; the defaults are 600 units a minute, counted in the database. */
   rateLimit?: RateLimitOptions;
+  /** Prometheus metrics, one registry per app; a fresh one when absent. */
+  metrics?: Metrics;
+  /** GET /metrics on the API behind a key (default); false when it has a listener of its own (METRICS_PORT). */
+  metricsOnApi?: boolean;
 }
 
 /** An incoming X-Request-Id is honoured only if it is short and plain, so it is safe to log and echo. */
@@ -52,13 +58,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Before any route: it attaches itself to each route as it is added.
   await app.register(fp(compressionPlugin));
 
-  await app.register(publicPlugin, { prefixes: options.prefixes });
+  const metrics = options.metrics ?? createMetrics();
+  await app.register(requestMetricsPlugin, { metrics });
+  await app.register(publicPlugin, { prefixes: options.prefixes, rateLimitPerMinute: options.rateLimit?.perMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE });
   // Everything that answers a key, behind one rate limit.
   await app.register(async (api) => {
     await api.register(rateLimitPlugin, { services: options.services, ...options.rateLimit });
     await api.register(healthPlugin, { services: options.services });
+    if (options.metricsOnApi ?? true) await api.register(metricsRoute, { metrics });
     await api.register(trpcPlugin, { services: options.services });
     await api.register(restPlugin, { services: options.services, prefixes: options.prefixes });
+    await api.register(mcpPlugin, { services: options.services });
   });
   return app;
 }

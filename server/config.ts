@@ -18,8 +18,16 @@ const prefix = z
 export const ConfigSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Serves /metrics on this port of HOST without a key, for a scraper inside the network; unset: on PORT, behind a key. */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_URL: z.string().url().optional(),
+  /** Read replicas of DATABASE_URL, comma-separated: searches and lookups read from them; imports, keys and rate limits write to the primary. */
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .default("")
+    .transform((value) => value.split(",").map((url) => url.trim()).filter(Boolean))
+    .pipe(z.array(z.string().url("each replica must be a postgres:// URL"))),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   API_PREFIXES: z
     .string()
@@ -30,6 +38,8 @@ export const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** How long a verified key is trusted before the database is asked again; bounds how late a revocation bites. */
   KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
+  /** Products (without raw_data) served from memory; the cache is dropped within a second of any import. 0 turns it off. */
+  PRODUCT_CACHE_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
   /** Cost units a key may spend per minute unless it was issued with its own limit (a lookup costs 1, a search 5). */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   /**
@@ -37,6 +47,12 @@ export const ConfigSchema = z.object({
    * or `auto`: `database` with DATABASE_URL, `memory` on the embedded database, which one process owns.
    */
   RATE_LIMIT_STORE: z.enum(["auto", "database", "memory"]).default("auto"),
+  /**
+   * With the database store, each key's use is added to the shared counter at most this often
+   * (a write per key per interval, not per request); behind N servers a key can overrun its
+   * limit by what it spends on the others in one interval. 0: a write per request, exact.
+   */
+  RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(0).max(60_000).default(250),
 
   RERANKER: z.enum(["local", "llm", "none"]).default("local"),
   RERANK_CANDIDATES: z.coerce.number().int().min(1).max(200).default(40),
@@ -54,6 +70,9 @@ export type Config = z.infer<typeof ConfigSchema>;
 
 /** Settings that need an OpenAI-compatible server must have somewhere to send requests. */
 function checkProviders(config: Config): string[] {
+  if (config.DATABASE_REPLICA_URLS.length > 0 && !config.DATABASE_URL) {
+    return ["  DATABASE_REPLICA_URLS: needs DATABASE_URL (replicas of the primary; the embedded database has none)"];
+  }
   const needsOpenAi = config.RERANKER === "llm" || config.EMBEDDINGS === "openai";
   if (needsOpenAi && !config.OPENAI_API_KEY && !config.OPENAI_BASE_URL) {
     return ["  OPENAI_API_KEY or OPENAI_BASE_URL: required when RERANKER=llm or EMBEDDINGS=openai"];

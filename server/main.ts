@@ -13,8 +13,11 @@ import { importRecords } from "./ingest/import.js";
 import { readNdjson } from "./ingest/ndjson.js";
 import { SAMPLE_CATALOG_PATH } from "./sample/index.js";
 import { getMeta, setMeta } from "./catalog/repository.js";
+import { createMetrics, listenForScrapes } from "./metrics/index.js";
 
 const USAGE_FLUSH_MS = 30_000;
+/** How often the server checks whether an import (from any process) changed the catalog; bounds how stale a cached product can be. */
+const CATALOG_SYNC_MS = 1_000;
 /** How long SIGTERM/SIGINT waits for requests in flight before exiting anyway (with code 1). */
 const SHUTDOWN_GRACE_MS = 10_000;
 /** While shutting down, how often connections that have finished their last request are ended. */
@@ -24,6 +27,7 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
+    replicaUrls: config.DATABASE_REPLICA_URLS,
     dataDir: config.DATA_DIR,
     poolSize: config.DATABASE_POOL_SIZE,
     role: "server",
@@ -31,19 +35,28 @@ async function main(): Promise<void> {
   await database.migrate();
   const embedder = await createEmbedder(config);
   await checkEmbeddingModel(database.db, embedder);
-  const reranker = createReranker(config, database.db);
+  const reranker = createReranker(config, database.read);
+  const metrics = createMetrics();
   const services = createServices({
     database,
     embedder,
     reranker,
     rerankCandidates: config.RERANK_CANDIDATES,
     keyCacheTtlMs: config.KEY_CACHE_TTL_SECONDS * 1000,
+    productCacheSize: config.PRODUCT_CACHE_SIZE,
+    observeSearch: metrics.observeSearch,
   });
   const app = await buildApp({
     services,
     prefixes: config.API_PREFIXES,
     logLevel: config.LOG_LEVEL,
-    rateLimit: { perMinute: config.RATE_LIMIT_PER_MINUTE, store: resolveRateLimitStore(config.RATE_LIMIT_STORE, database.kind) },
+    rateLimit: {
+      perMinute: config.RATE_LIMIT_PER_MINUTE,
+      store: resolveRateLimitStore(config.RATE_LIMIT_STORE, database.kind),
+      syncMs: config.RATE_LIMIT_SYNC_MS,
+    },
+    metrics,
+    metricsOnApi: config.METRICS_PORT === undefined,
   });
 
   // A load cut short (the process stopped mid-import) is finished at the next start: the marker says so.
@@ -52,6 +65,7 @@ async function main(): Promise<void> {
     await setMeta(database.db, "sample_catalog", "loading");
     const summary = await importRecords({ db: database.db, embedder }, readNdjson(SAMPLE_CATALOG_PATH));
     await setMeta(database.db, "sample_catalog", "loaded");
+    metrics.countImport(summary);
     app.log.info({ imported: summary.imported, unchanged: summary.unchanged, failed: summary.failed }, "loaded the sample catalog into the empty catalog");
   }
   if ((await services.keys.countUsable()) === 0) {
@@ -67,6 +81,8 @@ async function main(): Promise<void> {
   // In the background: searches work meanwhile, just with colder caches.
   void reranker.warm?.().catch((error: unknown) => app.log.warn({ err: error }, "reranker warm-up failed"));
   const usageTimer = setInterval(() => void services.keys.flushUsage().catch(() => undefined), USAGE_FLUSH_MS).unref();
+  const catalogTimer = setInterval(() => void services.catalog.syncCache().catch(() => undefined), CATALOG_SYNC_MS).unref();
+  const scrapes = config.METRICS_PORT === undefined ? undefined : await listenForScrapes({ metrics, host: config.HOST, port: config.METRICS_PORT, logLevel: config.LOG_LEVEL });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -78,6 +94,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_GRACE_MS).unref();
     clearInterval(usageTimer);
+    clearInterval(catalogTimer);
     let code = 0;
     try {
       // Stops listening at once, closes idle keep-alive connections, answers 503 to new requests
@@ -87,6 +104,7 @@ async function main(): Promise<void> {
       const closed = app.close();
       const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
       await closed.finally(() => clearInterval(sweep));
+      await scrapes?.close();
       await services.keys.flushUsage().catch((error: unknown) => app.log.warn({ err: error }, "could not record key usage at shutdown"));
     } catch (error) {
       app.log.error({ err: error }, "error while closing the server");

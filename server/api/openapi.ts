@@ -37,6 +37,14 @@ export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject
     schemas: { ...Object.fromEntries(ownSchemas), ...problem.components, ...health.components },
   };
   const problemContent = { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } };
+  const text = { type: "string" };
+  // On every answer to a valid key (draft-ietf-httpapi-ratelimit-headers; see api/http/ratelimit.ts).
+  const answerHeaders = {
+    "X-Request-Id": { description: "This request's id, as in the logs (an incoming sane `X-Request-Id` is kept).", schema: text },
+    "RateLimit-Policy": { description: 'The key\'s quota in cost units per window, e.g. `"default";q=600;w=60`.', schema: text },
+    RateLimit: { description: 'Units left and seconds until the window resets, e.g. `"default";r=595;t=42`.', schema: text },
+  };
+  const retryAfter = { "Retry-After": { description: "Seconds until the key may try again.", schema: { type: "integer" } } };
   for (const item of Object.values(doc.paths ?? {})) {
     for (const operation of Object.values(item as Json)) {
       if (!isObject(operation) || !isObject(operation.responses)) continue;
@@ -45,8 +53,9 @@ export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject
         if (isObject(parameter) && parameter.in === "path") parameter.required = true;
       }
       for (const [status, response] of Object.entries(operation.responses)) {
-        if (!/^[45]\d\d$|^default$/.test(status) || !isObject(response)) continue;
-        response.content = problemContent;
+        if (!isObject(response)) continue;
+        response.headers = status === "429" ? { ...answerHeaders, ...retryAfter } : answerHeaders;
+        if (/^[45]\d\d$|^default$/.test(status)) response.content = problemContent;
       }
       if (!("default" in operation.responses)) {
         operation.responses.default = { description: "Error", content: problemContent };

@@ -2,6 +2,7 @@
  * tRPC for this service, in three parts: context, init, procedure builders.
  */
 import { initTRPC, TRPCError } from "@trpc/server";
+import type { z } from "zod";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { FastifyBaseLogger } from "fastify";
 import type { Services } from "../services.js";
@@ -53,7 +54,7 @@ const t = initTRPC
     },
   });
 
-function unavailable(cause: unknown): TRPCError {
+export function unavailable(cause: unknown): TRPCError {
   return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "The catalog database is not answering.", cause });
 }
 
@@ -66,7 +67,7 @@ const classifyErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-// 3. Procedure builders.
+// 3. Procedure builders, and their twin for the REST routes.
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(classifyErrors);
@@ -76,3 +77,21 @@ export const keyProcedure = publicProcedure.use(({ ctx, next }) => {
   if ("failure" in ctx.auth) throw new TRPCError({ code: "UNAUTHORIZED", message: VERIFY_FAILURE_MESSAGES[ctx.auth.failure] });
   return next({ ctx: { ...ctx, principal: ctx.auth.principal } });
 });
+
+/** What a call needs once its key is verified and its input parsed: a Context has all of it. */
+export type CallContext = Pick<Context, "services" | "log" | "responseHeaders">;
+
+/** A call the REST routes run without tRPC's chain: the raw input parsed as `.input(schema)` would. */
+export interface RestCall {
+  run(ctx: CallContext, rawInput: unknown): Promise<unknown>;
+}
+
+export function restCall<S extends z.ZodType>(schema: S, call: (ctx: CallContext, input: z.output<S>) => Promise<unknown>): RestCall {
+  return {
+    run: async (ctx, rawInput) => {
+      const parsed = schema.safeParse(rawInput);
+      if (!parsed.success) throw new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: parsed.error });
+      return call(ctx, parsed.data);
+    },
+  };
+}

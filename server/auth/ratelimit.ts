@@ -73,6 +73,70 @@ export function createDatabaseRateLimitStore(db: DbOrTx): RateLimitStore {
   };
 }
 
+/**
+ * A shared store written at most once per `syncMs` per key instead of once
+ * per request: this process counts locally and adds what it counted to the
+ * shared counter when the interval has passed, learning the other servers'
+ * use in the same round trip. A key's first request in a window always asks
+ * the shared store, so a key spent elsewhere is refused at once. The price:
+ * behind N servers a key can overrun its limit by what it spends on the
+ * other N-1 within one interval (and use counted in the last interval before
+ * a key goes quiet reaches the others with its next request).
+ */
+export function createBatchedRateLimitStore(shared: RateLimitStore, options: { syncMs: number; now?: () => number }): RateLimitStore {
+  const now = options.now ?? Date.now;
+  interface KeyState {
+    windowStart: number;
+    shared: number;
+    pending: number;
+    syncedAt: number;
+    /** The sync in flight; requests that arrive before the window's first one answered wait for it. */
+    syncing: Promise<void> | null;
+    synced: boolean;
+  }
+  const keys = new Map<string, KeyState>();
+  let newestWindow = 0;
+
+  async function sync(keyId: string, state: KeyState): Promise<void> {
+    const cost = state.pending;
+    state.pending = 0;
+    state.syncedAt = now();
+    try {
+      const counted = await shared.consume(keyId, state.windowStart, cost);
+      state.windowStart = counted.windowStart;
+      state.shared = counted.used;
+      state.synced = true;
+    } catch (error) {
+      state.pending += cost; // counted again at the next sync
+      throw error;
+    } finally {
+      state.syncing = null;
+    }
+  }
+
+  return {
+    async consume(keyId, windowStart, cost) {
+      if (windowStart > newestWindow) {
+        newestWindow = windowStart;
+        for (const [id, old] of keys) if (old.windowStart < windowStart) keys.delete(id);
+      }
+      let state = keys.get(keyId);
+      if (!state || state.windowStart < windowStart) {
+        state = { windowStart, shared: 0, pending: 0, syncedAt: 0, syncing: null, synced: false };
+        keys.set(keyId, state);
+      }
+      state.pending += cost;
+      if (!state.syncing && now() - state.syncedAt >= options.syncMs) {
+        state.syncing = sync(keyId, state);
+        await state.syncing;
+      } else if (state.syncing && !state.synced) {
+        await state.syncing.catch(() => undefined);
+      }
+      return { used: state.shared + state.pending, windowStart: state.windowStart };
+    },
+  };
+}
+
 export interface RateLimitDecision {
   allowed: boolean;
   /** The quota per window, in cost units. */

@@ -17,6 +17,7 @@ import {
   type KeyRecord,
 } from "./store.js";
 import { createDatabaseRateLimitStore, type RateLimitStore } from "./ratelimit.js";
+import { LruCache } from "../cache.js";
 
 /** `rateLimitPerMinute` is the key's own limit, or null for the server's default. */
 export type Principal = { keyId: string; name: string; environment: KeyEnvironment; rateLimitPerMinute: number | null };
@@ -71,20 +72,14 @@ const DAY_MS = 86_400_000;
 
 export function createKeyService(deps: KeyServiceDeps): KeyService {
   const { db, clock, cacheTtlMs } = deps;
-  const cacheSize = deps.cacheSize ?? 10_000;
-  const cache = new Map<string, { record: KeyRecord; fetchedAt: number }>();
+  const cache = new LruCache<string, KeyRecord>(deps.cacheSize ?? 10_000, { ttlMs: cacheTtlMs, now: () => clock().getTime() });
   const usedSinceFlush = new Set<string>();
 
   async function lookup(hash: string): Promise<KeyRecord | null> {
-    const now = clock().getTime();
     const cached = cache.get(hash);
-    if (cached && now - cached.fetchedAt < cacheTtlMs) return cached.record;
+    if (cached) return cached;
     const record = await findKeyByHash(db, hash);
-    cache.delete(hash);
-    if (record && cacheTtlMs > 0) {
-      if (cache.size >= cacheSize) cache.delete(cache.keys().next().value ?? "");
-      cache.set(hash, { record, fetchedAt: now });
-    }
+    if (record) cache.set(hash, record);
     return record;
   }
 

@@ -2,6 +2,7 @@
  * Catalog queries. Each takes the database (or a transaction) first, selects
  * explicit columns, and knows nothing of HTTP or search.
  */
+import { randomUUID } from "node:crypto";
 import { count, countDistinct, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.js";
 import { catalogMeta, products, type NewProductRow } from "../db/schema.js";
@@ -147,6 +148,20 @@ export async function upsertProducts(db: DbOrTx, rows: readonly NewProductRow[])
         updatedAt: sql`now()`,
       },
     });
+}
+
+/**
+ * Bumped in every transaction that changes products, so servers (in this
+ * process or not) know when their cached products are out of date.
+ */
+const CATALOG_VERSION = "catalog_version";
+
+export async function bumpCatalogVersion(db: DbOrTx): Promise<void> {
+  await setMeta(db, CATALOG_VERSION, randomUUID());
+}
+
+export async function catalogVersion(db: DbOrTx): Promise<string | null> {
+  return getMeta(db, CATALOG_VERSION);
 }
 
 export async function getMeta(db: DbOrTx, key: string): Promise<string | null> {

@@ -1,8 +1,9 @@
 /** Product lookups by id and by PDP URL. */
 import type { Database } from "../db/client.js";
+import { LruCache } from "../cache.js";
 import { productUrlKey } from "../../shared/url.js";
 import type { Product } from "../../shared/schemas/index.js";
-import { countBrandHosts, countProducts, embeddingModels, findProductById, findProductByUrlKey } from "./repository.js";
+import { catalogVersion, countBrandHosts, countProducts, embeddingModels, findProductById, findProductByUrlKey } from "./repository.js";
 
 export interface CatalogService {
   byId(id: string, withRawData: boolean): Promise<Product | null>;
@@ -11,17 +12,64 @@ export interface CatalogService {
   stats(): Promise<{ products: number; brands: number }>;
   /** Which embedding models made the stored vectors (one, unless a reindex is under way). */
   embeddingModels(): Promise<string[]>;
+  /**
+   * Forgets cached products if the catalog changed since the last call (any
+   * process's import bumps its version). The server calls it every second.
+   */
+  syncCache(): Promise<void>;
 }
 
-export function createCatalogService(deps: { db: Database }): CatalogService {
+export interface ProductCacheOptions {
+  /** Products kept (without raw_data); 0 turns the cache off. */
+  size: number;
+  /** How long a cached product is served even if the catalog's version cannot be read (database down). */
+  ttlMs: number;
+}
+
+/** 10,000 products of a few kB each. */
+export const DEFAULT_PRODUCT_CACHE: ProductCacheOptions = { size: 10_000, ttlMs: 60_000 };
+
+/**
+ * The catalog is read far more often than it is imported, so products (without
+ * raw_data, which is large and rarely asked for) are served from a bounded
+ * cache, dropped whenever the catalog's version changes. Misses, absent
+ * products and raw_data reads go to the database.
+ */
+export function createCatalogService(deps: { db: Database; cache?: ProductCacheOptions; now?: () => number }): CatalogService {
   const { db } = deps;
+  const options = deps.cache ?? DEFAULT_PRODUCT_CACHE;
+  const cacheOptions = { ttlMs: options.ttlMs, ...(deps.now ? { now: deps.now } : {}) };
+  const byId = new LruCache<string, Product>(options.size, cacheOptions);
+  const byUrlKey = new LruCache<string, Product>(options.size, cacheOptions);
+  let version: string | null | undefined;
+  // Bumped when the caches are dropped: a read that started before is not cached after.
+  let generation = 0;
+
+  async function cached(cache: LruCache<string, Product>, key: string, withRawData: boolean, read: () => Promise<Product | null>) {
+    if (withRawData) return read();
+    const hit = cache.get(key);
+    if (hit) return hit;
+    const readingIn = generation;
+    const product = await read();
+    if (product && readingIn === generation) cache.set(key, product);
+    return product;
+  }
+
   return {
-    byId: (id, withRawData) => findProductById(db, id, withRawData),
+    byId: (id, withRawData) => cached(byId, id, withRawData, () => findProductById(db, id, withRawData)),
     byUrl: async (url, withRawData) => {
       const key = productUrlKey(url);
-      return key ? findProductByUrlKey(db, key, withRawData) : null;
+      return key ? cached(byUrlKey, key, withRawData, () => findProductByUrlKey(db, key, withRawData)) : null;
     },
     stats: async () => ({ products: await countProducts(db), brands: await countBrandHosts(db) }),
     embeddingModels: () => embeddingModels(db),
+    syncCache: async () => {
+      const current = await catalogVersion(db);
+      if (current === version) return;
+      version = current;
+      generation++;
+      byId.clear();
+      byUrlKey.clear();
+    },
   };
 }

@@ -11,11 +11,13 @@ import { loadConfig, ConfigError, type Config } from "../config.js";
 import { openDatabase, DataDirBusyError, type DatabaseHandle } from "../db/open.js";
 import { createKeyService } from "../auth/service.js";
 import { createCatalogService } from "../catalog/service.js";
-import { createEmbedder } from "../search/providers.js";
+import { createEmbedder, createReranker } from "../search/providers.js";
 import { checkEmbeddingModel, reindex } from "../search/reindex.js";
 import { importRecords } from "../ingest/import.js";
 import { extractFiles, ExtractInputError, importLines, type PageUrlOptions } from "../ingest/extract/cli.js";
 import type { KeyRecord } from "../auth/store.js";
+import { createServices } from "../services.js";
+import { serveStdio } from "../mcp/stdio.js";
 import { createProgress } from "./progress.js";
 
 export const USAGE = `Usage: npm run -s catalog -- <command>
@@ -32,6 +34,7 @@ export const USAGE = `Usage: npm run -s catalog -- <command>
   reindex                                                       re-embed the catalog with the configured EMBEDDINGS (resumable)
   migrate                                                       apply database migrations
   stats                                                         products, brands, embedding model, keys
+  mcp                                                           serve the catalog to an agent over MCP on stdin/stdout (no key needed)
 
 Honours DATA_DIR and DATABASE_URL.`;
 
@@ -219,6 +222,20 @@ async function runCommand(argv: readonly string[], env: Record<string, string | 
         const { reembedded } = await reindex({ db: database.db, embedder }, { onProgress: (done, total) => progress.update(done, `of ${total}`) });
         progress.finish();
         out.log(`re-embedded ${reembedded} products with ${embedder.model}`);
+        return 0;
+      });
+    } finally {
+      await embedder.close();
+    }
+  }
+
+  if (command === "mcp") {
+    const embedder = await createEmbedder(config);
+    try {
+      return await withDatabase(config, async (database) => {
+        await checkEmbeddingModel(database.db, embedder);
+        const reranker = createReranker(config, database.read);
+        await serveStdio(createServices({ database, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES }), { logLevel: config.LOG_LEVEL });
         return 0;
       });
     } finally {

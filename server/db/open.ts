@@ -18,6 +18,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import { sql } from "drizzle-orm";
+import { withReplicas } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import * as schema from "./schema.js";
 import type { Database } from "./client.js";
@@ -38,6 +39,18 @@ export interface DatabaseHandle {
    * may drop startup options), where each vector search sets them locally.
    */
   readonly vectorSettingsInSession: boolean;
+  /**
+   * For what only reads the catalog (lookups, search): selects go to the read
+   * replicas in turn (drizzle's withReplicas), anything else to the primary.
+   * `db` itself always means the primary: imports, keys, rate limits.
+   */
+  readonly read: Database;
+  /**
+   * A database for a read that needs a transaction of its own (vector search
+   * on Postgres), which withReplicas would send to the primary: the next
+   * replica in turn, or `db` when there are none.
+   */
+  reader(): Database;
   /** Applies pending migrations from `drizzle/`. */
   migrate(): Promise<void>;
   close(): Promise<void>;
@@ -77,6 +90,8 @@ export async function openPglite(dataDir?: string): Promise<{ handle: DatabaseHa
     db,
     kind: "pglite",
     vectorSettingsInSession: true,
+    read: db,
+    reader: () => db,
     migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS }),
     close: async () => {
       if (!client.closed) await client.close();
@@ -252,10 +267,21 @@ function resilientPool(make: () => Sql, queryMs: number): { sql: Sql; end: (time
   };
 }
 
-/** Any Postgres with pgvector (or a PGlite socket) through postgres.js. */
-export function openPostgres(options: { url?: string; socketPath?: string; max: number; timeouts?: PostgresTimeouts }): DatabaseHandle {
+/**
+ * Any Postgres with pgvector (or a PGlite socket) through postgres.js. With
+ * `replicaUrls`, catalog reads go to the read replicas in turn (see `read`)
+ * and everything else to the primary; each replica has a pool of its own,
+ * with the same deadlines.
+ */
+export function openPostgres(options: {
+  url?: string;
+  socketPath?: string;
+  replicaUrls?: readonly string[];
+  max: number;
+  timeouts?: PostgresTimeouts;
+}): DatabaseHandle {
   const timeouts = options.timeouts ?? SERVER_TIMEOUTS;
-  const connect = (max: number): Sql => {
+  const connect = (max: number, url = options.url): Sql => {
     const common = {
       max,
       onnotice: () => undefined,
@@ -265,12 +291,19 @@ export function openPostgres(options: { url?: string; socketPath?: string; max: 
     };
     return options.socketPath
       ? postgres({ ...common, path: options.socketPath, user: "postgres", database: "template1" })
-      : postgres(options.url ?? "", common);
+      : postgres(url ?? "", common);
   };
   const pool = resilientPool(() => connect(options.max), timeouts.queryMs);
-  const db = drizzlePostgres(pool.sql, { schema }) as unknown as Database;
+  const primary = drizzlePostgres(pool.sql, { schema }) as unknown as Database;
+  const replicaPools = (options.replicaUrls ?? []).map((url) => resilientPool(() => connect(options.max, url), timeouts.queryMs));
+  const replicas = replicaPools.map((replica) => drizzlePostgres(replica.sql, { schema }) as unknown as Database);
+  let turn = 0;
+  const nextReplica = () => replicas[turn++ % replicas.length] ?? primary;
+  const [firstReplica, ...moreReplicas] = replicas;
   return {
-    db,
+    db: primary,
+    read: firstReplica ? (withReplicas(primary, [firstReplica, ...moreReplicas], nextReplica) as Database) : primary,
+    reader: nextReplica,
     kind: "postgres",
     vectorSettingsInSession: false,
     // On its own connection and without the query deadline: building an index on a big table takes its time.
@@ -282,7 +315,9 @@ export function openPostgres(options: { url?: string; socketPath?: string; max: 
         await single.end({ timeout: 5 });
       }
     },
-    close: () => pool.end(5),
+    close: async () => {
+      await Promise.all([pool.end(5), ...replicaPools.map((replica) => replica.end(5))]);
+    },
   };
 }
 
@@ -296,6 +331,8 @@ function socketPathFor(dataDir: string): string {
 
 export interface OpenOptions {
   databaseUrl: string | undefined;
+  /** Read replicas of DATABASE_URL (the server only; the CLI writes). */
+  replicaUrls?: readonly string[];
   dataDir: string;
   poolSize: number;
   /** `server` shares its embedded database on a socket; `cli` reaches a running server's. */
@@ -309,7 +346,8 @@ export interface OpenOptions {
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     const timeouts = options.role === "server" ? SERVER_TIMEOUTS : CLI_TIMEOUTS;
-    return openPostgres({ url: options.databaseUrl, max: options.poolSize, timeouts });
+    const replicaUrls = options.role === "server" ? (options.replicaUrls ?? []) : [];
+    return openPostgres({ url: options.databaseUrl, replicaUrls, max: options.poolSize, timeouts });
   }
 
   mkdirSync(options.dataDir, { recursive: true });

@@ -4,7 +4,7 @@
  * so importing the same file twice changes nothing.
  */
 import type { Database } from "../db/client.js";
-import { findExisting, upsertProducts } from "../catalog/repository.js";
+import { bumpCatalogVersion, findExisting, upsertProducts } from "../catalog/repository.js";
 import type { Embedder } from "../search/embedder.js";
 import type { ParsedLine } from "./ndjson.js";
 import { prepareRecord, type PreparedRecord } from "./record.js";
@@ -100,7 +100,10 @@ async function writeBatch(
     const { embeddingText: _text, ...row } = record;
     return { ...row, embedding: vectors[index] ?? null, embeddingModel: deps.embedder.model };
   });
-  await deps.db.transaction((tx) => upsertProducts(tx, rows));
+  await deps.db.transaction(async (tx) => {
+    await upsertProducts(tx, rows);
+    await bumpCatalogVersion(tx);
+  });
   for (const item of toWrite) {
     if (hashById.has(item.record.id)) summary.updated++;
     else summary.imported++;

@@ -8,7 +8,7 @@ import { brandHost as toBrandHost } from "../../shared/url.js";
 import type { Product, SearchParams } from "../../shared/schemas/index.js";
 import type { Embedder } from "./embedder.js";
 import type { Reranker, RerankResult } from "./reranker.js";
-import { LruCache } from "./cache.js";
+import { LruCache } from "../cache.js";
 import { reciprocalRankFusion } from "./fuse.js";
 import { fullTextRanked, vectorRanked } from "./retrieve.js";
 
@@ -22,11 +22,19 @@ export interface SearchService {
   search(params: SearchParams): Promise<SearchResult>;
 }
 
+/** What one search reports to an observer (metrics): seconds per stage and how reranking went. */
+export interface SearchReport {
+  stages: Record<"embed" | "retrieve" | "rerank", number>;
+  rerank: SearchResult["rerank"];
+}
+
 /** Which retrievals run; anything but `hybrid` exists for measuring each half (bench/relevance.ts). */
 export type RetrievalMode = "hybrid" | "fulltext" | "vector";
 
 export interface SearchDeps {
   db: Database;
+  /** The database each search reads from (a read replica in turn, see DatabaseHandle); `db` when absent. */
+  reader?: () => Database;
   embedder: Embedder;
   reranker: Reranker;
   retrieval?: RetrievalMode;
@@ -35,6 +43,8 @@ export interface SearchDeps {
   /** How many fused candidates the reranker sees (at least `limit`). */
   rerankCandidates?: number;
   queryCacheSize?: number;
+  /** Told about every search; the service stays free of any metrics library. */
+  observe?: (report: SearchReport) => void;
 }
 
 /** The encoder's time grows with length; a shopper's intent is in the first words, and full text still sees all. */
@@ -68,20 +78,27 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const rerankCount = Math.max(params.limit, deps.rerankCandidates ?? DEFAULT_RERANK_CANDIDATES);
       const depth = Math.max(rerankCount, MIN_RETRIEVAL);
       const mode = deps.retrieval ?? "hybrid";
+      const read = deps.reader?.() ?? db;
+      const started = performance.now();
       const queryVector = mode === "fulltext" ? undefined : await embedQuery(q);
+      const embedded = performance.now();
       const [lexical, semantic] = await Promise.all([
-        mode === "vector" ? [] : fullTextRanked(db, q, scope, depth),
-        queryVector ? vectorRanked(db, queryVector, scope, depth, { settingsInSession: deps.vectorSettingsInSession ?? false }) : [],
+        mode === "vector" ? [] : fullTextRanked(read, q, scope, depth),
+        queryVector ? vectorRanked(read, queryVector, scope, depth, { settingsInSession: deps.vectorSettingsInSession ?? false }) : [],
       ]);
       const fused = reciprocalRankFusion([lexical, semantic]);
-      const candidates = await findProductsByIds(db, fused.slice(0, rerankCount), params.include_raw_data);
+      const candidates = await findProductsByIds(read, fused.slice(0, rerankCount), params.include_raw_data);
       const similarities = new Map(semantic.map((item) => [item.id, item.score]));
+      const retrieved = performance.now();
       const reranked = await reranker.rerank(q, candidates, queryVector ? { queryVector, similarities } : {});
       const order = repairOrder(reranked.ids, candidates);
-      return {
-        products: order.slice(0, params.limit),
-        rerank: { name: reranker.name, outcome: reranked.outcome, ...(reranked.reason ? { reason: reranked.reason } : {}) },
-      };
+      const rerank = { name: reranker.name, outcome: reranked.outcome, ...(reranked.reason ? { reason: reranked.reason } : {}) };
+      const seconds = (from: number, to: number) => (to - from) / 1000;
+      deps.observe?.({
+        stages: { embed: seconds(started, embedded), retrieve: seconds(embedded, retrieved), rerank: seconds(retrieved, performance.now()) },
+        rerank,
+      });
+      return { products: order.slice(0, params.limit), rerank };
     },
   };
 }

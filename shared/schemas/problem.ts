@@ -5,6 +5,7 @@ export const ErrorCodeSchema = z.enum([
   "unauthorized",
   "invalid_parameter",
   "not_found",
+  "method_not_allowed",
   "rate_limited",
   "unavailable",
   "internal",

@@ -14,6 +14,7 @@ import type { Database } from "../../server/db/client.js";
 import type { Reranker } from "../../server/search/reranker.js";
 import { createLocalReranker } from "../../server/search/rerankers/local.js";
 import { FIXTURE, type TestRecord } from "./catalog.js";
+import { createMetrics } from "../../server/metrics/index.js";
 
 export interface TestApp {
   app: FastifyInstance;
@@ -31,6 +32,7 @@ export async function createTestApp(
     database?: DatabaseHandle;
     prefixes?: string[];
     keyCacheTtlMs?: number;
+    productCacheSize?: number;
     /** The reranker, built on the test's database; the default is the production default, `local`. */
     reranker?: (db: Database) => Reranker;
   } = {},
@@ -41,13 +43,16 @@ export async function createTestApp(
   let offset = 0;
   const clock = () => new Date(Date.now() + offset);
   const reranker = (options.reranker ?? ((db) => createLocalReranker({ db })))(database.db);
-  const services = createServices({ database, embedder, reranker, clock, keyCacheTtlMs: options.keyCacheTtlMs ?? 30_000 });
+  // Wired as server/main.ts wires them, so /metrics shows search stages too.
+  const metrics = createMetrics();
+  const services = createServices({ database, embedder, reranker, clock, keyCacheTtlMs: options.keyCacheTtlMs ?? 30_000,
+    ...(options.productCacheSize === undefined ? {} : { productCacheSize: options.productCacheSize }), observeSearch: metrics.observeSearch });
   const records = options.records ?? FIXTURE;
   const lines = records.map((record, index) => parseLine("fixture", index + 1, JSON.stringify(record)));
   const summary = await importRecords({ db: database.db, embedder }, lines);
   if (summary.failed > 0) throw new Error(`fixture failed to import: ${JSON.stringify(summary.failures)}`);
   const { key } = await services.keys.issue({ name: "test", environment: "dev" });
-  const app = await buildApp({ services, prefixes: options.prefixes ?? ["/api/v1", "/v1"], logLevel: "silent" });
+  const app = await buildApp({ services, metrics, prefixes: options.prefixes ?? ["/api/v1", "/v1"], logLevel: "silent" });
   await app.ready();
   return {
     app,

@@ -65,6 +65,9 @@ describe("ETag and If-None-Match", () => {
     const line = parseLine("changed", 1, JSON.stringify({ ...tent, price_label: "$299.00" }));
     const summary = await importRecords({ db: t.database.db, embedder: await sharedEmbedder() }, [line]);
     expect(summary.failed).toBe(0);
+    // Cached until the server's next catalog check (every second in server/main.ts).
+    expect((await get(url)).json().pdp.price_label).toBe(before.json().pdp.price_label);
+    await t.services.catalog.syncCache();
     const after = await get(url, { "if-none-match": before.headers.etag as string });
     expect(after.statusCode).toBe(200);
     expect(after.json().pdp.price_label).toBe("$299.00");

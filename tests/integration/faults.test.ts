@@ -91,6 +91,8 @@ afterAll(async () => {
 
 const SEARCH = "/api/v1/products/search?q=tent";
 const BY_URL = `/api/v1/products?url=${encodeURIComponent(FIXTURE[0]!.url)}`;
+/** raw_data is never cached, so this one always reaches the database. */
+const BY_URL_RAW = `${BY_URL}&include_raw_data=true`;
 const TRPC = `/trpc/products.search?input=${encodeURIComponent(JSON.stringify({ q: "tent" }))}`;
 
 async function timed(url: string, key = t.key) {
@@ -105,7 +107,7 @@ async function expectUnavailable() {
   expect(health.status).toBe(503);
   expect(health.body).toMatchObject({ status: "unavailable", database: { kind: "postgres", ok: false }, products: null });
   expect(health.ms).toBeLessThan(BOUND_MS);
-  for (const url of [SEARCH, BY_URL, "/v1/products/pdp_missing"]) {
+  for (const url of [SEARCH, BY_URL_RAW, "/v1/products/pdp_missing"]) {
     const answer = await timed(url);
     expect(answer.status, url).toBe(503);
     expect(answer.response.headers["content-type"]).toMatch(/^application\/problem\+json/);
@@ -151,8 +153,11 @@ describe("postgres.js path: the database stops answering, then comes back", () =
   });
 
   it("database silent (connections open, no answers): 503 within the bound, even under concurrent load; recovers", async () => {
+    expect((await timed(BY_URL)).status).toBe(200);
     relay.silence();
     await expectUnavailable();
+    // A product read before the outage is still served from the product cache.
+    expect((await timed(BY_URL)).status).toBe(200);
     // Requests queued behind a wedged pool must not wait for each other's deadlines.
     const started = performance.now();
     const burst = await Promise.all(Array.from({ length: 12 }, () => timed(SEARCH)));

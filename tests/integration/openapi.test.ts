@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { restRoutes } from "../../server/api/http/rest.js";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -34,6 +35,30 @@ describe("/openapi.json", () => {
     expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: "apiKey", in: "header", name: "Authorization" });
     expect(search.responses["400"].content["application/problem+json"].schema.$ref).toBe("#/components/schemas/Problem");
     expect(doc.components.schemas.Problem.properties.code.enum).toContain("invalid_parameter");
+  });
+
+  it("documents the rate limit: 429 with Retry-After, and the RateLimit headers on every answer", async () => {
+    const doc = (await t.app.inject({ url: "/openapi.json" })).json();
+    for (const path of ["/products/search", "/products/{id}", "/products"]) {
+      const responses = doc.paths[path].get.responses;
+      expect(responses["429"].content["application/problem+json"].schema.$ref, path).toBe("#/components/schemas/Problem");
+      expect(Object.keys(responses["429"].headers).sort(), path).toEqual(["RateLimit", "RateLimit-Policy", "Retry-After", "X-Request-Id"]);
+      expect(Object.keys(responses["200"].headers).sort(), path).toEqual(["RateLimit", "RateLimit-Policy", "X-Request-Id"]);
+    }
+  });
+
+  it("serves exactly the documented paths, under every prefix", async () => {
+    const doc = (await t.app.inject({ url: "/openapi.json" })).json();
+    const documented = Object.entries(doc.paths)
+      .filter(([path]) => path !== "/health")
+      .map(([path, item]) => `${Object.keys(item as object).join()} ${path.replace(/\{(\w+)\}/g, ":$1")}`);
+    expect(restRoutes().map((route) => `get ${route.url}`).sort()).toEqual(documented.sort());
+    for (const prefix of ["/api/v1", "/v1"]) {
+      const wrongMethod = await t.app.inject({ method: "POST", url: `${prefix}/products/search?q=tent`, headers: { authorization: t.key } });
+      expect(wrongMethod.statusCode).toBe(405);
+      expect(wrongMethod.headers.allow).toBe("GET, HEAD");
+      expect(wrongMethod.json()).toMatchObject({ code: "method_not_allowed", status: 405 });
+    }
   });
 
   it("follows API_PREFIXES", async () => {

@@ -143,8 +143,8 @@ describe("rate limits", () => {
     clock = T0;
     // Two servers: separate services (separate key caches) over one PGlite handle.
     const second = createServices({ database: t.database, embedder: await sharedEmbedder() });
-    const a = await app({ perMinute: 4 });
-    const b = await app({ perMinute: 4 }, second);
+    const a = await app({ perMinute: 4, syncMs: 0 });
+    const b = await app({ perMinute: 4, syncMs: 0 }, second);
     const key = await newKey();
     expect((await get(a, `/v1/products/${tentId}`, key)).headers["ratelimit"]).toBe('"default";r=3;t=60');
     expect((await get(b, `/v1/products/${tentId}`, key)).headers["ratelimit"]).toBe('"default";r=2;t=60');
@@ -157,6 +157,27 @@ describe("rate limits", () => {
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => get(i % 2 ? a : b, `/v1/products/${tentId}`, other)));
     expect(answers.filter((r) => r.statusCode === 200)).toHaveLength(7);
     expect(answers.filter((r) => r.statusCode === 429)).toHaveLength(3);
+  });
+
+  it("by default writes the shared counter once per interval per key, learning the other instance's use", async () => {
+    clock = T0;
+    const second = createServices({ database: t.database, embedder: await sharedEmbedder() });
+    const a = await app({ perMinute: 10, syncMs: 1000 });
+    const b = await app({ perMinute: 10, syncMs: 1000 }, second);
+    const key = await newKey();
+    const remaining = async (target: FastifyInstance) => (await get(target, `/v1/products/${tentId}`, key)).headers["ratelimit"];
+    expect(await remaining(a)).toBe('"default";r=9;t=60'); // a key's first request asks the shared counter
+    expect(await remaining(a)).toBe('"default";r=8;t=60');
+    expect(await remaining(a)).toBe('"default";r=7;t=60'); // counted here only, so far
+    expect(await remaining(b)).toBe('"default";r=8;t=60'); // b sees a's first, not the two since
+    clock = T0 + 1000;
+    expect(await remaining(a)).toBe('"default";r=5;t=59'); // a adds its 3 and learns of b's 1
+    expect(await remaining(b)).toBe('"default";r=4;t=59');
+    // a spends the rest; b learns it once a has synced.
+    for (let i = 0; i < 4; i++) await get(a, `/v1/products/${tentId}`, key);
+    clock = T0 + 2000;
+    expect((await get(a, `/v1/products/${tentId}`, key)).statusCode).toBe(429);
+    expect((await get(b, `/v1/products/${tentId}`, key)).statusCode).toBe(429);
   });
 
   it("keeps counting in a window another instance's clock has already started", async () => {
@@ -216,8 +237,8 @@ describe("rate limits through postgres.js", () => {
     const otherDb = openPostgres({ url: pg.url, max: 2 });
     try {
       const other = createServices({ database: otherDb, embedder: await sharedEmbedder() });
-      const a = await app({ perMinute: 6 }, test.services);
-      const b = await app({ perMinute: 6 }, other);
+      const a = await app({ perMinute: 6, syncMs: 0 }, test.services);
+      const b = await app({ perMinute: 6, syncMs: 0 }, other);
       // One after the other: pglite-socket runs every connection in one session, so truly
       // concurrent extended-protocol queries from two pools would trip over each other there.
       const statuses: number[] = [];

@@ -1,4 +1,4 @@
-/** /health (behind a key, rate-limited like the API) and /openapi.json and /docs (public). */
+/** /health (behind a key, rate-limited like the API) and /openapi.json, /docs and /llms.txt (public). */
 import type { FastifyPluginAsync } from "fastify";
 import scalar from "@scalar/fastify-api-reference";
 import type { Services } from "../../services.js";
@@ -6,6 +6,7 @@ import { keyFromAuthorization } from "../../auth/keys.js";
 import { VERIFY_FAILURE_MESSAGES } from "../../auth/service.js";
 import { isDatabaseUnavailable } from "../../db/errors.js";
 import { buildOpenApiDocument } from "../openapi.js";
+import { renderLlmsTxt } from "../llms.js";
 import { problem } from "../problems.js";
 import { sendProblem } from "./errors.js";
 
@@ -27,11 +28,13 @@ export const healthPlugin: FastifyPluginAsync<{ services: Services }> = async (a
   });
 };
 
-export const publicPlugin: FastifyPluginAsync<{ prefixes: readonly string[] }> = async (app, opts) => {
+export const publicPlugin: FastifyPluginAsync<{ prefixes: readonly string[]; rateLimitPerMinute: number }> = async (app, opts) => {
   const document = buildOpenApiDocument(opts.prefixes);
   const documentJson = JSON.stringify(document);
+  const llmsTxt = renderLlmsTxt(document, opts.rateLimitPerMinute);
 
   app.get("/openapi.json", (_request, reply) => reply.type("application/json").send(documentJson));
+  app.get("/llms.txt", (_request, reply) => reply.type("text/plain; charset=utf-8").send(llmsTxt));
 
   await app.register(scalar, {
     routePrefix: "/docs",

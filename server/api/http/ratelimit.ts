@@ -10,13 +10,14 @@
  *   RateLimit: "default";r=598;t=42
  * Answers to requests without a valid key carry neither: nothing was charged.
  */
-import type { FastifyPluginAsync } from "fastify";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { Services } from "../../services.js";
 import { keyFromAuthorization } from "../../auth/keys.js";
 import type { VerifyResult } from "../../auth/service.js";
 import {
   consumeRateLimit,
+  createBatchedRateLimitStore,
   createMemoryRateLimitStore,
   RATE_LIMIT_COSTS,
   type RateLimitDecision,
@@ -33,6 +34,13 @@ declare module "fastify" {
     /** Why a /trpc request is over its key's limit; the context refuses it in tRPC's own error shape. */
     rateLimitExceeded: string | null;
   }
+  interface FastifyInstance {
+    /**
+     * Charges the request's key `cost` more units, for a price only the body shows (an MCP tool
+     * call); resolves to the reply when that spends the limit and a 429 has been sent.
+     */
+    chargeRateLimit(request: FastifyRequest, reply: FastifyReply, cost: number): Promise<FastifyReply | undefined>;
+  }
 }
 
 export interface RateLimitOptions {
@@ -40,11 +48,17 @@ export interface RateLimitOptions {
   perMinute?: number;
   /** `database` (default): shared by every server on the database; `memory`: this process only. */
   store?: "database" | "memory" | RateLimitStore;
+  /**
+   * With the database store: how often each key's count is added to the shared counter
+   * (see createBatchedRateLimitStore); 0 writes every request, exact but a write each.
+   */
+  syncMs?: number;
   /** Milliseconds since the epoch; tests pass a fake clock. */
   now?: () => number;
 }
 
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 600;
+export const DEFAULT_RATE_LIMIT_SYNC_MS = 250;
 
 /**
  * RATE_LIMIT_STORE=auto: counters in the database when it can be shared (a Postgres URL: other
@@ -84,9 +98,17 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
 
 const plugin: FastifyPluginAsync<{ services: Services } & RateLimitOptions> = async (app, opts) => {
   const perMinute = opts.perMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
-  const store: RateLimitStore =
-    opts.store === "memory" ? createMemoryRateLimitStore() : opts.store === undefined || opts.store === "database" ? opts.services.keys.rateLimitStore : opts.store;
   const now = opts.now ?? Date.now;
+  const syncMs = opts.syncMs ?? DEFAULT_RATE_LIMIT_SYNC_MS;
+  const shared = opts.services.keys.rateLimitStore;
+  const store: RateLimitStore =
+    opts.store === "memory"
+      ? createMemoryRateLimitStore()
+      : opts.store === undefined || opts.store === "database"
+        ? syncMs > 0
+          ? createBatchedRateLimitStore(shared, { syncMs, now })
+          : shared
+        : opts.store;
 
   app.decorateRequest("keyVerification", null);
   app.decorateRequest("rateLimitExceeded", null);
@@ -101,15 +123,21 @@ const plugin: FastifyPluginAsync<{ services: Services } & RateLimitOptions> = as
       throw error;
     }
     request.keyVerification = verified;
-    if (verified.code !== "VALID") return;
+    // Every later line about this request names the key by id (never the key); reply.log writes "request completed".
+    if (verified.code === "VALID") request.log = reply.log = request.log.child({ key_id: verified.principal.keyId });
+    return charge(request, reply, requestCost(request.url));
+  });
 
+  async function charge(request: FastifyRequest, reply: FastifyReply, cost: number): Promise<FastifyReply | undefined> {
+    const verified = request.keyVerification;
+    if (verified?.code !== "VALID") return;
     const { principal } = verified;
     let decision: RateLimitDecision;
     try {
       decision = await consumeRateLimit(store, {
         keyId: principal.keyId,
         limit: principal.rateLimitPerMinute ?? perMinute,
-        cost: requestCost(request.url),
+        cost,
         now: now(),
       });
     } catch (error) {
@@ -128,7 +156,8 @@ const plugin: FastifyPluginAsync<{ services: Services } & RateLimitOptions> = as
       }
       return sendProblem(reply, problem("rate_limited", detail, request.id));
     }
-  });
+  }
+  app.decorate("chargeRateLimit", charge);
 };
 
 export const rateLimitPlugin = fp(plugin, { name: "catalog-rate-limit", fastify: "5.x" });

@@ -14,7 +14,7 @@ import { createHash } from "node:crypto";
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, type OpenAI } from "openai";
 import { z } from "zod";
 import type { Product } from "../../../shared/schemas/index.js";
-import { LruCache } from "../cache.js";
+import { LruCache } from "../../cache.js";
 import { isRetryableStatus, retryAfter } from "../openai-errors.js";
 import type { Reranker, RerankResult } from "../reranker.js";
 

@@ -18,7 +18,7 @@ import { count, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.js";
 import { products } from "../../db/schema.js";
 import type { Product } from "../../../shared/schemas/index.js";
-import { LruCache } from "../cache.js";
+import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term } from "../lexical.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";

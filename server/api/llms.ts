@@ -1,0 +1,82 @@
+/**
+ * /llms.txt (llmstxt.org): the API in a page a language model reads before
+ * calling it. The endpoint lines come from the OpenAPI document, so they
+ * cannot drift from the routes; the prose covers what the document does not
+ * say as plainly (auth, limits, the error shape, MCP).
+ */
+import type { OpenAPIObject } from "trpc-to-openapi";
+import { ErrorCodeSchema, ProblemSchema } from "../../shared/schemas/index.js";
+import { RATE_LIMIT_COSTS } from "../auth/ratelimit.js";
+
+type PathItem = NonNullable<OpenAPIObject["paths"]>[string];
+type Operation = NonNullable<PathItem["get"]>;
+
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+/** `/products/{id}` → `~1products~1%7Bid%7D`: a JSON pointer into /openapi.json, escaped for a URL fragment. */
+function pointer(path: string): string {
+  return encodeURI(path.replaceAll("~", "~0").replaceAll("/", "~1"));
+}
+
+/** The document's texts are sentences with or without their final period. */
+function withoutPeriod(text: string): string {
+  return text.trim().replace(/\.$/, "");
+}
+
+function parameterNotes(operation: Operation): string {
+  const notes = (operation.parameters ?? []).flatMap((parameter) => {
+    if ("$ref" in parameter) return [];
+    const schema = parameter.schema && !("$ref" in parameter.schema) ? parameter.schema : {};
+    const qualifiers = [parameter.in, parameter.required ? "required" : undefined, schema.default === undefined ? undefined : `default ${String(schema.default)}`];
+    const description = parameter.description ?? schema.description;
+    return [`\`${parameter.name}\` (${qualifiers.filter(Boolean).join(", ")})${description ? ` ${withoutPeriod(description)}` : ""}`];
+  });
+  return notes.length > 0 ? ` Parameters: ${notes.join("; ")}.` : "";
+}
+
+function endpointLines(document: OpenAPIObject): string[] {
+  const base = document.servers?.[0]?.url ?? "";
+  return Object.entries(document.paths ?? {}).flatMap(([path, item]) => {
+    // A path with servers of its own (/health) is served at the root, outside the prefixes.
+    const url = `${item.servers?.[0]?.url.replace(/\/$/, "") ?? base}${path}`;
+    return METHODS.flatMap((method) => {
+      const operation = item[method];
+      if (!operation) return [];
+      const summary = [operation.summary, operation.description].flatMap((text) => (text ? [`${withoutPeriod(text)}.`] : [])).join(" ");
+      return [`- [${method.toUpperCase()} ${url}](/openapi.json#/paths/${pointer(path)}/${method}): ${summary}${parameterNotes(operation)}`];
+    });
+  });
+}
+
+export function renderLlmsTxt(document: OpenAPIObject, rateLimitPerMinute: number): string {
+  const prefixes = (document.servers ?? []).map((server) => `\`${server.url}\``);
+  return [
+    `# ${document.info.title}`,
+    "",
+    "> Read-only JSON API over an aggregated catalog of products taken from merchants' product detail pages (PDPs): search by text across brands or within one brand's site, get a product by id, or find one by its page URL.",
+    "",
+    `Authentication: every endpoint needs an API key in the \`Authorization\` header, as the key itself or \`Bearer <key>\`; only /openapi.json, /docs and /llms.txt are public. The REST endpoints are served under each of ${prefixes.join(" and ")} alike.`,
+    "",
+    `Limits: each key may spend ${rateLimitPerMinute} cost units a minute unless it was issued with its own limit (a search costs ${RATE_LIMIT_COSTS.search}, any other call ${RATE_LIMIT_COSTS.lookup}). Answers carry \`RateLimit-Policy\` and \`RateLimit\` headers; past the limit the answer is 429 with \`Retry-After\` in seconds.`,
+    "",
+    `Errors: every non-2xx answer is RFC 9457 \`application/problem+json\` with the fields ${Object.keys(ProblemSchema.shape).map((key) => `\`${key}\``).join(", ")}; branch on \`code\`, one of ${ErrorCodeSchema.options.map((code) => `\`${code}\``).join(", ")}. For \`invalid_parameter\`, \`errors\` names each bad parameter. Every answer carries \`X-Request-Id\`; quote it when reporting a problem.`,
+    "",
+    "## Docs",
+    "",
+    "- [OpenAPI document](/openapi.json): OpenAPI 3.1, every parameter and response schema",
+    "- [API reference](/docs): interactive documentation with a request console",
+    "",
+    "## Endpoints",
+    "",
+    ...endpointLines(document),
+    "",
+    "## MCP",
+    "",
+    "- [MCP endpoint](/mcp): `POST /mcp`, Model Context Protocol over Streamable HTTP (stateless, JSON answers): the same search and lookups as tools, with the same API key in `Authorization` and the same limits",
+    "",
+    "## Optional",
+    "",
+    "- [tRPC](/trpc): the same procedures over tRPC, for TypeScript clients (a typed client is in the repository's `shared/client.ts`)",
+    "",
+  ].join("\n");
+}

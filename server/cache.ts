@@ -1,0 +1,53 @@
+/**
+ * A small bounded LRU map, optionally with a time to live. Map keeps insertion
+ * order, so the first key is the least recently used. Used for what is read
+ * far more often than it changes: query vectors, key rows, products.
+ */
+export interface LruOptions {
+  /** Entries older than this are treated as absent; unset: they never expire. */
+  ttlMs?: number;
+  /** Milliseconds; tests pass a fake clock. */
+  now?: () => number;
+}
+
+export class LruCache<K, V> {
+  readonly #entries = new Map<K, { value: V; at: number }>();
+  readonly #ttlMs: number;
+  readonly #now: () => number;
+
+  constructor(
+    readonly capacity: number,
+    options: LruOptions = {},
+  ) {
+    this.#ttlMs = options.ttlMs ?? Number.POSITIVE_INFINITY;
+    this.#now = options.now ?? Date.now;
+  }
+
+  get(key: K): V | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(key);
+    if (this.#now() - entry.at >= this.#ttlMs) return undefined;
+    this.#entries.set(key, entry);
+    return entry.value;
+  }
+
+  set(key: K, value: V): void {
+    if (this.capacity <= 0 || this.#ttlMs <= 0) return;
+    this.#entries.delete(key);
+    this.#entries.set(key, { value, at: this.#now() });
+    if (this.#entries.size > this.capacity) this.#entries.delete(this.#entries.keys().next().value as K);
+  }
+
+  delete(key: K): void {
+    this.#entries.delete(key);
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}

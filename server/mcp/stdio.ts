@@ -1,0 +1,43 @@
+/**
+ * MCP over stdio, for a desktop agent that starts `catalog mcp` itself.
+ *
+ * No API key and no rate limit: whoever can run the CLI can read the data dir
+ * (or holds DATABASE_URL), and so could read the catalog and issue keys
+ * anyway. The calls still run as a principal, the local user, through the
+ * same keyProcedure as every other. Stdout carries only JSON-RPC; logs go to
+ * stderr.
+ */
+import { randomUUID } from "node:crypto";
+import Fastify, { type FastifyBaseLogger } from "fastify";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Services } from "../services.js";
+import type { VerifyResult } from "../auth/service.js";
+import { createContext } from "../api/trpc.js";
+import { createMcpServer } from "./tools.js";
+
+const LOCAL_USER: VerifyResult = { code: "VALID", principal: { keyId: "local", name: "local user (mcp stdio)", environment: "dev", rateLimitPerMinute: null } };
+
+/** The server's own logger (pino, in the format the server logs), writing to stderr. */
+function stderrLogger(level: string): FastifyBaseLogger {
+  return Fastify({ logger: { level, stream: process.stderr } }).log;
+}
+
+/** Serves MCP on stdin/stdout until the client closes stdin or the process is told to stop. */
+export async function serveStdio(services: Services, options: { logLevel: string }): Promise<void> {
+  const log = stderrLogger(options.logLevel);
+  const local: Services = { ...services, keys: { ...services.keys, verify: async () => LOCAL_USER } };
+  const server = createMcpServer(() => createContext({ services: local, requestId: `req_${randomUUID().replaceAll("-", "")}`, log, apiKey: null }));
+  server.onerror = (error) => log.warn({ err: error }, "MCP stdio message refused");
+  const closed = new Promise<void>((resolve) => (server.onclose = resolve));
+  const stop = () => void server.close();
+  process.stdin.once("end", stop);
+  process.once("SIGTERM", stop).once("SIGINT", stop);
+  try {
+    await server.connect(new StdioServerTransport());
+    log.info("MCP server on stdio");
+    await closed;
+  } finally {
+    process.stdin.off("end", stop);
+    process.off("SIGTERM", stop).off("SIGINT", stop);
+  }
+}

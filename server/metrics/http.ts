@@ -1,0 +1,49 @@
+/**
+ * Metrics over HTTP: a hook that times every answer, and GET /metrics either
+ * on the API (behind a key, see app.ts) or on a listener of its own for a
+ * scraper inside the network (METRICS_PORT), where no key is asked.
+ */
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from "fastify";
+import fp from "fastify-plugin";
+import { VERIFY_FAILURE_MESSAGES } from "../auth/service.js";
+import { problem } from "../api/problems.js";
+import { sendProblem } from "../api/http/errors.js";
+import type { Metrics } from "./metrics.js";
+
+const requestMetrics: FastifyPluginAsync<{ metrics: Metrics }> = async (app, opts) => {
+  app.addHook("onResponse", async (request, reply) => {
+    opts.metrics.observeRequest(
+      // The route's pattern (`/api/v1/products/:id`), one series per route; a 404 without a route is one more.
+      { method: request.method, route: request.routeOptions.url ?? "unmatched", status: reply.statusCode },
+      reply.elapsedTime / 1000,
+    );
+  });
+};
+
+/** Times every answer of the app it is registered on (at the root, so unknown routes count too). */
+export const requestMetricsPlugin = fp(requestMetrics, { name: "catalog-request-metrics", fastify: "5.x" });
+
+async function sendMetrics(metrics: Metrics, reply: FastifyReply): Promise<FastifyReply> {
+  return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+}
+
+/** GET /metrics inside the API's scope, where the rate-limit hook has verified the key. */
+export const metricsRoute: FastifyPluginAsync<{ metrics: Metrics }> = async (app, opts) => {
+  app.get("/metrics", async (request, reply) => {
+    const verified = request.keyVerification;
+    if (verified === null) {
+      return sendProblem(reply, problem("unavailable", "The API key cannot be checked: the database does not answer.", request.id));
+    }
+    if (verified.code !== "VALID") return sendProblem(reply, problem("unauthorized", VERIFY_FAILURE_MESSAGES[verified.code], request.id));
+    return sendMetrics(opts.metrics, reply);
+  });
+};
+
+/** A listener that serves only GET /metrics, without a key: bind it where only the scraper can reach it. */
+export async function listenForScrapes(options: { metrics: Metrics; host: string; port: number; logLevel?: string }): Promise<FastifyInstance> {
+  // A line per scrape (every few seconds) would drown the log; errors are still logged.
+  const app = Fastify({ logger: { level: options.logLevel ?? "info" }, disableRequestLogging: true });
+  app.get("/metrics", (_request, reply) => sendMetrics(options.metrics, reply));
+  await app.listen({ host: options.host, port: options.port });
+  return app;
+}

@@ -1,0 +1,66 @@
+/**
+ * /docs in a real browser: Debian's chromium, driven by playwright-core (which
+ * downloads no browser), against a real server on loopback. The page must list
+ * the search endpoint and its request console must get real products back.
+ */
+import { existsSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { chromium, type Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const available = existsSync(CHROMIUM);
+/** CI installs chromium (.ci/run), so there a missing browser is a failure; elsewhere it only skips. */
+const mustRun = Boolean(process.env.CI);
+
+let t: TestApp;
+let browser: Browser;
+let baseUrl: string;
+
+describe("/docs in chromium", () => {
+  beforeAll(async () => {
+    if (!available) return;
+    t = await createTestApp();
+    await t.app.listen({ host: "127.0.0.1", port: 0 });
+    baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // The machine has no network: nothing in the background may try to reach one.
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it("lists the search endpoint and runs a search from the page's request console", async (context) => {
+    if (!available) {
+      if (mustRun) throw new Error(`${CHROMIUM} is missing; CI must install it (apt-get install chromium, see .ci/run)`);
+      context.skip(`${CHROMIUM} is not installed (apt-get install chromium); CI=1 makes this a failure`);
+    }
+    const page = await browser.newPage();
+    await page.goto(`${baseUrl}/docs`);
+    const testRequest = page.getByRole("button", { name: /Test Request.*get \/products\/search/i });
+    await expect.poll(() => testRequest.count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => page.getByText("Search products").first().isVisible()).toBe(true);
+
+    await testRequest.click();
+    const client = page.getByRole("dialog");
+    await client.getByRole("textbox", { name: "Value", exact: true }).fill(t.key); // the ApiKey scheme's value
+    await client.locator("tr#q").getByRole("combobox", { name: "Value" }).click();
+    await page.keyboard.type("tent");
+    const answer = page.waitForResponse((response) => new URL(response.url()).pathname === "/api/v1/products/search");
+    await client.getByRole("button", { name: /^Send/ }).first().click();
+
+    const response = await answer;
+    expect(response.status()).toBe(200);
+    expect(response.request().headers().authorization).toBe(t.key);
+    const body = (await response.json()) as { products: { pdp: { name: string } }[] };
+    expect(body.products[0]?.pdp.name).toBe("Alpine 2 Backpacking Tent");
+    // The console shows the answer too.
+    await expect.poll(() => client.getByText("200 OK").isVisible()).toBe(true);
+  });
+});

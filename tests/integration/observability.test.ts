@@ -1,0 +1,95 @@
+/**
+ * The real server process with METRICS_PORT: /metrics moves to its own
+ * listener without a key (and is gone from the API port), the sample load is
+ * counted, and the logs name each request's key by id and never hold a key.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SAMPLE_CATALOG_PATH } from "../../server/sample/index.js";
+import { freePort } from "../helpers/ports.js";
+import { parseLog, type LogEntry } from "../helpers/shutdown.js";
+
+let dir: string;
+let server: ChildProcess;
+let exited: Promise<number | null>;
+let output = "";
+let api: string;
+let scrapes: string;
+let key: string;
+let keyId: string;
+/** Well formed, never issued: refused, and must not be logged either. */
+const UNKNOWN_KEY = "pcl_test_2UetAxDLEE6Bq7fpNfXDPfrXE7bV5W7HsioAiQ1tdU3BwD";
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "catalog-observability-"));
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  api = `http://127.0.0.1:${port}`;
+  scrapes = `http://127.0.0.1:${metricsPort}`;
+  server = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    // debug: the most the logs would ever show of a request.
+    env: { ...process.env, DATA_DIR: join(dir, "data"), PORT: String(port), METRICS_PORT: String(metricsPort), SAMPLE_CATALOG: "true", LOG_LEVEL: "debug" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  server.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  server.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  exited = new Promise((resolve) => server.once("exit", resolve));
+  const started = performance.now();
+  while (!output.includes(`Server listening at ${api}`)) {
+    if (server.exitCode !== null) throw new Error(`server exited:\n${output}`);
+    if (performance.now() - started > 100_000) throw new Error(`server did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  key = /^\s+(pcl_test_\S+)$/m.exec(output)?.[1] ?? "";
+  keyId = /one was issued \((key_\w+)\)/.exec(output)?.[1] ?? "";
+}, 120_000);
+
+afterAll(() => {
+  if (server.exitCode === null) server.kill("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("METRICS_PORT", () => {
+  it("serves /metrics on its own port without a key, and not on the API port", async () => {
+    const search = (authorization: string) => fetch(`${api}/api/v1/products/search?q=tent`, { headers: { authorization } });
+    expect((await search(`Bearer ${key}`)).status).toBe(200);
+    expect((await search(UNKNOWN_KEY)).status).toBe(401);
+    const input = encodeURIComponent(JSON.stringify({ q: "kettle", limit: 3 }));
+    expect((await fetch(`${api}/trpc/products.search?input=${input}`, { headers: { authorization: key } })).status).toBe(200);
+
+    const onApi = await fetch(`${api}/metrics`, { headers: { authorization: key } });
+    expect(onApi.status).toBe(404);
+    expect(onApi.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+
+    const scraped = await fetch(`${scrapes}/metrics`);
+    expect(scraped.status).toBe(200);
+    const text = await scraped.text();
+    const sampleSize = readFileSync(SAMPLE_CATALOG_PATH, "utf8").trim().split("\n").length;
+    expect(text).toContain(`catalog_import_products_total{outcome="imported"} ${sampleSize}`);
+    expect(text).toContain('catalog_import_products_total{outcome="failed"} 0');
+    expect(text).toContain('catalog_http_requests_total{method="GET",route="/api/v1/products/search",status_code="200"} 1');
+    expect(text).toContain('catalog_http_requests_total{method="GET",route="/api/v1/products/search",status_code="401"} 1');
+    expect(text).toContain('catalog_search_stage_duration_seconds_count{stage="rerank"} 2');
+  });
+
+  it("logs the key's id on each request once the key is verified, and never a key", async () => {
+    // A request's last line is written just after its answer is sent: wait for all four (two searches, a refused one, /metrics).
+    const completed = () => parseLog(output).filter((entry) => entry.msg === "request completed") as (LogEntry & { key_id?: string })[];
+    await expect.poll(() => completed().length).toBe(4);
+    expect(keyId).toMatch(/^key_/);
+    // The two searches were answered to the key; the unknown key and /metrics (no route on this port: no key check) name none.
+    for (const entry of completed()) expect(entry.key_id, JSON.stringify(entry)).toBe(entry.res?.statusCode === 200 ? keyId : undefined);
+    // The banner on stdout is the one place the key is ever written.
+    expect(output.split(key).length - 1).toBe(1);
+    const lines = output.split("\n").filter((line) => line.startsWith("{"));
+    for (const secret of [key, UNKNOWN_KEY]) expect(lines.filter((line) => line.includes(secret))).toEqual([]);
+  });
+
+  it("closes both listeners on SIGTERM and exits 0", async () => {
+    server.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    await expect(fetch(`${scrapes}/metrics`)).rejects.toThrow();
+  });
+});
