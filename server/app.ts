@@ -38,6 +38,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       redact: { paths: ["req.headers.authorization", "headers.authorization", "authorization"], censor: "[redacted]" },
     },
     requestIdHeader: false,
+    // Logged below instead: one access line per request, not two (measured: pino was 16% of a lookup's CPU).
+    disableRequestLogging: true,
     genReqId: (request) => {
       const incoming = request.headers["x-request-id"];
       return typeof incoming === "string" && SANE_REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replaceAll("-", "")}`;
@@ -53,6 +55,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
+    // At debug only: for chasing a request that never completes.
+    request.log.debug({ req: request }, "incoming request");
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    // reply.log: the rate-limit hook gives it the key's id once the key is verified.
+    reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, "request completed");
   });
   installErrorHandlers(app);
   // Before any route: it attaches itself to each route as it is added.

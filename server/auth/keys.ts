@@ -6,7 +6,7 @@
  * short non-secret `start` for recognising it in listings. A fast hash is
  * right here: the key has 256 random bits, so there is nothing to brute-force.
  */
-import { createHash, getRandomValues } from "node:crypto";
+import { getRandomValues, hash } from "node:crypto";
 
 export type KeyEnvironment = "dev" | "prod";
 const PREFIX: Record<KeyEnvironment, string> = { prod: "pcl_live_", dev: "pcl_test_" };
@@ -31,7 +31,7 @@ export function base58(bytes: Uint8Array): string {
 }
 
 export function hashKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  return hash("sha256", key, "hex");
 }
 
 /** Cheap shape check before any hashing or lookup. */

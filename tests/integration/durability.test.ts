@@ -63,7 +63,7 @@ function track(proc: ChildProcess): { output: () => string; exited: Promise<numb
   return { output: () => output, exited };
 }
 
-const ENV = { DATA_DIR: "", SAMPLE_CATALOG: "false", KEY_CACHE_TTL_SECONDS: "1", RATE_LIMIT_PER_MINUTE: "1000000", LOG_LEVEL: "info" };
+const ENV = { DATA_DIR: "", SAMPLE_CATALOG: "false", KEY_CACHE_TTL_SECONDS: "1", RATE_LIMIT_PER_MINUTE: "1000000", LOG_LEVEL: "debug" };
 
 async function startServer(): Promise<Running> {
   const port = await freePort();

@@ -217,7 +217,7 @@ describe("SIGTERM with several requests in flight (real server process, DATABASE
         PORT: String(port),
         SAMPLE_CATALOG: "true",
         RATE_LIMIT_PER_MINUTE: "1000000",
-        LOG_LEVEL: "info",
+        LOG_LEVEL: "debug", // "incoming request" lines show which requests were in flight
       },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -4,13 +4,13 @@
  * must-revalidate` because answers belong to the key that asked. The answer is
  * still computed; what a match saves is the transfer (and the client's parse).
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 
 export const CACHE_CONTROL = "private, max-age=0, must-revalidate";
 
 export function strongEtag(body: string | Buffer): string {
-  return `"${createHash("sha256").update(body).digest("base64url")}"`;
+  return `"${hash("sha256", body, "base64url")}"`;
 }
 
 /** RFC 9110 §13.1.2: If-None-Match compares weakly, so `W/"x"` matches `"x"`; `*` matches any. */
