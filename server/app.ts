@@ -2,7 +2,7 @@
  * buildApp: the Fastify app with every route, not yet listening. No business
  * logic here; each concern is one encapsulated plugin.
  */
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { compressionPlugin } from "./api/http/compression.js";
 import { randomUUID } from "node:crypto";
@@ -28,6 +28,23 @@ export interface AppOptions {
   metricsOnApi?: boolean;
 }
 
+/**
+ * One access line per request, not two (measured: pino was 16% of a cached
+ * lookup's CPU): "request completed" with the request, status and time, and
+ * "incoming request" only at debug, for chasing a request that never ends.
+ * reply.log carries the key's id once the rate-limit hook has verified it.
+ */
+class AccessLog extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    request.log.debug({ req: request }, "incoming request");
+  }
+
+  override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, "request errored");
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, "request completed");
+  }
+}
+
 /** An incoming X-Request-Id is honoured only if it is short and plain, so it is safe to log and echo. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -38,8 +55,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       redact: { paths: ["req.headers.authorization", "headers.authorization", "authorization"], censor: "[redacted]" },
     },
     requestIdHeader: false,
-    // Logged below instead: one access line per request, not two (measured: pino was 16% of a lookup's CPU).
-    disableRequestLogging: true,
+    logController: new AccessLog(),
     genReqId: (request) => {
       const incoming = request.headers["x-request-id"];
       return typeof incoming === "string" && SANE_REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replaceAll("-", "")}`;
@@ -55,12 +71,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
-    // At debug only: for chasing a request that never completes.
-    request.log.debug({ req: request }, "incoming request");
-  });
-  app.addHook("onResponse", async (request, reply) => {
-    // reply.log: the rate-limit hook gives it the key's id once the key is verified.
-    reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, "request completed");
   });
   installErrorHandlers(app);
   // Before any route: it attaches itself to each route as it is added.

@@ -28,16 +28,41 @@ function inScope(brandHost: string | null): SQL | undefined {
   return brandHost === null ? undefined : eq(products.brandHost, brandHost);
 }
 
-/** Words of the query as an OR-ed tsquery; only letters and digits reach `to_tsquery`. */
-export function tsQueryText(query: string): string | null {
+/** Words of the query joined by `|` or `&`; only letters and digits reach `to_tsquery`. */
+export function tsQueryText(query: string, join: "|" | "&" = "|"): string | null {
   const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu);
-  return words && words.length > 0 ? words.join(" | ") : null;
+  return words && words.length > 0 ? words.join(` ${join} `) : null;
 }
 
-/** Postgres full-text search over name (A), brands (B) and description (C). */
-export async function fullTextRanked(db: Database, query: string, brandHost: string | null, k: number): Promise<Ranked[]> {
+/**
+ * Postgres full-text search over name (A), brands (B) and description (C):
+ * products with any of the words, best `ts_rank` first.
+ *
+ * With `everyWordFirst`, products that have every word are tried first: when
+ * there are at least `k` of them, those are ranked and the rest never scored.
+ * Postgres cannot stop early on a ranked OR (it scores every match: 38,000
+ * rows for a three-word query on 100,000 products, 120 ms), and a product
+ * missing a word would rank below these anyway. On small catalogs the OR is
+ * cheap and the extra query is not (the search service decides).
+ */
+export async function fullTextRanked(
+  db: Database,
+  query: string,
+  brandHost: string | null,
+  k: number,
+  options: { everyWordFirst: boolean } = { everyWordFirst: false },
+): Promise<Ranked[]> {
   const text = tsQueryText(query);
   if (text === null) return [];
+  const everyWord = tsQueryText(query, "&");
+  if (options.everyWordFirst && everyWord !== null && everyWord !== text) {
+    const all = await rankedMatches(db, everyWord, brandHost, k);
+    if (all.length >= k) return all;
+  }
+  return rankedMatches(db, text, brandHost, k);
+}
+
+async function rankedMatches(db: Database, text: string, brandHost: string | null, k: number): Promise<Ranked[]> {
   const tsquery = sql`to_tsquery('english', ${text})`;
   const score = sql<number>`ts_rank(${products.search}, ${tsquery})`.mapWith(Number);
   return db

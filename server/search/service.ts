@@ -3,7 +3,7 @@
  * brand scope, fuse by reciprocal rank, rerank the top, return records.
  */
 import type { Database } from "../db/client.js";
-import { findProductsByIds } from "../catalog/repository.js";
+import { countProducts, findProductsByIds } from "../catalog/repository.js";
 import { brandHost as toBrandHost } from "../../shared/url.js";
 import type { Product, SearchParams } from "../../shared/schemas/index.js";
 import type { Embedder } from "./embedder.js";
@@ -51,12 +51,29 @@ export interface SearchDeps {
 const EMBEDDED_QUERY_CHARS = 200;
 /** Each retrieval returns at least this many, so fusion has something to agree on even for small limits. */
 const MIN_RETRIEVAL = 50;
+/** From this many products, full text tries the products with every word first (see fullTextRanked). */
+export const EVERY_WORD_FIRST_FROM = 50_000;
+/** How long a count of the catalog is trusted for that choice. */
+const CATALOG_SIZE_TTL_MS = 60_000;
+
 /** RERANK_CANDIDATES' default: the reranker sees this many even when fewer are asked for. */
 export const DEFAULT_RERANK_CANDIDATES = 40;
 
 export function createSearchService(deps: SearchDeps): SearchService {
   const { db, embedder, reranker } = deps;
   const queryVectors = new LruCache<string, Promise<number[]>>(deps.queryCacheSize ?? 1000);
+  let catalogSize: { count: Promise<number>; at: number } | null = null;
+
+  /** Counted at most once a minute; concurrent searches share the count in flight. */
+  function largeCatalog(read: Database): Promise<boolean> {
+    const now = performance.now();
+    if (!catalogSize || now - catalogSize.at > CATALOG_SIZE_TTL_MS) {
+      const count = countProducts(read);
+      count.catch(() => (catalogSize = null));
+      catalogSize = { count, at: now };
+    }
+    return catalogSize.count.then((n) => n >= EVERY_WORD_FIRST_FROM);
+  }
 
   function embedQuery(fullQuery: string): Promise<number[]> {
     const query = fullQuery.slice(0, EMBEDDED_QUERY_CHARS);
@@ -82,8 +99,9 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const started = performance.now();
       const queryVector = mode === "fulltext" ? undefined : await embedQuery(q);
       const embedded = performance.now();
+      const everyWordFirst = mode !== "vector" && (await largeCatalog(read));
       const [lexical, semantic] = await Promise.all([
-        mode === "vector" ? [] : fullTextRanked(read, q, scope, depth),
+        mode === "vector" ? [] : fullTextRanked(read, q, scope, depth, { everyWordFirst }),
         queryVector ? vectorRanked(read, queryVector, scope, depth, { settingsInSession: deps.vectorSettingsInSession ?? false }) : [],
       ]);
       const fused = reciprocalRankFusion([lexical, semantic]);
