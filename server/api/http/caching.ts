@@ -22,11 +22,29 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
   });
 }
 
-/** An onSend hook: tags successful GET answers and turns a matching conditional request into a 304. */
+const envelopes = new WeakMap<object, { body: string; etag: string }>();
+
+/**
+ * The `{"pdp": …}` answer for a product, serialised and tagged once per
+ * product object: one from the product cache is the same object on every
+ * hit, so a repeated lookup neither re-serialises nor re-hashes it.
+ */
+export function productEnvelope(pdp: object): { body: string; etag: string } {
+  let envelope = envelopes.get(pdp);
+  if (!envelope) {
+    const body = JSON.stringify({ pdp });
+    envelope = { body, etag: strongEtag(body) };
+    envelopes.set(pdp, envelope);
+  }
+  return envelope;
+}
+
+/** An onSend hook: tags successful GET answers (unless tagged already) and turns a matching conditional request into a 304. */
 export async function conditionalGet(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   if ((request.method !== "GET" && request.method !== "HEAD") || reply.statusCode !== 200) return payload;
   if (typeof payload !== "string" && !Buffer.isBuffer(payload)) return payload;
-  const etag = strongEtag(payload);
+  const tagged = reply.getHeader("etag");
+  const etag = typeof tagged === "string" ? tagged : strongEtag(payload);
   reply.header("etag", etag).header("cache-control", CACHE_CONTROL);
   if (!noneMatch(request.headers["if-none-match"], etag)) return payload;
   reply.code(304).removeHeader("content-type").removeHeader("content-length");

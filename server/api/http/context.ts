@@ -16,7 +16,7 @@ export async function contextFromRequest(services: Services, request: FastifyReq
 }
 
 /** Headers the procedure asked for, plus the challenge on 401s. */
-export function responseHeaders(ctx: Context | undefined, status: number): Record<string, string> {
+export function responseHeaders(ctx: Pick<Context, "responseHeaders"> | undefined, status: number): Record<string, string> {
   const headers = Object.fromEntries(ctx?.responseHeaders ?? []);
   if (status === 401) headers["www-authenticate"] = WWW_AUTHENTICATE;
   return headers;

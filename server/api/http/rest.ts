@@ -13,12 +13,13 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Services } from "../../services.js";
 import { appRouter } from "../router.js";
 import { productRestCalls } from "../procedures/products.js";
-import { unavailable, type RestCall } from "../trpc.js";
+import { unavailable, type CallContext, type RestCall } from "../trpc.js";
+import { keyFromAuthorization } from "../../auth/keys.js";
 import { VERIFY_FAILURE_MESSAGES } from "../../auth/service.js";
 import { isDatabaseUnavailable } from "../../db/errors.js";
 import { problem, problemFromTrpcError } from "../problems.js";
-import { contextFromRequest, responseHeaders } from "./context.js";
-import { conditionalGet } from "./caching.js";
+import { responseHeaders } from "./context.js";
+import { conditionalGet, productEnvelope } from "./caching.js";
 import { sendProblem } from "./errors.js";
 
 interface RestRoute extends RestCall {
@@ -41,6 +42,11 @@ export function restRoutes(): RestRoute[] {
   });
 }
 
+/** A lookup's answer, `{pdp}`: the hot path, served from productEnvelope (see caching.ts). */
+function isProductEnvelope(output: unknown): output is { pdp: object } {
+  return typeof output === "object" && output !== null && "pdp" in output && typeof output.pdp === "object" && output.pdp !== null;
+}
+
 const OTHER_METHODS = ["POST", "PUT", "PATCH", "DELETE"] as const;
 
 export const restPlugin: FastifyPluginAsync<{ services: Services; prefixes: readonly string[] }> = async (app, opts) => {
@@ -48,11 +54,16 @@ export const restPlugin: FastifyPluginAsync<{ services: Services; prefixes: read
 
   async function answer(route: RestRoute, request: FastifyRequest, reply: FastifyReply) {
     try {
-      const ctx = await contextFromRequest(opts.services, request);
-      if ("failure" in ctx.auth) throw new TRPCError({ code: "UNAUTHORIZED", message: VERIFY_FAILURE_MESSAGES[ctx.auth.failure] });
+      // The rate-limit hook verified the key, unless the database was down then: ask again (a 503 if it still is).
+      const verified = request.keyVerification ?? (await opts.services.keys.verify(keyFromAuthorization(request.headers.authorization)));
+      if (verified.code !== "VALID") throw new TRPCError({ code: "UNAUTHORIZED", message: VERIFY_FAILURE_MESSAGES[verified.code] });
+      const ctx: CallContext = { services: opts.services, log: request.log, responseHeaders: new Map() };
       // Path parameters win over a query parameter of the same name.
       const output = await route.run(ctx, { ...(request.query as object), ...(request.params as object) });
-      return reply.headers(responseHeaders(ctx, 200)).send(output);
+      reply.headers(responseHeaders(ctx, 200));
+      if (!isProductEnvelope(output)) return reply.send(output);
+      const { body, etag } = productEnvelope(output.pdp);
+      return reply.header("etag", etag).type("application/json; charset=utf-8").send(body);
     } catch (cause) {
       const error = !(cause instanceof TRPCError) && isDatabaseUnavailable(cause) ? unavailable(cause) : getTRPCErrorFromUnknown(cause);
       const body = problemFromTrpcError(error, request.id);
