@@ -1,4 +1,4 @@
-/** The little of autocannon's API that bench/http.ts uses (autocannon ships no types). */
+/** The little of autocannon's API that the HTTP benchmarks use (autocannon ships no types). */
 declare module "autocannon" {
   import type { EventEmitter } from "node:events";
 
@@ -14,6 +14,8 @@ declare module "autocannon" {
     connections?: number;
     duration?: number;
     pipelining?: number;
+    /** Requests per second over all connections: each connection gets its share as a quota per second. */
+    overallRate?: number;
     timeout?: number;
     headers?: Record<string, string>;
     requests?: RequestSpec[];

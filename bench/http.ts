@@ -31,18 +31,14 @@
  *                    catalog (PGlite) under node --cpu-prof, summarised
  * LOG_LEVEL is passed to the server (default: the server's own, info).
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import autocannon from "autocannon";
-import { generatedCatalog, prepareTargets, sampleCatalog, searchQueries, type BenchCatalog, type Targets } from "./http-catalog.js";
+import { generatedCatalog, prepareTargets, sampleCatalog, type BenchCatalog, type Targets } from "./http-catalog.js";
+import { drain, load, paths } from "./http-load.js";
 import { summariseProfile } from "./http-profile.js";
-
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const CACHE = join(ROOT, "bench", ".cache");
+import { CACHE, DB_LABEL, log, ROOT, startFloor, startServer, type DbKind } from "./http-server.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -65,107 +61,6 @@ const SMALL = num(flags.small, process.env.BENCH_SMALL, 10_000);
 const ONLY = new Set((flags.only ?? "sample,large,small").split(","));
 const DATABASES = (flags.db ?? "pglite,postgres").split(",") as DbKind[];
 
-type DbKind = "pglite" | "postgres";
-const DB_LABEL: Record<DbKind, string> = { pglite: "PGlite (embedded)", postgres: "pg.js→socket" };
-
-const log = (message: string) => process.stderr.write(`${message}\n`);
-
-// ---------------------------------------------------------------- processes
-
-interface Child {
-  process: ChildProcess;
-  exited: Promise<number | null>;
-}
-
-/** node --import tsx SCRIPT, with its output in a log file (the server logs each request at info). */
-function startNode(script: string, args: string[], env: NodeJS.ProcessEnv, logFile: string, nodeFlags: string[] = []): Child {
-  const fd = openSync(logFile, "w");
-  const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", script, ...args], {
-    cwd: ROOT,
-    env,
-    stdio: ["ignore", fd, fd],
-  });
-  closeSync(fd);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { process: child, exited };
-}
-
-async function waitForLine(child: Child, logFile: string, pattern: RegExp, what: string, timeoutMs = 120_000): Promise<RegExpMatchArray> {
-  const deadline = Date.now() + timeoutMs;
-  let exited = false;
-  void child.exited.then(() => (exited = true));
-  for (;;) {
-    const match = readFileSync(logFile, "utf8").match(pattern);
-    if (match) return match;
-    if (exited || Date.now() > deadline) {
-      throw new Error(`${what} did not start; its output (${logFile}):\n${readFileSync(logFile, "utf8").slice(-3000)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function stop(child: Child): Promise<void> {
-  if (child.process.exitCode !== null) return;
-  child.process.kill("SIGTERM");
-  const timer = setTimeout(() => child.process.kill("SIGKILL"), 20_000);
-  await child.exited;
-  clearTimeout(timer);
-}
-
-interface Running {
-  base: string;
-  stop(): Promise<void>;
-}
-
-/** The real server (server/main.ts) on a catalog, through the given database path. */
-async function startServer(catalog: BenchCatalog, db: DbKind, tag: string, nodeFlags: string[] = []): Promise<Running> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    HOST: "127.0.0.1",
-    PORT: "0",
-    SAMPLE_CATALOG: "false",
-    // The bench's one key would otherwise be limited to 600 units a minute; the limiter still runs.
-    RATE_LIMIT_PER_MINUTE: "1000000",
-  };
-  delete env.DATABASE_URL;
-  let database: Child | null = null;
-  if (db === "pglite") {
-    env.DATA_DIR = catalog.dataDir;
-  } else {
-    const pgLog = join(CACHE, `http-pg-${tag}.log`);
-    database = startNode(join(ROOT, "bench", "http-pg.ts"), [catalog.dataDir], { ...process.env }, pgLog);
-    const [, port] = await waitForLine(database, pgLog, /^(\d+)$/m, "the PGlite socket server");
-    env.DATABASE_URL = `postgres://postgres@127.0.0.1:${port}/postgres`;
-    env.DATABASE_POOL_SIZE = "1";
-    env.DATA_DIR = join(CACHE, "http-unused-data-dir");
-  }
-  const serverLog = join(CACHE, `http-server-${tag}.log`);
-  const server = startNode(join(ROOT, "server", "main.ts"), [], env, serverLog, nodeFlags);
-  try {
-    const [, base] = await waitForLine(server, serverLog, /Server listening at (http:\/\/127\.0\.0\.1:\d+)/, "the server");
-    return {
-      base: base!,
-      stop: async () => {
-        await stop(server);
-        if (database) await stop(database);
-      },
-    };
-  } catch (error) {
-    await stop(server);
-    if (database) await stop(database);
-    throw error;
-  }
-}
-
-async function startFloor(body: unknown, tag: string): Promise<Running> {
-  const bodyFile = join(CACHE, `http-floor-${tag}.json`);
-  writeFileSync(bodyFile, JSON.stringify(body));
-  const logFile = join(CACHE, `http-floor-${tag}.log`);
-  const floor = startNode(join(ROOT, "bench", "http-floor.ts"), [bodyFile], { ...process.env }, logFile);
-  const [, port] = await waitForLine(floor, logFile, /^(\d+)$/m, "the floor server");
-  return { base: `http://127.0.0.1:${port}`, stop: () => stop(floor) };
-}
-
 // ---------------------------------------------------------------- load
 
 interface CaseResult {
@@ -180,49 +75,6 @@ interface CaseResult {
   p95: number;
   p99: number;
   bad: number;
-}
-
-export function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-/** One autocannon run over `paths` in turn (one path per request); latencies recorded per response. */
-async function load(base: string, paths: readonly string[], headers: Record<string, string>, seconds: number, connections: number) {
-  let next = 0;
-  const latencies: number[] = [];
-  const instance = autocannon({
-    url: base,
-    connections,
-    duration: seconds,
-    timeout: 30,
-    headers,
-    requests: [{ method: "GET", setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length]! }) }],
-  });
-  // Latencies of 2xx answers only: a fast 503 must not pass for a fast answer (failures are counted apart).
-  instance.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
-    if (status >= 200 && status < 300) latencies.push(ms);
-  });
-  const result = await instance;
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    rps: result["2xx"] / result.duration,
-    completed: latencies.length,
-    p50: percentile(sorted, 50),
-    p95: percentile(sorted, 95),
-    p99: percentile(sorted, 99),
-    bad: result.non2xx + result.errors + result.timeouts,
-  };
-}
-
-/**
- * autocannon stops at the deadline, but the server goes on with the requests
- * it had (50 searches can be many seconds of work): one more request, queued
- * behind them, returns when they are done, so the next run starts clean.
- */
-async function drain(base: string, path: string, headers: Record<string, string>): Promise<void> {
-  const answer = await fetch(base + path, { headers, signal: AbortSignal.timeout(120_000) });
-  await answer.arrayBuffer();
 }
 
 async function runCase(
@@ -256,20 +108,7 @@ async function runCase(
 
 // ---------------------------------------------------------------- cases
 
-const QUERIES = searchQueries(5000);
 const LOAD_AT_START = loadavg().map((x) => x.toFixed(1)).join(" ");
-
-function paths(targets: Targets) {
-  const ids = targets.products.map((p) => p.id);
-  return {
-    floor: ids.map((id) => `/floor/products/${encodeURIComponent(id)}`),
-    restId: ids.map((id) => `/api/v1/products/${encodeURIComponent(id)}`),
-    trpcId: ids.map((id) => `/trpc/products.byId?input=${encodeURIComponent(JSON.stringify({ id }))}`),
-    restUrl: targets.products.map((p) => `/api/v1/products?url=${encodeURIComponent(p.url)}`),
-    // More distinct queries than the server's query-vector cache (1,000) holds, so each is embedded.
-    search: QUERIES.map((q) => `/api/v1/products/search?q=${encodeURIComponent(q)}`),
-  };
-}
 
 async function benchCatalog(catalog: BenchCatalog, tag: string, what: "all" | "search"): Promise<CaseResult[]> {
   const results: CaseResult[] = [];

@@ -1,0 +1,77 @@
+/** Load for the HTTP benchmarks (npm run bench:http, bench:soak): what to ask, and autocannon runs against a started server. */
+import autocannon from "autocannon";
+import { searchQueries, type Targets } from "./http-catalog.js";
+
+const QUERIES = searchQueries(5000);
+
+/** Each case's requests, spread over the targets' products (and the floor's, which answers any id). */
+export function paths(targets: Targets) {
+  const ids = targets.products.map((p) => p.id);
+  return {
+    floor: ids.map((id) => `/floor/products/${encodeURIComponent(id)}`),
+    restId: ids.map((id) => `/api/v1/products/${encodeURIComponent(id)}`),
+    trpcId: ids.map((id) => `/trpc/products.byId?input=${encodeURIComponent(JSON.stringify({ id }))}`),
+    restUrl: targets.products.map((p) => `/api/v1/products?url=${encodeURIComponent(p.url)}`),
+    // More distinct queries than the server's query-vector cache (1,000) holds, so each is embedded.
+    search: QUERIES.map((q) => `/api/v1/products/search?q=${encodeURIComponent(q)}`),
+  };
+}
+
+export function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/**
+ * One autocannon run over `paths` in turn (one path per request); latencies recorded per response.
+ * `overallRate` caps the requests per second over all connections (unset: as fast as answers come).
+ */
+export async function load(
+  base: string,
+  paths: readonly string[],
+  headers: Record<string, string>,
+  seconds: number,
+  connections: number,
+  overallRate?: number,
+) {
+  let next = 0;
+  const latencies: number[] = [];
+  const instance = autocannon({
+    url: base,
+    connections,
+    duration: seconds,
+    timeout: 30,
+    headers,
+    ...(overallRate ? { overallRate } : {}),
+    requests: [{ method: "GET", setupRequest: (request) => ({ ...request, path: paths[next++ % paths.length]! }) }],
+  });
+  // Latencies of 2xx answers only: a fast 503 must not pass for a fast answer (failures are counted apart).
+  instance.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
+    if (status >= 200 && status < 300) latencies.push(ms);
+  });
+  const result = await instance;
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    rps: result["2xx"] / result.duration,
+    completed: latencies.length,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+    bad: result.non2xx + result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    /** Every answer autocannon counted, whatever its status. */
+    answered: result.requests.total,
+  };
+}
+
+/**
+ * autocannon stops at the deadline, but the server goes on with the requests
+ * it had (50 searches can be many seconds of work): one more request, queued
+ * behind them, returns when they are done, so the next run starts clean.
+ */
+export async function drain(base: string, path: string, headers: Record<string, string>): Promise<void> {
+  const answer = await fetch(base + path, { headers, signal: AbortSignal.timeout(120_000) });
+  await answer.arrayBuffer();
+}
