@@ -75,3 +75,27 @@ export async function drain(base: string, path: string, headers: Record<string, 
   const answer = await fetch(base + path, { headers, signal: AbortSignal.timeout(120_000) });
   await answer.arrayBuffer();
 }
+
+/**
+ * One case as the benchmarks measure it: `warmup` unrecorded seconds first
+ * (JIT, connection set-up), then the measured run, each drained after so
+ * neither run's backlog spills into the next. `window` gets the measured run's
+ * start and end in µs of the monotonic clock (as CPU profiles count time).
+ */
+export async function measure(
+  base: string,
+  paths: readonly string[],
+  headers: Record<string, string>,
+  run: { seconds: number; warmup: number; connections: number },
+  window?: { from: number; to: number },
+) {
+  if (run.warmup > 0) {
+    await load(base, paths, headers, run.warmup, run.connections);
+    await drain(base, paths[0]!, headers);
+  }
+  const from = Number(process.hrtime.bigint() / 1000n);
+  const measured = await load(base, paths, headers, run.seconds, run.connections);
+  if (window) Object.assign(window, { from, to: Number(process.hrtime.bigint() / 1000n) });
+  await drain(base, paths[0]!, headers);
+  return measured;
+}

@@ -1,7 +1,7 @@
 /**
- * Processes for the HTTP benchmarks (npm run bench:http, bench:soak): the real
- * server (server/main.ts) on a benchmark catalog, the database stand-in and the
- * floor, each a child process with its output in a log file under bench/.cache.
+ * Processes for the HTTP benchmarks (npm run bench:http, bench:soak,
+ * bench:adapters): the real server (server/main.ts) on a benchmark catalog, the
+ * database stand-in, the floor and the adapters' app, each a child process with its output in a log file under bench/.cache.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
@@ -105,12 +105,22 @@ export async function startServer(catalog: BenchCatalog, db: DbKind, tag: string
   }
 }
 
+/** A bench script (bench/NAME.ts) that prints its port on a line of its own once it listens on 127.0.0.1. */
+export async function startScript(name: string, args: string[], tag: string): Promise<Running> {
+  const logFile = join(CACHE, `${name}-${tag}.log`);
+  const child = startNode(join(ROOT, "bench", `${name}.ts`), args, { ...process.env }, logFile);
+  try {
+    const [, port] = await waitForLine(child, logFile, /^(\d+)$/m, `bench/${name}.ts`);
+    return { base: `http://127.0.0.1:${port}`, pid: child.process.pid!, stop: () => stop(child) };
+  } catch (error) {
+    await stop(child);
+    throw error;
+  }
+}
+
 /** The floor (bench/http-floor.ts): a bare Fastify route answering `body` from memory. */
 export async function startFloor(body: unknown, tag: string): Promise<Running> {
   const bodyFile = join(CACHE, `http-floor-${tag}.json`);
   writeFileSync(bodyFile, JSON.stringify(body));
-  const logFile = join(CACHE, `http-floor-${tag}.log`);
-  const floor = startNode(join(ROOT, "bench", "http-floor.ts"), [bodyFile], { ...process.env }, logFile);
-  const [, port] = await waitForLine(floor, logFile, /^(\d+)$/m, "the floor server");
-  return { base: `http://127.0.0.1:${port}`, pid: floor.process.pid!, stop: () => stop(floor) };
+  return startScript("http-floor", [bodyFile], tag);
 }

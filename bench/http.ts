@@ -36,7 +36,7 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { generatedCatalog, prepareTargets, sampleCatalog, type BenchCatalog, type Targets } from "./http-catalog.js";
-import { drain, load, paths } from "./http-load.js";
+import { drain, measure, paths } from "./http-load.js";
 import { summariseProfile } from "./http-profile.js";
 import { CACHE, DB_LABEL, log, ROOT, startFloor, startServer, type DbKind } from "./http-server.js";
 
@@ -90,14 +90,7 @@ async function runCase(
   const check = await fetch(base + paths[0], { headers });
   if (check.status !== 200) throw new Error(`${label.name}: ${paths[0]} answered ${check.status}: ${await check.text()}`);
   await check.arrayBuffer();
-  if (WARMUP > 0) {
-    await load(base, paths, headers, WARMUP, connections);
-    await drain(base, paths[0]!, headers);
-  }
-  const from = Number(process.hrtime.bigint() / 1000n);
-  const measured = await load(base, paths, headers, DURATION, connections);
-  if (window) Object.assign(window, { from, to: Number(process.hrtime.bigint() / 1000n) });
-  await drain(base, paths[0]!, headers);
+  const measured = await measure(base, paths, headers, { seconds: DURATION, warmup: WARMUP, connections }, window);
   const result = { ...label, connections, ...measured };
   log(
     `  ${label.catalog} · ${label.db} · ${label.name} (${connections} conn): ${result.rps.toFixed(0)} req/s, ` +

@@ -5,7 +5,6 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +12,7 @@ import { run } from "../../server/cli/run.js";
 import { openDatabase, DataDirBusyError } from "../../server/db/open.js";
 import { lockPath } from "../../server/db/lock.js";
 import { FIXTURE, toNdjson } from "../helpers/catalog.js";
+import { freePort } from "../helpers/ports.js";
 
 let dir: string;
 let dataDir: string;
@@ -21,14 +21,6 @@ let baseUrl: string;
 let bootstrapKey: string;
 let stdout = "";
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 async function cli(...argv: string[]) {
   const out: string[] = [];

@@ -11,7 +11,6 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,6 +18,7 @@ import { lockPath } from "../../server/db/lock.js";
 import { run } from "../../server/cli/run.js";
 import { toNdjson } from "../helpers/catalog.js";
 import { expectLateRequestTurnedAway, expectWholeOrTurnedAway, parseLog } from "../helpers/shutdown.js";
+import { freePort } from "../helpers/ports.js";
 
 /** The importer's batch: a batch is one transaction, so the catalog only ever grows by whole batches. */
 const BATCH = 64;
@@ -45,14 +45,6 @@ interface Running {
   exited: Promise<number | null>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
 
 function track(proc: ChildProcess): { output: () => string; exited: Promise<number | null> } {
   children.add(proc);
