@@ -77,7 +77,7 @@ export function createDatabaseRateLimitStore(db: DbOrTx): RateLimitStore {
  * A shared store written at most once per `syncMs` per key instead of once
  * per request: this process counts locally and adds what it counted to the
  * shared counter when the interval has passed, learning the other servers'
- * use in the same round trip. A key's first request in a window always asks
+ * use in the same round trip, behind the answers. A key's first request in a window always asks
  * the shared store, so a key spent elsewhere is refused at once. The price:
  * behind N servers a key can overrun its limit by what it spends on the
  * other N-1 within one interval (and use counted in the last interval before
@@ -87,7 +87,11 @@ export function createBatchedRateLimitStore(shared: RateLimitStore, options: { s
   const now = options.now ?? Date.now;
   interface KeyState {
     windowStart: number;
+    /** The shared count as of the last sync (this server's synced use included). */
     shared: number;
+    /** Counted here, on its way to the shared counter. */
+    sending: number;
+    /** Counted here since. */
     pending: number;
     syncedAt: number;
     /** The sync in flight; requests that arrive before the window's first one answered wait for it. */
@@ -98,18 +102,19 @@ export function createBatchedRateLimitStore(shared: RateLimitStore, options: { s
   let newestWindow = 0;
 
   async function sync(keyId: string, state: KeyState): Promise<void> {
-    const cost = state.pending;
+    state.sending = state.pending;
     state.pending = 0;
     state.syncedAt = now();
     try {
-      const counted = await shared.consume(keyId, state.windowStart, cost);
+      const counted = await shared.consume(keyId, state.windowStart, state.sending);
       state.windowStart = counted.windowStart;
       state.shared = counted.used;
       state.synced = true;
     } catch (error) {
-      state.pending += cost; // counted again at the next sync
+      state.pending += state.sending; // counted again at the next sync
       throw error;
     } finally {
+      state.sending = 0;
       state.syncing = null;
     }
   }
@@ -122,17 +127,20 @@ export function createBatchedRateLimitStore(shared: RateLimitStore, options: { s
       }
       let state = keys.get(keyId);
       if (!state || state.windowStart < windowStart) {
-        state = { windowStart, shared: 0, pending: 0, syncedAt: 0, syncing: null, synced: false };
+        state = { windowStart, shared: 0, sending: 0, pending: 0, syncedAt: 0, syncing: null, synced: false };
         keys.set(keyId, state);
       }
       state.pending += cost;
       if (!state.syncing && now() - state.syncedAt >= options.syncMs) {
         state.syncing = sync(keyId, state);
-        await state.syncing;
+        // Only a key's first request in a window waits for the shared count; later syncs run behind
+        // the answers, so a slow database does not hold up requests (a failed one is retried next time).
+        if (state.synced) state.syncing.catch(() => undefined);
+        else await state.syncing;
       } else if (state.syncing && !state.synced) {
         await state.syncing.catch(() => undefined);
       }
-      return { used: state.shared + state.pending, windowStart: state.windowStart };
+      return { used: state.shared + state.sending + state.pending, windowStart: state.windowStart };
     },
   };
 }

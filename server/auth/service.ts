@@ -75,12 +75,22 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
   const cache = new LruCache<string, KeyRecord>(deps.cacheSize ?? 10_000, { ttlMs: cacheTtlMs, now: () => clock().getTime() });
   const usedSinceFlush = new Set<string>();
 
+  // One database read per key at a time: when a busy key's entry expires, its concurrent requests share it.
+  const reading = new Map<string, Promise<KeyRecord | null>>();
+
   async function lookup(hash: string): Promise<KeyRecord | null> {
     const cached = cache.get(hash);
     if (cached) return cached;
-    const record = await findKeyByHash(db, hash);
-    if (record) cache.set(hash, record);
-    return record;
+    let read = reading.get(hash);
+    if (!read) {
+      read = findKeyByHash(db, hash).then((record) => {
+        if (record) cache.set(hash, record);
+        return record;
+      });
+      reading.set(hash, read);
+      void read.finally(() => reading.delete(hash)).catch(() => undefined);
+    }
+    return read;
   }
 
   async function issue(input: IssueInput, tx: DbOrTx = db) {

@@ -2,7 +2,8 @@
  * Per-key rate limits on a real database: the counters live in `rate_limits`,
  * time comes from a fake clock handed to buildApp (no sleeps).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { eq } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../server/app.js";
 import { createServices } from "../../server/services.js";
@@ -11,6 +12,7 @@ import { createTestApp, type TestApp } from "../helpers/app.js";
 import { sharedEmbedder } from "../helpers/embedder.js";
 import { startSocketPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
 import { FIXTURE } from "../helpers/catalog.js";
+import { rateLimits } from "../../server/db/schema.js";
 import { productIdFromUrlKey } from "../../server/catalog/ids.js";
 import { productUrlKey } from "../../shared/url.js";
 import { ProblemSchema } from "../../shared/schemas/index.js";
@@ -165,18 +167,30 @@ describe("rate limits", () => {
     const a = await app({ perMinute: 10, syncMs: 1000 });
     const b = await app({ perMinute: 10, syncMs: 1000 }, second);
     const key = await newKey();
+    const verified = await t.services.keys.verify(key);
+    if (verified.code !== "VALID") throw new Error(verified.code);
+    const sharedCount = async () =>
+      (await t.database.db.select({ used: rateLimits.used }).from(rateLimits).where(eq(rateLimits.keyId, verified.principal.keyId)))[0]?.used;
     const remaining = async (target: FastifyInstance) => (await get(target, `/v1/products/${tentId}`, key)).headers["ratelimit"];
-    expect(await remaining(a)).toBe('"default";r=9;t=60'); // a key's first request asks the shared counter
+
+    expect(await remaining(a)).toBe('"default";r=9;t=60'); // a key's first request waits for the shared counter
     expect(await remaining(a)).toBe('"default";r=8;t=60');
     expect(await remaining(a)).toBe('"default";r=7;t=60'); // counted here only, so far
+    expect(await sharedCount()).toBe(1);
     expect(await remaining(b)).toBe('"default";r=8;t=60'); // b sees a's first, not the two since
     clock = T0 + 1000;
-    expect(await remaining(a)).toBe('"default";r=5;t=59'); // a adds its 3 and learns of b's 1
-    expect(await remaining(b)).toBe('"default";r=4;t=59');
-    // a spends the rest; b learns it once a has synced.
+    // The interval has passed: a sends its 3 behind this answer, which counts them already…
+    expect(await remaining(a)).toBe('"default";r=6;t=59');
+    await vi.waitFor(async () => expect(await sharedCount()).toBe(5));
+    // …and has learnt of b's 1 by its next answer.
+    expect(await remaining(a)).toBe('"default";r=4;t=59');
+    // a spends the rest; b refuses once its own sync has brought a's use over.
     for (let i = 0; i < 4; i++) await get(a, `/v1/products/${tentId}`, key);
-    clock = T0 + 2000;
     expect((await get(a, `/v1/products/${tentId}`, key)).statusCode).toBe(429);
+    clock = T0 + 2000;
+    await get(a, `/v1/products/${tentId}`, key); // sends a's 7 (refused requests count too)
+    await get(b, `/v1/products/${tentId}`, key); // sends b's 1, learns the rest
+    await vi.waitFor(async () => expect(await sharedCount()).toBe(13));
     expect((await get(b, `/v1/products/${tentId}`, key)).statusCode).toBe(429);
   });
 
