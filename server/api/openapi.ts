@@ -1,7 +1,8 @@
 /**
- * The OpenAPI document, generated once from the router. The REST bridge's own
- * error bodies are replaced by the problem+json shape the HTTP layer sends,
- * and /health (served at the root, outside the prefixes) is added.
+ * The OpenAPI document, generated once from the router by trpc-to-openapi (the
+ * REST routes in http/rest.ts serve the same paths). Its generic error bodies
+ * are replaced by the problem+json shape the HTTP layer sends, the headers of
+ * every answer are named, and /health (served at the root) is added.
  */
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { createSchema } from "zod-openapi";
@@ -30,7 +31,7 @@ export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject
 
   const problem = createSchema(ProblemSchema);
   const health = createSchema(HealthSchema);
-  // The bridge's own error schemas (`error.BAD_REQUEST`, …) describe bodies this service never sends.
+  // trpc-to-openapi's own error schemas (`error.BAD_REQUEST`, …) describe bodies this service never sends.
   const ownSchemas = Object.entries(doc.components?.schemas ?? {}).filter(([name]) => !name.startsWith("error."));
   doc.components = {
     ...doc.components,

@@ -1,7 +1,7 @@
 /**
  * gzip/brotli for answers over 1 KB, done synchronously on the finished body.
  * Why not @fastify/compress: its streaming path sent empty bodies for answers
- * over ~16 KB coming through the REST bridge (seen in tests/integration/caching.test.ts);
+ * over ~16 KB coming through trpc-to-openapi's adapter, which served REST then (seen in tests/integration/caching.test.ts);
  * our answers are built whole in memory anyway, so a one-shot compress is simpler.
  */
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";

@@ -4,7 +4,7 @@ import type { Services } from "../../services.js";
 import { keyFromAuthorization } from "../../auth/keys.js";
 import { createContext, type Context } from "../trpc.js";
 
-/** The tRPC context for an HTTP request (REST bridge and /trpc alike). */
+/** The tRPC context for an HTTP request (/trpc and /mcp). */
 export async function contextFromRequest(services: Services, request: FastifyRequest): Promise<Context> {
   if (request.rateLimitExceeded) throw new TRPCError({ code: "TOO_MANY_REQUESTS", message: request.rateLimitExceeded });
   return createContext({
