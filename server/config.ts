@@ -68,16 +68,21 @@ export const ConfigSchema = z.object({
 
 export type Config = z.infer<typeof ConfigSchema>;
 
-/** Settings that need an OpenAI-compatible server must have somewhere to send requests. */
-function checkProviders(config: Config): string[] {
+/** Settings that only make sense together: each problem found, in the shape of a schema issue. */
+function checkCombinations(config: Config): string[] {
+  const problems: string[] = [];
   if (config.DATABASE_REPLICA_URLS.length > 0 && !config.DATABASE_URL) {
-    return ["  DATABASE_REPLICA_URLS: needs DATABASE_URL (replicas of the primary; the embedded database has none)"];
+    problems.push("  DATABASE_REPLICA_URLS: needs DATABASE_URL (replicas of the primary; the embedded database has none)");
   }
+  if (config.METRICS_PORT !== undefined && config.METRICS_PORT === config.PORT) {
+    problems.push("  METRICS_PORT: must differ from PORT (it moves /metrics to a listener of its own)");
+  }
+  // Settings that need an OpenAI-compatible server must have somewhere to send requests.
   const needsOpenAi = config.RERANKER === "llm" || config.EMBEDDINGS === "openai";
   if (needsOpenAi && !config.OPENAI_API_KEY && !config.OPENAI_BASE_URL) {
-    return ["  OPENAI_API_KEY or OPENAI_BASE_URL: required when RERANKER=llm or EMBEDDINGS=openai"];
+    problems.push("  OPENAI_API_KEY or OPENAI_BASE_URL: required when RERANKER=llm or EMBEDDINGS=openai");
   }
-  return [];
+  return problems;
 }
 
 /** Empty strings count as unset, so `FOO=` in a shell or .env file falls back to the default. */
@@ -85,7 +90,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const defined = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ""));
   const parsed = ConfigSchema.safeParse(defined);
   const problems = parsed.success
-    ? checkProviders(parsed.data)
+    ? checkCombinations(parsed.data)
     : parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
   if (!parsed.success || problems.length > 0) throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
   return parsed.data;

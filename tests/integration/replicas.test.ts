@@ -17,7 +17,6 @@ import { parseLine } from "../../server/ingest/ndjson.js";
 import { products, rateLimits } from "../../server/db/schema.js";
 import { productIdFromUrlKey } from "../../server/catalog/ids.js";
 import { productUrlKey } from "../../shared/url.js";
-import { loadConfig } from "../../server/config.js";
 
 const tentId = productIdFromUrlKey(productUrlKey(FIXTURE[0]!.url)!);
 let primary: SocketPostgres;
@@ -60,14 +59,5 @@ describe("read replicas", () => {
     expect((await get(`/api/v1/products/${tentId}`)).statusCode).toBe(200);
     expect((await t.database.db.select().from(rateLimits)).length).toBeGreaterThan(0);
     expect(await replicaDb.db.select().from(rateLimits)).toEqual([]);
-  });
-
-  it("needs DATABASE_URL", () => {
-    expect(() => loadConfig({ DATABASE_REPLICA_URLS: "postgres://replica/db" })).toThrow(/DATABASE_REPLICA_URLS: needs DATABASE_URL/);
-    expect(() => loadConfig({ DATABASE_URL: "postgres://p/db", DATABASE_REPLICA_URLS: "postgres://r1/db, nonsense" })).toThrow(/DATABASE_REPLICA_URLS/);
-    expect(loadConfig({ DATABASE_URL: "postgres://p/db", DATABASE_REPLICA_URLS: "postgres://r1/db, postgres://r2/db" }).DATABASE_REPLICA_URLS).toEqual([
-      "postgres://r1/db",
-      "postgres://r2/db",
-    ]);
   });
 });

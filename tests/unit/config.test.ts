@@ -1,0 +1,58 @@
+/** server/config.ts: the environment, parsed once; every refusal names the setting. */
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../server/config.js";
+
+const refusal = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`);
+};
+
+describe("loadConfig", () => {
+  it("gives the documented defaults, and takes empty values as unset", () => {
+    const config = loadConfig({ PORT: "", DATA_DIR: "" });
+    expect(config).toMatchObject({
+      HOST: "127.0.0.1",
+      PORT: 3000,
+      DATA_DIR: "./data",
+      API_PREFIXES: ["/api/v1", "/v1"],
+      SAMPLE_CATALOG: true,
+      PRODUCT_CACHE_SIZE: 10_000,
+      RATE_LIMIT_PER_MINUTE: 600,
+      RATE_LIMIT_STORE: "auto",
+      RATE_LIMIT_SYNC_MS: 250,
+      DATABASE_REPLICA_URLS: [],
+      RERANKER: "local",
+    });
+    expect(config.METRICS_PORT).toBeUndefined();
+  });
+
+  it("parses lists, numbers and booleans", () => {
+    const config = loadConfig({ API_PREFIXES: " /catalog/v2 ,/v2", PORT: "8080", SAMPLE_CATALOG: "no", PRODUCT_CACHE_SIZE: "0" });
+    expect(config).toMatchObject({ API_PREFIXES: ["/catalog/v2", "/v2"], PORT: 8080, SAMPLE_CATALOG: false, PRODUCT_CACHE_SIZE: 0 });
+  });
+
+  it("names each bad setting", () => {
+    expect(refusal({ PORT: "http" })).toMatch(/PORT/);
+    expect(refusal({ SAMPLE_CATALOG: "maybe" })).toMatch(/SAMPLE_CATALOG: must be true or false/);
+    expect(refusal({ API_PREFIXES: "/api/" })).toMatch(/API_PREFIXES/);
+    expect(refusal({ RATE_LIMIT_STORE: "redis" })).toMatch(/RATE_LIMIT_STORE/);
+  });
+
+  it("refuses settings that only work together, listing every problem at once", () => {
+    const message = refusal({ DATABASE_REPLICA_URLS: "postgres://replica/db", PORT: "9000", METRICS_PORT: "9000", RERANKER: "llm" });
+    expect(message).toMatch(/DATABASE_REPLICA_URLS: needs DATABASE_URL/);
+    expect(message).toMatch(/METRICS_PORT: must differ from PORT/);
+    expect(message).toMatch(/OPENAI_API_KEY or OPENAI_BASE_URL/);
+    expect(refusal({ DATABASE_URL: "postgres://p/db", DATABASE_REPLICA_URLS: "postgres://r1/db, nonsense" })).toMatch(/DATABASE_REPLICA_URLS/);
+    expect(loadConfig({ DATABASE_URL: "postgres://p/db", DATABASE_REPLICA_URLS: "postgres://r1/db, postgres://r2/db" }).DATABASE_REPLICA_URLS).toEqual([
+      "postgres://r1/db",
+      "postgres://r2/db",
+    ]);
+    expect(loadConfig({ METRICS_PORT: "9100" }).METRICS_PORT).toBe(9100);
+  });
+});
