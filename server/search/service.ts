@@ -3,7 +3,8 @@
  * brand scope, fuse by reciprocal rank, rerank the top, return records.
  */
 import type { Database } from "../db/client.js";
-import { countProducts, findProductsByIds } from "../catalog/repository.js";
+import { findProductsByIds } from "../catalog/repository.js";
+import { catalogSizeEvery } from "./catalog-size.js";
 import { brandHost as toBrandHost } from "../../shared/url.js";
 import type { Product, SearchParams } from "../../shared/schemas/index.js";
 import type { Embedder } from "./embedder.js";
@@ -62,18 +63,7 @@ export const DEFAULT_RERANK_CANDIDATES = 40;
 export function createSearchService(deps: SearchDeps): SearchService {
   const { db, embedder, reranker } = deps;
   const queryVectors = new LruCache<string, Promise<number[]>>(deps.queryCacheSize ?? 1000);
-  let catalogSize: { count: Promise<number>; at: number } | null = null;
-
-  /** Counted at most once a minute; concurrent searches share the count in flight. */
-  function largeCatalog(read: Database): Promise<boolean> {
-    const now = performance.now();
-    if (!catalogSize || now - catalogSize.at > CATALOG_SIZE_TTL_MS) {
-      const count = countProducts(read);
-      count.catch(() => (catalogSize = null));
-      catalogSize = { count, at: now };
-    }
-    return catalogSize.count.then((n) => n >= EVERY_WORD_FIRST_FROM);
-  }
+  const catalogSize = catalogSizeEvery(db, CATALOG_SIZE_TTL_MS);
 
   function embedQuery(fullQuery: string): Promise<number[]> {
     const query = fullQuery.slice(0, EMBEDDED_QUERY_CHARS);
@@ -99,7 +89,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const started = performance.now();
       const queryVector = mode === "fulltext" ? undefined : await embedQuery(q);
       const embedded = performance.now();
-      const everyWordFirst = mode !== "vector" && (await largeCatalog(read));
+      const everyWordFirst = mode !== "vector" && (await catalogSize()) >= EVERY_WORD_FIRST_FROM;
       const [lexical, semantic] = await Promise.all([
         mode === "vector" ? [] : fullTextRanked(read, q, scope, depth, { everyWordFirst }),
         queryVector ? vectorRanked(read, queryVector, scope, depth, { settingsInSession: deps.vectorSettingsInSession ?? false }) : [],

@@ -14,7 +14,7 @@
  *
  * Weights were tuned on the dev queries of bench/relevance.ts only.
  */
-import { count, inArray, sql } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.js";
 import { products } from "../../db/schema.js";
 import type { Product } from "../../../shared/schemas/index.js";
@@ -22,6 +22,7 @@ import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term } from "../lexical.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
+import { catalogSizeEvery } from "../catalog-size.js";
 
 /** One value per signal; `accessory` is 1 when the product is only an accessory of what was asked for. */
 export type Features = Record<"bm25" | "coverage" | "phrase" | "cosine" | "head" | "accessory", number>;
@@ -158,16 +159,8 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
   const weights = deps.weights ?? DEFAULT_WEIGHTS;
   const ttl = deps.statsTtlMs ?? 10 * 60_000;
   const now = deps.clock ?? (() => performance.now());
-  const df = new LruCache<string, { n: number; at: number }>(50_000);
-  let total: { n: number; at: number } | null = null;
-
-  async function catalogSize(): Promise<number> {
-    if (!total || now() - total.at > ttl) {
-      const [row] = await db.select({ n: count() }).from(products);
-      total = { n: row?.n ?? 0, at: now() };
-    }
-    return total.n;
-  }
+  const df = new LruCache<string, number>(50_000, { ttlMs: ttl, now });
+  const catalogSize = catalogSizeEvery(db, ttl, now);
 
   /**
    * Loads the document frequencies of the catalog's most common words in one
@@ -180,8 +173,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       .from(sql`ts_stat('select search from products')`)
       .orderBy(sql`ndoc desc`)
       .limit(WARM_WORDS);
-    const at = now();
-    for (const row of rows) df.set(row.word, { n: row.ndoc, at });
+    for (const row of rows) df.set(row.word, row.ndoc);
     await catalogSize();
   }
 
@@ -191,8 +183,8 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const missing: string[] = [];
     for (const lexeme of lexemes) {
       const cached = df.get(lexeme);
-      if (cached && now() - cached.at <= ttl) frequencies.set(lexeme, cached.n);
-      else missing.push(lexeme);
+      if (cached === undefined) missing.push(lexeme);
+      else frequencies.set(lexeme, cached);
     }
     if (missing.length > 0) {
       const counts = Object.fromEntries(
@@ -205,7 +197,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         .where(sql`${products.search} @@ ${missing.map(lexemeQuery).join(" | ")}::tsquery`);
       missing.forEach((lexeme, i) => {
         const n = row?.[`n${i}`] ?? 0;
-        df.set(lexeme, { n, at: now() });
+        df.set(lexeme, n);
         frequencies.set(lexeme, n);
       });
     }
