@@ -2,7 +2,9 @@
  * The one error boundary: every failure becomes an RFC 9457 problem with a
  * stable machine code. Internal messages never reach a client.
  */
-import { TRPCError } from "@trpc/server";
+import { getTRPCErrorFromUnknown, TRPCError } from "@trpc/server";
+import type { FastifyBaseLogger } from "fastify";
+import { isDatabaseUnavailable } from "../db/errors.js";
 import type { $ZodIssue } from "zod/v4/core";
 import type { ErrorCode, Problem } from "../../shared/schemas/index.js";
 
@@ -80,4 +82,20 @@ export function problemFromTrpcError(error: TRPCError, requestId: string): Probl
   const code = CODE_BY_TRPC[error.code] ?? "internal";
   const detail = code === "internal" ? "Something went wrong on our side; quote the request id if you report it." : error.message;
   return problem(code, detail, requestId);
+}
+
+export function unavailable(cause: unknown): TRPCError {
+  return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "The catalog database is not answering.", cause });
+}
+
+/**
+ * The problem for whatever a call outside tRPC's chain threw (the REST routes,
+ * the MCP tools): a database that does not answer is 503 `unavailable`, and an
+ * unexpected failure is logged, then masked as `internal`.
+ */
+export function problemFromThrown(thrown: unknown, requestId: string, log: FastifyBaseLogger): Problem {
+  const error = !(thrown instanceof TRPCError) && isDatabaseUnavailable(thrown) ? unavailable(thrown) : getTRPCErrorFromUnknown(thrown);
+  const problem = problemFromTrpcError(error, requestId);
+  if (problem.code === "internal") log.error({ err: error.cause ?? error }, "internal error");
+  return problem;
 }

@@ -8,7 +8,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Services } from "../services.js";
 import { VERIFY_FAILURE_MESSAGES, type Principal, type VerifyFailure } from "../auth/service.js";
 import { isDatabaseUnavailable } from "../db/errors.js";
-import { problemFromTrpcError } from "./problems.js";
+import { problemFromTrpcError, unavailable } from "./problems.js";
 
 // 1. Context: transport-neutral; the HTTP adapters and in-process callers all build it here.
 export interface Context {
@@ -53,10 +53,6 @@ const t = initTRPC
       };
     },
   });
-
-export function unavailable(cause: unknown): TRPCError {
-  return new TRPCError({ code: "SERVICE_UNAVAILABLE", message: "The catalog database is not answering.", cause });
-}
 
 /** Infrastructure failures become 503 `unavailable`; anything unexpected stays a masked 500. */
 const classifyErrors = t.middleware(async ({ next }) => {

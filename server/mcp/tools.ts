@@ -7,7 +7,7 @@
  * argument here must give the REST problem (code, detail, errors).
  */
 import { z } from "zod";
-import { getTRPCErrorFromUnknown, TRPCError } from "@trpc/server";
+import { TRPCError } from "@trpc/server";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -29,7 +29,7 @@ import {
 import { RATE_LIMIT_COSTS } from "../auth/ratelimit.js";
 import { createCaller } from "../api/router.js";
 import type { Context } from "../api/trpc.js";
-import { problemFromTrpcError } from "../api/problems.js";
+import { problemFromThrown, problemFromTrpcError } from "../api/problems.js";
 
 type Caller = ReturnType<typeof createCaller>;
 
@@ -107,10 +107,7 @@ function defineTool<P extends z.ZodObject, R extends Record<string, unknown>>(to
       try {
         return success(await tool.call(createCaller(context), input.data));
       } catch (thrown) {
-        const error = getTRPCErrorFromUnknown(thrown);
-        const problem = problemFromTrpcError(error, context.requestId);
-        if (problem.code === "internal") context.log.error({ err: error.cause ?? error }, "internal error");
-        return failure(problem);
+        return failure(problemFromThrown(thrown, context.requestId, context.log));
       }
     },
   };

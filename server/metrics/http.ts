@@ -3,7 +3,7 @@
  * on the API (behind a key, see app.ts) or on a listener of its own for a
  * scraper inside the network (METRICS_PORT), where no key is asked.
  */
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from "fastify";
 import fp from "fastify-plugin";
 import { VERIFY_FAILURE_MESSAGES } from "../auth/service.js";
 import { problem } from "../api/problems.js";
@@ -42,7 +42,7 @@ export const metricsRoute: FastifyPluginAsync<{ metrics: Metrics }> = async (app
 /** A listener that serves only GET /metrics, without a key: bind it where only the scraper can reach it. */
 export async function listenForScrapes(options: { metrics: Metrics; host: string; port: number; logLevel?: string }): Promise<FastifyInstance> {
   // A line per scrape (every few seconds) would drown the log; errors are still logged.
-  const app = Fastify({ logger: { level: options.logLevel ?? "info" }, disableRequestLogging: true });
+  const app = Fastify({ logger: { level: options.logLevel ?? "info" }, logController: new LogController({ disableRequestLogging: true }) });
   app.get("/metrics", (_request, reply) => sendMetrics(options.metrics, reply));
   await app.listen({ host: options.host, port: options.port });
   return app;

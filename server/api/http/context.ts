@@ -2,6 +2,7 @@ import type { FastifyRequest } from "fastify";
 import { TRPCError } from "@trpc/server";
 import type { Services } from "../../services.js";
 import { keyFromAuthorization } from "../../auth/keys.js";
+import type { VerifyResult } from "../../auth/service.js";
 import { createContext, type Context } from "../trpc.js";
 
 /** The tRPC context for an HTTP request (/trpc and /mcp). */
@@ -13,6 +14,11 @@ export async function contextFromRequest(services: Services, request: FastifyReq
     log: request.log,
     apiKey: keyFromAuthorization(request.headers.authorization),
   });
+}
+
+/** The key check the rate-limit hook made for this request, or one made now if the database did not answer it then. */
+export async function verifiedKey(services: Services, request: FastifyRequest): Promise<VerifyResult> {
+  return request.keyVerification ?? services.keys.verify(keyFromAuthorization(request.headers.authorization));
 }
 
 /** Headers the procedure asked for, plus the challenge on 401s. */

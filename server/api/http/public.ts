@@ -2,23 +2,21 @@
 import type { FastifyPluginAsync } from "fastify";
 import scalar from "@scalar/fastify-api-reference";
 import type { Services } from "../../services.js";
-import { keyFromAuthorization } from "../../auth/keys.js";
 import { VERIFY_FAILURE_MESSAGES } from "../../auth/service.js";
 import { isDatabaseUnavailable } from "../../db/errors.js";
 import { buildOpenApiDocument } from "../openapi.js";
 import { renderLlmsTxt } from "../llms.js";
 import { problem } from "../problems.js";
 import { sendProblem } from "./errors.js";
+import { verifiedKey } from "./context.js";
 
 export const healthPlugin: FastifyPluginAsync<{ services: Services }> = async (app, opts) => {
   app.get("/health", async (request, reply) => {
     // Without a database no key can be checked; saying only that it is down reveals nothing.
-    const verified =
-      request.keyVerification ??
-      (await opts.services.keys.verify(keyFromAuthorization(request.headers.authorization)).catch((error: unknown) => {
-        if (isDatabaseUnavailable(error)) return null;
-        throw error;
-      }));
+    const verified = await verifiedKey(opts.services, request).catch((error: unknown) => {
+      if (isDatabaseUnavailable(error)) return null;
+      throw error;
+    });
     if (verified === null) return reply.code(503).send(await opts.services.health.check());
     if (verified.code !== "VALID") {
       return sendProblem(reply, problem("unauthorized", VERIFY_FAILURE_MESSAGES[verified.code], request.id));

@@ -99,19 +99,18 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
   };
 }
 
+function chooseStore(opts: { services: Services } & RateLimitOptions, now: () => number): RateLimitStore {
+  if (opts.store === "memory") return createMemoryRateLimitStore();
+  if (opts.store !== undefined && opts.store !== "database") return opts.store;
+  const syncMs = opts.syncMs ?? DEFAULT_RATE_LIMIT_SYNC_MS;
+  const shared = opts.services.keys.rateLimitStore;
+  return syncMs > 0 ? createBatchedRateLimitStore(shared, { syncMs, now }) : shared;
+}
+
 const plugin: FastifyPluginAsync<{ services: Services } & RateLimitOptions> = async (app, opts) => {
   const perMinute = opts.perMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE;
   const now = opts.now ?? Date.now;
-  const syncMs = opts.syncMs ?? DEFAULT_RATE_LIMIT_SYNC_MS;
-  const shared = opts.services.keys.rateLimitStore;
-  const store: RateLimitStore =
-    opts.store === "memory"
-      ? createMemoryRateLimitStore()
-      : opts.store === undefined || opts.store === "database"
-        ? syncMs > 0
-          ? createBatchedRateLimitStore(shared, { syncMs, now })
-          : shared
-        : opts.store;
+  const store = chooseStore(opts, now);
 
   app.decorateRequest("keyVerification", null);
   app.decorateRequest("rateLimitExceeded", null);

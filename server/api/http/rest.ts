@@ -8,17 +8,15 @@
  * and Response per call. Measured alternatives: README "Performance".
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { getTRPCErrorFromUnknown, TRPCError } from "@trpc/server";
+import { TRPCError } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { Services } from "../../services.js";
 import { appRouter } from "../router.js";
 import { productRestCalls } from "../procedures/products.js";
-import { unavailable, type CallContext, type RestCall } from "../trpc.js";
-import { keyFromAuthorization } from "../../auth/keys.js";
+import type { CallContext, RestCall } from "../trpc.js";
 import { VERIFY_FAILURE_MESSAGES } from "../../auth/service.js";
-import { isDatabaseUnavailable } from "../../db/errors.js";
-import { problem, problemFromTrpcError } from "../problems.js";
-import { responseHeaders } from "./context.js";
+import { problem, problemFromThrown } from "../problems.js";
+import { responseHeaders, verifiedKey } from "./context.js";
 import { conditionalGet, productEnvelope } from "./caching.js";
 import { sendProblem } from "./errors.js";
 
@@ -54,8 +52,8 @@ export const restPlugin: FastifyPluginAsync<{ services: Services; prefixes: read
 
   async function answer(route: RestRoute, request: FastifyRequest, reply: FastifyReply) {
     try {
-      // The rate-limit hook verified the key, unless the database was down then: ask again (a 503 if it still is).
-      const verified = request.keyVerification ?? (await opts.services.keys.verify(keyFromAuthorization(request.headers.authorization)));
+      // A 503 if the database still cannot check the key.
+      const verified = await verifiedKey(opts.services, request);
       if (verified.code !== "VALID") throw new TRPCError({ code: "UNAUTHORIZED", message: VERIFY_FAILURE_MESSAGES[verified.code] });
       const ctx: CallContext = { services: opts.services, log: request.log, responseHeaders: new Map() };
       // Path parameters win over a query parameter of the same name.
@@ -64,11 +62,8 @@ export const restPlugin: FastifyPluginAsync<{ services: Services; prefixes: read
       if (!isProductEnvelope(output)) return reply.send(output);
       const { body, etag } = productEnvelope(output.pdp);
       return reply.header("etag", etag).type("application/json; charset=utf-8").send(body);
-    } catch (cause) {
-      const error = !(cause instanceof TRPCError) && isDatabaseUnavailable(cause) ? unavailable(cause) : getTRPCErrorFromUnknown(cause);
-      const body = problemFromTrpcError(error, request.id);
-      if (body.code === "internal") request.log.error({ err: error.cause ?? error }, "internal error");
-      return sendProblem(reply, body);
+    } catch (thrown) {
+      return sendProblem(reply, problemFromThrown(thrown, request.id, request.log));
     }
   }
 
