@@ -41,7 +41,10 @@ const ADAPTERS = [
   { name: "productRestCalls route (rest.ts, shipped)", path: (id: string) => `/rest/products/${id}` },
 ] as const;
 
-const loadAverage = () => loadavg().map((x) => x.toFixed(1)).join(" ");
+const loadAverage = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
 
 /** The first sample record's id: the server imports the first few records, this one among them. */
 async function productId(): Promise<string> {

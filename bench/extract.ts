@@ -77,7 +77,7 @@ const moduleRunner: Runner = (files, sidecar) => extractFiles(files, { urlsFile:
 
 /** Through the CLI: `catalog extract --urls SIDECAR FILE…`, NDJSON on stdout (BENCH_CLI_ENTRY replaces the entry script). */
 const cliRunner: Runner = async function* (files, sidecar) {
-  const entry = process.env["BENCH_CLI_ENTRY"] ?? join(ROOT, "server/cli/catalog.ts");
+  const entry = process.env.BENCH_CLI_ENTRY ?? join(ROOT, "server/cli/catalog.ts");
   const child = spawn(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), entry, "extract", "--urls", sidecar, ...files], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],
@@ -113,29 +113,44 @@ function predicted(line: ExtractLine, attribute: Attribute): string | null {
   if (!("pdp" in line)) return attribute === "availability" ? "InStock" : null;
   const { pdp } = line;
   switch (attribute) {
-    case "price": return pdp.offers?.price ?? null;
-    case "currency": return pdp.offers?.currency ?? null;
+    case "price":
+      return pdp.offers?.price ?? null;
+    case "currency":
+      return pdp.offers?.currency ?? null;
     case "availability": {
       const value = pdp.offers?.availability ?? null;
       return value !== null && ["OutOfStock", "SoldOut", "Discontinued"].includes(value) ? "OutOfStock" : "InStock";
     }
-    case "sku": return pdp.identifiers?.sku ?? null;
-    case "gtin": return pdp.identifiers?.gtin ?? null;
-    case "mpn": return pdp.identifiers?.mpn ?? null;
-    case "brand": return pdp.brands[0] ?? null;
+    case "sku":
+      return pdp.identifiers?.sku ?? null;
+    case "gtin":
+      return pdp.identifiers?.gtin ?? null;
+    case "mpn":
+      return pdp.identifiers?.mpn ?? null;
+    case "brand":
+      return pdp.brands[0] ?? null;
   }
 }
 
 function matches(attribute: Attribute, truth: string, prediction: string): boolean {
   switch (attribute) {
-    case "price": return decimalKey(truth) !== null && decimalKey(truth) === decimalKey(prediction);
-    case "currency": return currencyMatches(truth, prediction);
-    case "brand": return truth.trim().toLowerCase() === prediction.trim().toLowerCase();
-    default: return truth === prediction;
+    case "price":
+      return decimalKey(truth) !== null && decimalKey(truth) === decimalKey(prediction);
+    case "currency":
+      return currencyMatches(truth, prediction);
+    case "brand":
+      return truth.trim().toLowerCase() === prediction.trim().toLowerCase();
+    default:
+      return truth === prediction;
   }
 }
 
-interface Counts { tp: number; fp: number; fn: number; support: number }
+interface Counts {
+  tp: number;
+  fp: number;
+  fn: number;
+  support: number;
+}
 
 function score(truth: Truth, line: ExtractLine, attribute: Attribute, counts: Counts): boolean {
   const accepted = truth[attribute] ?? [];
@@ -174,12 +189,15 @@ async function main(): Promise<number> {
   const useCli = args.has("--cli") || (!args.has("--module") && cliIsWired());
   const runner = useCli ? cliRunner : moduleRunner;
   const truth = TruthSchema.parse(JSON.parse(await readFile(join(DATASET, "ground-truth.json"), "utf8")));
-  const files = readdirSync(join(DATASET, "html")).filter((name) => name.endsWith(".html.gz")).sort().map((name) => join(DATASET, "html", name));
+  const files = readdirSync(join(DATASET, "html"))
+    .filter((name) => name.endsWith(".html.gz"))
+    .sort()
+    .map((name) => join(DATASET, "html", name));
 
   const work = await mkdtemp(join(tmpdir(), "bench-extract-"));
   try {
     const sidecar = join(work, "urls.ndjson");
-    await writeFile(sidecar, files.map((file) => JSON.stringify({ path: file, url: truth[pageId(file)]?.url ?? "" })).join("\n") + "\n");
+    await writeFile(sidecar, `${files.map((file) => JSON.stringify({ path: file, url: truth[pageId(file)]?.url ?? "" })).join("\n")}\n`);
 
     const started = performance.now();
     const lines: ExtractLine[] = [];
@@ -194,7 +212,9 @@ async function main(): Promise<number> {
       if (!page) continue;
       for (const attribute of ATTRIBUTES) {
         if (!score(page, line, attribute, counts[attribute])) {
-          misses.push(`${attribute}\t${id.slice(0, 10)}\ttruth=${JSON.stringify(page[attribute] ?? [])}\tgot=${JSON.stringify(predicted(line, attribute))}${"error" in line ? `\t${line.error}` : ""}`);
+          misses.push(
+            `${attribute}\t${id.slice(0, 10)}\ttruth=${JSON.stringify(page[attribute] ?? [])}\tgot=${JSON.stringify(predicted(line, attribute))}${"error" in line ? `\t${line.error}` : ""}`,
+          );
         }
       }
     }
@@ -209,15 +229,21 @@ async function main(): Promise<number> {
       seconds = (performance.now() - t0) / 1000;
     }
 
-    console.log(`product-extraction-benchmark: ${lines.length} pages via ${useCli ? "`catalog extract` (CLI)" : "extractFiles (in-process; the CLI's generator)"}, ${lines.filter((l) => "error" in l).length} errors\n`);
+    console.log(
+      `product-extraction-benchmark: ${lines.length} pages via ${useCli ? "`catalog extract` (CLI)" : "extractFiles (in-process; the CLI's generator)"}, ${lines.filter((l) => "error" in l).length} errors\n`,
+    );
     console.log("| attribute | precision | recall | F1 | support | Zyte F1 | Diffbot F1 |");
     console.log("|---|---|---|---|---|---|---|");
     for (const attribute of ATTRIBUTES) {
       const m = metrics(counts[attribute]);
       const published = PUBLISHED[attribute];
-      console.log(`| ${attribute} | ${m.precision.toFixed(3)} | ${m.recall.toFixed(3)} | ${m.f1.toFixed(3)} | ${counts[attribute].support} | ${published?.zyte.toFixed(3) ?? "–"} | ${published?.diffbot.toFixed(3) ?? "–"} |`);
+      console.log(
+        `| ${attribute} | ${m.precision.toFixed(3)} | ${m.recall.toFixed(3)} | ${m.f1.toFixed(3)} | ${counts[attribute].support} | ${published?.zyte.toFixed(3) ?? "–"} | ${published?.diffbot.toFixed(3) ?? "–"} |`,
+      );
     }
-    console.log(`\nthroughput: ${(pages.length / seconds).toFixed(1)} pages/s extraction alone (${((seconds * 1000) / pages.length).toFixed(1)} ms/page, ${(pages.reduce((n, p) => n + p.length, 0) / 1e6).toFixed(1)} MB of HTML); ${(lines.length / wall).toFixed(1)} pages/s end to end including reading and gunzip${useCli ? " and the CLI process" : ""}`);
+    console.log(
+      `\nthroughput: ${(pages.length / seconds).toFixed(1)} pages/s extraction alone (${((seconds * 1000) / pages.length).toFixed(1)} ms/page, ${(pages.reduce((n, p) => n + p.length, 0) / 1e6).toFixed(1)} MB of HTML); ${(lines.length / wall).toFixed(1)} pages/s end to end including reading and gunzip${useCli ? " and the CLI process" : ""}`,
+    );
     console.log("published figures are on the full 140 pages; these are the 70 public ones");
     if (args.has("--errors")) console.log(`\nmisses:\n${misses.join("\n")}`);
     return 0;

@@ -38,10 +38,7 @@ export interface BenchCatalog {
 }
 
 function cacheDir(label: string, extra: string): string {
-  const key = createHash("sha256")
-    .update(`${label}:${GENERATOR_VERSION}:${extra}`)
-    .digest("hex")
-    .slice(0, 16);
+  const key = createHash("sha256").update(`${label}:${GENERATOR_VERSION}:${extra}`).digest("hex").slice(0, 16);
   return join(ROOT, "bench", ".cache", `http-${label}-${key}`);
 }
 
@@ -89,25 +86,151 @@ export function rng(seed: number): () => number {
 
 export const WORDS = {
   adjectives: [
-    "waterproof", "lightweight", "insulated", "compact", "ergonomic", "wireless", "organic", "stainless", "foldable", "breathable",
-    "rechargeable", "handmade", "vintage", "classic", "ultralight", "heavy-duty", "cordless", "non-stick", "adjustable", "portable",
-    "slim", "padded", "recycled", "quick-dry", "thermal", "noise-cancelling", "ceramic", "leather", "merino", "bamboo",
+    "waterproof",
+    "lightweight",
+    "insulated",
+    "compact",
+    "ergonomic",
+    "wireless",
+    "organic",
+    "stainless",
+    "foldable",
+    "breathable",
+    "rechargeable",
+    "handmade",
+    "vintage",
+    "classic",
+    "ultralight",
+    "heavy-duty",
+    "cordless",
+    "non-stick",
+    "adjustable",
+    "portable",
+    "slim",
+    "padded",
+    "recycled",
+    "quick-dry",
+    "thermal",
+    "noise-cancelling",
+    "ceramic",
+    "leather",
+    "merino",
+    "bamboo",
   ],
-  materials: ["cotton", "wool", "nylon", "aluminium", "steel", "oak", "walnut", "linen", "silicone", "glass", "copper", "canvas", "down", "fleece", "titanium"],
+  materials: [
+    "cotton",
+    "wool",
+    "nylon",
+    "aluminium",
+    "steel",
+    "oak",
+    "walnut",
+    "linen",
+    "silicone",
+    "glass",
+    "copper",
+    "canvas",
+    "down",
+    "fleece",
+    "titanium",
+  ],
   nouns: [
-    "jacket", "tent", "backpack", "kettle", "skillet", "headphones", "sneakers", "boots", "blanket", "lamp", "chair", "desk", "mug", "bottle",
-    "knife", "grinder", "speaker", "watch", "wallet", "sweater", "socks", "gloves", "hat", "duffel", "sleeping bag", "stove", "pan", "teapot",
-    "cutting board", "towel", "pillow", "rug", "vase", "candle", "notebook", "pen", "keyboard", "mouse", "charger", "cable", "blender", "toaster",
-    "espresso machine", "coffee beans", "tea", "honey", "olive oil", "chocolate", "granola", "shampoo", "soap", "serum", "sunscreen", "razor",
+    "jacket",
+    "tent",
+    "backpack",
+    "kettle",
+    "skillet",
+    "headphones",
+    "sneakers",
+    "boots",
+    "blanket",
+    "lamp",
+    "chair",
+    "desk",
+    "mug",
+    "bottle",
+    "knife",
+    "grinder",
+    "speaker",
+    "watch",
+    "wallet",
+    "sweater",
+    "socks",
+    "gloves",
+    "hat",
+    "duffel",
+    "sleeping bag",
+    "stove",
+    "pan",
+    "teapot",
+    "cutting board",
+    "towel",
+    "pillow",
+    "rug",
+    "vase",
+    "candle",
+    "notebook",
+    "pen",
+    "keyboard",
+    "mouse",
+    "charger",
+    "cable",
+    "blender",
+    "toaster",
+    "espresso machine",
+    "coffee beans",
+    "tea",
+    "honey",
+    "olive oil",
+    "chocolate",
+    "granola",
+    "shampoo",
+    "soap",
+    "serum",
+    "sunscreen",
+    "razor",
   ],
-  uses: ["hiking", "camping", "travel", "running", "cooking", "office", "gaming", "yoga", "cycling", "winter", "summer", "kids", "gift", "home", "garden"],
+  uses: [
+    "hiking",
+    "camping",
+    "travel",
+    "running",
+    "cooking",
+    "office",
+    "gaming",
+    "yoga",
+    "cycling",
+    "winter",
+    "summer",
+    "kids",
+    "gift",
+    "home",
+    "garden",
+  ],
   colours: ["black", "white", "navy", "olive", "sand", "charcoal", "red", "forest green", "slate", "rust"],
 };
 
 const pick = <T>(random: () => number, list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
 
 function brandName(i: number): string {
-  const syllables = ["nor", "th", "peak", "cop", "per", "leaf", "stone", "ridge", "wave", "ember", "field", "moss", "bright", "alder", "quill", "harbor"];
+  const syllables = [
+    "nor",
+    "th",
+    "peak",
+    "cop",
+    "per",
+    "leaf",
+    "stone",
+    "ridge",
+    "wave",
+    "ember",
+    "field",
+    "moss",
+    "bright",
+    "alder",
+    "quill",
+    "harbor",
+  ];
   const r = rng(1000 + i);
   return `${pick(r, syllables)}${pick(r, syllables)}${i}`.replace(/^./, (c) => c.toUpperCase());
 }
@@ -205,7 +328,20 @@ export async function generatedCatalog(count: number): Promise<BenchCatalog> {
     await client.exec(`DROP INDEX products_embedding_idx; DROP INDEX products_search_idx;`);
     // The drizzle schema's own columns, by their SQL names; the rest take their defaults.
     const c = products;
-    const columns = [c.id, c.url, c.urlKey, c.brandHost, c.name, c.desc, c.media, c.brands, c.priceLabel, c.contentHash, c.embedding, c.embeddingModel];
+    const columns = [
+      c.id,
+      c.url,
+      c.urlKey,
+      c.brandHost,
+      c.name,
+      c.desc,
+      c.media,
+      c.brands,
+      c.priceLabel,
+      c.contentHash,
+      c.embedding,
+      c.embeddingModel,
+    ];
     const copy = `COPY ${getTableName(products)} (${columns.map((column) => `"${column.name}"`).join(", ")}) FROM '/dev/blob' WITH (FORMAT binary)`;
     const random = rng(42 + count);
     const batch = 5000;
@@ -215,8 +351,18 @@ export async function generatedCatalog(count: number): Promise<BenchCatalog> {
         const r = syntheticRecord(i, random);
         const { text, jsonb } = BinaryCopy;
         rows.row([
-          text(r.id), text(r.url), text(r.urlKey), text(r.brandHost), text(r.name), text(r.desc ?? ""), jsonb(r.media ?? []),
-          jsonb(r.brands ?? []), text(r.priceLabel ?? ""), text(r.contentHash), BinaryCopy.vector(unitVector(random)), text(model),
+          text(r.id),
+          text(r.url),
+          text(r.urlKey),
+          text(r.brandHost),
+          text(r.name),
+          text(r.desc ?? ""),
+          jsonb(r.media ?? []),
+          jsonb(r.brands ?? []),
+          text(r.priceLabel ?? ""),
+          text(r.contentHash),
+          BinaryCopy.vector(unitVector(random)),
+          text(model),
         ]);
       }
       await client.query(copy, [], { blob: rows.blob() });
@@ -247,11 +393,7 @@ export async function prepareTargets(catalog: BenchCatalog, howMany = 2000): Pro
   const { handle } = await openPglite(catalog.dataDir);
   // Cached catalogs are not keyed on the migrations: newer ones are applied here, as the server would.
   await handle.migrate();
-  const picked = await handle.db
-    .select({ id: products.id, url: products.url })
-    .from(products)
-    .orderBy(sql`random()`)
-    .limit(howMany);
+  const picked = await handle.db.select({ id: products.id, url: products.url }).from(products).orderBy(sql`random()`).limit(howMany);
   const keys = createKeyService({ db: handle.db, clock: () => new Date(), cacheTtlMs: 30_000 });
   // The rate limiter still runs (and counts) for every request; the key's own limit is just out of reach.
   const { key } = await keys.issue({ name: "bench:http", environment: "dev", rateLimitPerMinute: 100_000_000 });

@@ -18,4 +18,11 @@ const db = await PGlite.create({ dataDir, extensions: { vector } });
 const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 });
 await server.start();
 process.stdout.write(`${server.getServerConn().split(":").pop()}\n`);
-process.on("SIGTERM", () => void server.stop().then(() => db.close()).then(() => process.exit(0)));
+process.on(
+  "SIGTERM",
+  () =>
+    void server
+      .stop()
+      .then(() => db.close())
+      .then(() => process.exit(0)),
+);

@@ -34,7 +34,12 @@ function area(frame: CallFrame, root: string): string {
     const [first, second] = url.slice(modules + "/node_modules/".length).split("/");
     return first?.startsWith("@") ? `${first}/${second}` : (first ?? url);
   }
-  if (url.startsWith("node:")) return url.replace(/^node:internal\//, "node:").split("/").slice(0, 2).join("/");
+  if (url.startsWith("node:"))
+    return url
+      .replace(/^node:internal\//, "node:")
+      .split("/")
+      .slice(0, 2)
+      .join("/");
   const path = url.replace(/^file:\/\//, "");
   return path.startsWith(root) ? path.slice(root.length) : path;
 }
@@ -96,7 +101,8 @@ export function summariseProfile(file: string, root: string, window?: { from: nu
     for (const key of frames) add(totalByFrame, key, us);
   });
   const busy = total - idle;
-  if (total === 0) return `no samples in the measured window (profile ${profile.startTime}–${profile.endTime} µs, window ${window?.from}–${window?.to} µs)`;
+  if (total === 0)
+    return `no samples in the measured window (profile ${profile.startTime}–${profile.endTime} µs, window ${window?.from}–${window?.to} µs)`;
 
   return [
     `sampled ${(total / 1e6).toFixed(1)} s: busy ${(busy / 1e6).toFixed(1)} s (${pct(busy, total).trim()}), idle ${pct(idle, total).trim()}; shares below are of busy time`,

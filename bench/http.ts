@@ -103,7 +103,9 @@ async function runCase(
 
 // ---------------------------------------------------------------- cases
 
-const LOAD_AT_START = loadavg().map((x) => x.toFixed(1)).join(" ");
+const LOAD_AT_START = loadavg()
+  .map((x) => x.toFixed(1))
+  .join(" ");
 
 async function benchCatalog(catalog: BenchCatalog, tag: string, what: "all" | "search"): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
@@ -161,7 +163,9 @@ function report(results: CaseResult[], catalogs: BenchCatalog[]): void {
   console.log(`\n${command} — ${started} UTC, node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model.trim()})`);
   console.log(
     `${CONNECTIONS} connections, ${DURATION} s per case after ${WARMUP} s warm-up; autocannon, the server and the database stand-in each in their own process. ` +
-      `Load average at the start ${LOAD_AT_START}, at the end ${loadavg().map((x) => x.toFixed(1)).join(" ")} (other work on the machine shares its CPUs).`,
+      `Load average at the start ${LOAD_AT_START}, at the end ${loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")} (other work on the machine shares its CPUs).`,
   );
   for (const catalog of catalogs) {
     if (catalog.synthetic) {
@@ -175,7 +179,9 @@ function report(results: CaseResult[], catalogs: BenchCatalog[]): void {
     `"answers" counts responses completed inside the measured window (a request still in flight when it ends is not counted, so a case ` +
       `slower than the window shows few or none); "failed" counts non-2xx answers, socket errors and timeouts. Percentiles are exact, over every 2xx answer.`,
   );
-  console.log(`Databases: "PGlite (embedded)" is the default; "pg.js→socket" is postgres.js (pool of 1) against PGlite over @electric-sql/pglite-socket in another process, the stand-in for a real Postgres.\n`);
+  console.log(
+    `Databases: "PGlite (embedded)" is the default; "pg.js→socket" is postgres.js (pool of 1) against PGlite over @electric-sql/pglite-socket in another process, the stand-in for a real Postgres.\n`,
+  );
 
   console.log("| catalog | database | case | conn | req/s | p50 ms | p95 ms | p99 ms | req/s vs floor | answers | failed |");
   console.log("|---|---|---|---|---|---|---|---|---|---|---|");

@@ -107,7 +107,9 @@ async function main(): Promise<void> {
     const note = r.fallbacks > 0 ? ` (${r.fallbacks} fallbacks)` : "";
     console.log(`| ${r.name}${note} | ${r.ndcg.toFixed(4)} | ${(r.ndcg / baseline).toFixed(3)}× | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} |`);
   }
-  console.log("\nreference (../shared/data/relevance/README.md): BM25 0.7125, USE vectors 0.490, their fusion 0.72; goal for the default ≥ 0.76, p95 ≤ 50 ms");
+  console.log(
+    "\nreference (../shared/data/relevance/README.md): BM25 0.7125, USE vectors 0.490, their fusion 0.72; goal for the default ≥ 0.76, p95 ≤ 50 ms",
+  );
 }
 
 await main();

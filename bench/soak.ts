@@ -158,7 +158,10 @@ const clock = (seconds: number) => {
   const whole = Math.round(seconds);
   return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, "0")}`;
 };
-const loadAverage = () => loadavg().map((x) => x.toFixed(1)).join(" ");
+const loadAverage = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ");
 
 async function main(): Promise<void> {
   mkdirSync(CACHE, { recursive: true });
@@ -217,7 +220,7 @@ async function main(): Promise<void> {
     const failed = soak.non2xx + soak.errors + soak.timeouts;
     const maxRss = Math.max(...samples.map((s) => s.rssMb));
     const first = samples[0]!;
-    const perMinute = samples.filter((s, i) => i % (60 / SAMPLE_SECONDS) === 0 || i === samples.length - 1);
+    const perMinute = samples.filter((_sample, i) => i % (60 / SAMPLE_SECONDS) === 0 || i === samples.length - 1);
 
     const command = `npm run bench:soak ${process.argv.slice(2).join(" ")}`.trim();
     const date = new Date().toISOString().slice(0, 16).replace("T", " ");

@@ -25,7 +25,11 @@ let hybrid = 0;
 for (const [id, q] of queries) {
   const { products } = await services.search.search({ q, limit: CANDIDATES, include_raw_data: false });
   const grades = qrels.get(id) ?? new Map<string, number>();
-  hybrid += ndcgAt10(products.map((p) => p.id), grades) / queries.length;
+  hybrid +=
+    ndcgAt10(
+      products.map((p) => p.id),
+      grades,
+    ) / queries.length;
   retrieved.push({ grades, q, products, vector: (await embedder.embed([q]))[0]! });
 }
 

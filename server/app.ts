@@ -65,7 +65,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // What the router refuses before any hook runs (a malformed %-escape in the path) is a problem too.
     frameworkErrors: (error, request, reply) => {
       reply.header("x-request-id", request.id);
-      void sendProblem(reply, problem("invalid_parameter", error.code === "FST_ERR_BAD_URL" ? "The request URL is not valid." : error.message, request.id));
+      void sendProblem(
+        reply,
+        problem("invalid_parameter", error.code === "FST_ERR_BAD_URL" ? "The request URL is not valid." : error.message, request.id),
+      );
     },
   });
 

@@ -26,13 +26,23 @@ export const ConfigSchema = z.object({
   DATABASE_REPLICA_URLS: z
     .string()
     .default("")
-    .transform((value) => value.split(",").map((url) => url.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(",")
+        .map((url) => url.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.string().url("each replica must be a postgres:// URL"))),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   API_PREFIXES: z
     .string()
     .default("/api/v1,/v1")
-    .transform((value) => value.split(",").map((p) => p.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(prefix).min(1, "must name at least one prefix")),
   SAMPLE_CATALOG: boolean(true),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

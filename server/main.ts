@@ -66,7 +66,10 @@ async function main(): Promise<void> {
     const summary = await importRecords({ db: database.db, embedder }, readNdjson(SAMPLE_CATALOG_PATH));
     await setMeta(database.db, "sample_catalog", "loaded");
     metrics.countImport(summary);
-    app.log.info({ imported: summary.imported, unchanged: summary.unchanged, failed: summary.failed }, "loaded the sample catalog into the empty catalog");
+    app.log.info(
+      { imported: summary.imported, unchanged: summary.unchanged, failed: summary.failed },
+      "loaded the sample catalog into the empty catalog",
+    );
   }
   if ((await services.keys.countUsable()) === 0) {
     const { key, record } = await services.keys.issue({ name: "first key", environment: "dev" });
@@ -82,7 +85,10 @@ async function main(): Promise<void> {
   void reranker.warm?.().catch((error: unknown) => app.log.warn({ err: error }, "reranker warm-up failed"));
   const usageTimer = setInterval(() => void services.keys.flushUsage().catch(() => undefined), USAGE_FLUSH_MS).unref();
   const catalogTimer = setInterval(() => void services.catalog.syncCache().catch(() => undefined), CATALOG_SYNC_MS).unref();
-  const scrapes = config.METRICS_PORT === undefined ? undefined : await listenForScrapes({ metrics, host: config.HOST, port: config.METRICS_PORT, logLevel: config.LOG_LEVEL });
+  const scrapes =
+    config.METRICS_PORT === undefined
+      ? undefined
+      : await listenForScrapes({ metrics, host: config.HOST, port: config.METRICS_PORT, logLevel: config.LOG_LEVEL });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

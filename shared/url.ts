@@ -5,9 +5,34 @@
 
 /** Query parameters that only track a visit; they never select a product. */
 const TRACKING_PARAMS = new Set([
-  "gclid", "gclsrc", "dclid", "gbraid", "wbraid", "fbclid", "msclkid", "yclid", "twclid", "ttclid",
-  "igshid", "mc_eid", "mc_cid", "_ga", "_gl", "_hsenc", "_hsmi", "mkt_tok", "srsltid", "oly_enc_id",
-  "oly_anon_id", "vero_id", "wickedid", "rb_clickid", "s_cid", "ef_id", "irclickid", "spm",
+  "gclid",
+  "gclsrc",
+  "dclid",
+  "gbraid",
+  "wbraid",
+  "fbclid",
+  "msclkid",
+  "yclid",
+  "twclid",
+  "ttclid",
+  "igshid",
+  "mc_eid",
+  "mc_cid",
+  "_ga",
+  "_gl",
+  "_hsenc",
+  "_hsmi",
+  "mkt_tok",
+  "srsltid",
+  "oly_enc_id",
+  "oly_anon_id",
+  "vero_id",
+  "wickedid",
+  "rb_clickid",
+  "s_cid",
+  "ef_id",
+  "irclickid",
+  "spm",
 ]);
 
 function isTrackingParam(name: string): boolean {

@@ -27,7 +27,11 @@ function parameterNotes(operation: Operation): string {
   const notes = (operation.parameters ?? []).flatMap((parameter) => {
     if ("$ref" in parameter) return [];
     const schema = parameter.schema && !("$ref" in parameter.schema) ? parameter.schema : {};
-    const qualifiers = [parameter.in, parameter.required ? "required" : undefined, schema.default === undefined ? undefined : `default ${String(schema.default)}`];
+    const qualifiers = [
+      parameter.in,
+      parameter.required ? "required" : undefined,
+      schema.default === undefined ? undefined : `default ${String(schema.default)}`,
+    ];
     const description = parameter.description ?? schema.description;
     return [`\`${parameter.name}\` (${qualifiers.filter(Boolean).join(", ")})${description ? ` ${withoutPeriod(description)}` : ""}`];
   });
@@ -59,7 +63,11 @@ export function renderLlmsTxt(document: OpenAPIObject, rateLimitPerMinute: numbe
     "",
     `Limits: each key may spend ${rateLimitPerMinute} cost units a minute unless it was issued with its own limit (a search costs ${RATE_LIMIT_COSTS.search}, any other call ${RATE_LIMIT_COSTS.lookup}). Answers carry \`RateLimit-Policy\` and \`RateLimit\` headers; past the limit the answer is 429 with \`Retry-After\` in seconds.`,
     "",
-    `Errors: every non-2xx answer is RFC 9457 \`application/problem+json\` with the fields ${Object.keys(ProblemSchema.shape).map((key) => `\`${key}\``).join(", ")}; branch on \`code\`, one of ${ErrorCodeSchema.options.map((code) => `\`${code}\``).join(", ")}. For \`invalid_parameter\`, \`errors\` names each bad parameter. Every answer carries \`X-Request-Id\`; quote it when reporting a problem.`,
+    `Errors: every non-2xx answer is RFC 9457 \`application/problem+json\` with the fields ${Object.keys(ProblemSchema.shape)
+      .map((key) => `\`${key}\``)
+      .join(
+        ", ",
+      )}; branch on \`code\`, one of ${ErrorCodeSchema.options.map((code) => `\`${code}\``).join(", ")}. For \`invalid_parameter\`, \`errors\` names each bad parameter. Every answer carries \`X-Request-Id\`; quote it when reporting a problem.`,
     "",
     "## Docs",
     "",

@@ -49,7 +49,14 @@ const t = initTRPC
       return {
         ...shape,
         message: problem.detail,
-        data: { ...shape.data, stack: undefined, code: problem.code, httpStatus: problem.status, errors: problem.errors, request_id: problem.request_id },
+        data: {
+          ...shape.data,
+          stack: undefined,
+          code: problem.code,
+          httpStatus: problem.status,
+          errors: problem.errors,
+          request_id: problem.request_id,
+        },
       };
     },
   });

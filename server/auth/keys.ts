@@ -61,6 +61,9 @@ export function generateKeyId(random: (bytes: Uint8Array) => Uint8Array = getRan
 /** The key from an `Authorization` header: the key itself, or `Bearer <key>`. */
 export function keyFromAuthorization(header: string | undefined): string | null {
   if (!header) return null;
-  const value = header.trim().replace(/^bearer(\s+|$)/i, "").trim();
+  const value = header
+    .trim()
+    .replace(/^bearer(\s+|$)/i, "")
+    .trim();
   return value.length > 0 ? value : null;
 }

@@ -5,26 +5,14 @@
  */
 import type { Database, DbOrTx } from "../db/client.js";
 import { generateKey, generateKeyId, hashKey, looksLikeKey, type KeyEnvironment } from "./keys.js";
-import {
-  countUsableKeys,
-  findKeyByHash,
-  findKeyById,
-  insertKey,
-  listKeys,
-  retireKey,
-  revokeKey,
-  touchKeys,
-  type KeyRecord,
-} from "./store.js";
+import { countUsableKeys, findKeyByHash, findKeyById, insertKey, listKeys, retireKey, revokeKey, touchKeys, type KeyRecord } from "./store.js";
 import { createDatabaseRateLimitStore, type RateLimitStore } from "./ratelimit.js";
 import { LruCache } from "../cache.js";
 
 /** `rateLimitPerMinute` is the key's own limit, or null for the server's default. */
 export type Principal = { keyId: string; name: string; environment: KeyEnvironment; rateLimitPerMinute: number | null };
 
-export type VerifyResult =
-  | { code: "VALID"; principal: Principal }
-  | { code: "MISSING" | "MALFORMED" | "NOT_FOUND" | "REVOKED" | "EXPIRED" };
+export type VerifyResult = { code: "VALID"; principal: Principal } | { code: "MISSING" | "MALFORMED" | "NOT_FOUND" | "REVOKED" | "EXPIRED" };
 
 export type VerifyFailure = Exclude<VerifyResult, { code: "VALID" }>["code"];
 
@@ -137,7 +125,11 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
         const old = await findKeyById(tx, id);
         if (!old) return null;
         const next = await issue(
-          { name: old.name, environment: old.environment, ...(old.rateLimitPerMinute === null ? {} : { rateLimitPerMinute: old.rateLimitPerMinute }) },
+          {
+            name: old.name,
+            environment: old.environment,
+            ...(old.rateLimitPerMinute === null ? {} : { rateLimitPerMinute: old.rateLimitPerMinute }),
+          },
           tx,
         );
         await retireKey(tx, id, new Date(clock().getTime() + graceDays * DAY_MS), next.record.id);

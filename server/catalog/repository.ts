@@ -55,7 +55,10 @@ export async function findProductByUrlKey(db: DbOrTx, urlKey: string, withRawDat
 /** Products by id, in the order of `ids` (ids not found are left out). */
 export async function findProductsByIds(db: DbOrTx, ids: readonly string[], withRawData: boolean): Promise<Product[]> {
   if (ids.length === 0) return [];
-  const rows = await db.select(columns(withRawData)).from(products).where(inArray(products.id, [...ids]));
+  const rows = await db
+    .select(columns(withRawData))
+    .from(products)
+    .where(inArray(products.id, [...ids]));
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {
     const row = byId.get(id);
@@ -74,19 +77,13 @@ export async function countBrandHosts(db: DbOrTx): Promise<number> {
 }
 
 export async function embeddingModels(db: DbOrTx): Promise<string[]> {
-  const rows = await db
-    .selectDistinct({ model: products.embeddingModel })
-    .from(products)
-    .where(isNotNull(products.embeddingModel));
+  const rows = await db.selectDistinct({ model: products.embeddingModel }).from(products).where(isNotNull(products.embeddingModel));
   return rows.flatMap((row) => (row.model ? [row.model] : []));
 }
 
 /** Products whose vector was made by another model (or none): what `catalog reindex` still has to do. */
 export async function countNeedingEmbedding(db: DbOrTx, model: string): Promise<number> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(products)
-    .where(sql`${products.embeddingModel} is distinct from ${model}`);
+  const [row] = await db.select({ n: count() }).from(products).where(sql`${products.embeddingModel} is distinct from ${model}`);
   return row?.n ?? 0;
 }
 

@@ -7,8 +7,8 @@
 import { createReadStream, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { loadConfig, ConfigError, type Config } from "../config.js";
-import { openDatabase, DataDirBusyError, type DatabaseHandle } from "../db/open.js";
+import { loadConfig, type Config } from "../config.js";
+import { openDatabase, type DatabaseHandle } from "../db/open.js";
 import { createKeyService } from "../auth/service.js";
 import { createCatalogService } from "../catalog/service.js";
 import { createEmbedder, createReranker } from "../search/providers.js";
@@ -57,7 +57,17 @@ async function withDatabase<T>(config: Config, work: (database: DatabaseHandle) 
 function describeKey(key: KeyRecord, now: Date): string {
   const state = key.revokedAt ? "revoked" : key.expiresAt && key.expiresAt <= now ? "expired" : "active";
   const date = (d: Date | null) => (d ? d.toISOString().slice(0, 19).replace("T", " ") : "-");
-  return [key.id, key.name, key.environment, `${key.start}…`, state, date(key.createdAt), date(key.lastUsedAt), date(key.expiresAt), date(key.revokedAt)].join("\t");
+  return [
+    key.id,
+    key.name,
+    key.environment,
+    `${key.start}…`,
+    state,
+    date(key.createdAt),
+    date(key.lastUsedAt),
+    date(key.expiresAt),
+    date(key.revokedAt),
+  ].join("\t");
 }
 
 function positiveNumber(value: string | undefined, flag: string): number | undefined {
@@ -132,7 +142,8 @@ async function runCommand(argv: readonly string[], env: Record<string, string | 
           if (environment !== "dev" && environment !== "prod") throw new UsageError("--env must be dev or prod");
           const expiresInDays = positiveNumber(values["expires-in"], "--expires-in");
           const rateLimit = values["rate-limit"];
-          if (rateLimit !== undefined && !/^[1-9][0-9]{0,6}$/.test(rateLimit)) throw new UsageError("--rate-limit must be a whole number of units per minute, 1 to 9999999");
+          if (rateLimit !== undefined && !/^[1-9][0-9]{0,6}$/.test(rateLimit))
+            throw new UsageError("--rate-limit must be a whole number of units per minute, 1 to 9999999");
           const { key, record } = await keys.issue({
             name: values.name,
             environment,
@@ -140,7 +151,9 @@ async function runCommand(argv: readonly string[], env: Record<string, string | 
             ...(rateLimit === undefined ? {} : { rateLimitPerMinute: Number(rateLimit) }),
           });
           const limit = record.rateLimitPerMinute === null ? "" : `, ${record.rateLimitPerMinute} units/minute`;
-          out.err(`Issued ${record.id} (${record.name}, ${record.environment}${limit}${record.expiresAt ? `, expires ${record.expiresAt.toISOString()}` : ""}). The key is shown only once:`);
+          out.err(
+            `Issued ${record.id} (${record.name}, ${record.environment}${limit}${record.expiresAt ? `, expires ${record.expiresAt.toISOString()}` : ""}). The key is shown only once:`,
+          );
           out.log(key);
           return 0;
         }
@@ -235,7 +248,9 @@ async function runCommand(argv: readonly string[], env: Record<string, string | 
       return await withDatabase(config, async (database) => {
         await checkEmbeddingModel(database.db, embedder);
         const reranker = createReranker(config, database.read);
-        await serveStdio(createServices({ database, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES }), { logLevel: config.LOG_LEVEL });
+        await serveStdio(createServices({ database, embedder, reranker, rerankCandidates: config.RERANK_CANDIDATES }), {
+          logLevel: config.LOG_LEVEL,
+        });
         return 0;
       });
     } finally {

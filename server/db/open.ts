@@ -84,7 +84,11 @@ export const VECTOR_SESSION_SETTINGS: Record<string, string> = {
 /** In-memory or on-disk PGlite with pgvector, in this process. */
 export async function openPglite(dataDir?: string): Promise<{ handle: DatabaseHandle; client: PGlite }> {
   const client = await PGlite.create(dataDir ? { dataDir, extensions: { vector } } : { extensions: { vector } });
-  await client.exec(Object.entries(VECTOR_SESSION_SETTINGS).map(([name, value]) => `SET ${name} = '${value}';`).join("\n"));
+  await client.exec(
+    Object.entries(VECTOR_SESSION_SETTINGS)
+      .map(([name, value]) => `SET ${name} = '${value}';`)
+      .join("\n"),
+  );
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   const handle: DatabaseHandle = {
     db,
@@ -146,14 +150,24 @@ function deadlineQuery<Q extends PromiseLike<unknown>>(query: Q, ms: number, onT
         onTimeout(error);
       }, ms);
       send(
-        (value) => (clearTimeout(timer), resolve(value)),
-        (error: unknown) => (clearTimeout(timer), reject(error)),
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
       );
     });
   let result: Promise<unknown> | null = null;
+  // postgres.js sends a query when it is first awaited: replacing `then` is how the deadline starts with it.
+  // biome-ignore lint/suspicious/noThenProperty: the query must stay awaitable, now with the deadline
   Object.defineProperty(query, "then", {
-    value: (onFulfilled?: (value: unknown) => unknown, onRejected?: (reason: unknown) => unknown) =>
-      (result ??= raced()).then(onFulfilled, onRejected),
+    value: (onFulfilled?: (value: unknown) => unknown, onRejected?: (reason: unknown) => unknown) => {
+      result ??= raced();
+      return result.then(onFulfilled, onRejected);
+    },
   });
   return query;
 }
@@ -211,8 +225,8 @@ function deadlineBegin(pool: Sql, args: unknown[], ms: number, wedged: () => voi
 function failedQuery(error: Error): ReturnType<Sql["unsafe"]> {
   const failed = {
     values: () => failed,
-    then: (onFulfilled?: (value: never) => unknown, onRejected?: (reason: unknown) => unknown) =>
-      Promise.reject(error).then(onFulfilled, onRejected),
+    // biome-ignore lint/suspicious/noThenProperty: it must be awaitable like a postgres.js query
+    then: (onFulfilled?: (value: never) => unknown, onRejected?: (reason: unknown) => unknown) => Promise.reject(error).then(onFulfilled, onRejected),
   };
   return failed as unknown as ReturnType<Sql["unsafe"]>;
 }
@@ -253,8 +267,7 @@ function resilientPool(make: () => Sql, queryMs: number): { sql: Sql; end: (time
           failingFast() ? failedQuery(recentTimeout()) : deadlineQuery(pool.unsafe(...args), queryMs, () => replace(pool));
       }
       if (property === "begin") {
-        return (...args: unknown[]) =>
-          failingFast() ? Promise.reject(recentTimeout()) : deadlineBegin(pool, args, queryMs, () => replace(pool));
+        return (...args: unknown[]) => (failingFast() ? Promise.reject(recentTimeout()) : deadlineBegin(pool, args, queryMs, () => replace(pool)));
       }
       return Reflect.get(pool, property, pool) as unknown;
     },
@@ -361,7 +374,15 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   }
   try {
     const { handle, client } = await openPglite(options.dataDir);
-    if (!socketPath) return { ...handle, close: async () => (await handle.close(), lock.release()) };
+    if (!socketPath) {
+      return {
+        ...handle,
+        close: async () => {
+          await handle.close();
+          lock.release();
+        },
+      };
+    }
     rmSync(socketPath, { force: true });
     const socket = await serveOnSocket(client, socketPath);
     chmodSync(socketPath, 0o600);

@@ -3,19 +3,7 @@
  * the first migration (custom) creates the `vector` extension.
  */
 import { sql, type SQL } from "drizzle-orm";
-import {
-  bigint,
-  customType,
-  index,
-  integer,
-
-  jsonb,
-  pgTable,
-  text,
-  timestamp,
-  uniqueIndex,
-  vector,
-} from "drizzle-orm/pg-core";
+import { bigint, customType, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, vector } from "drizzle-orm/pg-core";
 import type { Identifiers, Media, Offers, RawData } from "../../shared/schemas/index.js";
 
 /** Dimensions of the stored vectors; fixed by the embedding model the catalog was built with. */
@@ -52,7 +40,8 @@ export const products = pgTable(
     search: tsvector("search")
       .notNull()
       .generatedAlwaysAs(
-        (): SQL => sql`setweight(to_tsvector('english', ${products.name}), 'A') || setweight(to_tsvector('english', ${products.brands}), 'B') || setweight(to_tsvector('english', ${products.desc}), 'C')`,
+        (): SQL =>
+          sql`setweight(to_tsvector('english', ${products.name}), 'A') || setweight(to_tsvector('english', ${products.brands}), 'B') || setweight(to_tsvector('english', ${products.desc}), 'C')`,
       ),
     ...timestamps,
   },

@@ -4,9 +4,7 @@ import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
 import { describeIssues, ImportRecordSchema, type ImportRecord } from "./record.js";
 
-export type ParsedLine =
-  | { source: string; line: number; record: ImportRecord }
-  | { source: string; line: number; error: string };
+export type ParsedLine = { source: string; line: number; record: ImportRecord } | { source: string; line: number; error: string };
 
 export async function* readNdjson(path: string): AsyncGenerator<ParsedLine> {
   const raw = createReadStream(path);

@@ -70,7 +70,11 @@ export const mcpPlugin: FastifyPluginAsync<{ services: Services }> = async (app,
     handler: (request, reply) =>
       sendProblem(
         reply.header("allow", "POST"),
-        problem("method_not_allowed", "This MCP endpoint is stateless: POST each JSON-RPC message. It opens no event stream (GET) and has no session to end (DELETE).", request.id),
+        problem(
+          "method_not_allowed",
+          "This MCP endpoint is stateless: POST each JSON-RPC message. It opens no event stream (GET) and has no session to end (DELETE).",
+          request.id,
+        ),
       ),
   });
 };

@@ -15,7 +15,10 @@ import type { VerifyResult } from "../auth/service.js";
 import { createContext } from "../api/trpc.js";
 import { createMcpServer } from "./tools.js";
 
-const LOCAL_USER: VerifyResult = { code: "VALID", principal: { keyId: "local", name: "local user (mcp stdio)", environment: "dev", rateLimitPerMinute: null } };
+const LOCAL_USER: VerifyResult = {
+  code: "VALID",
+  principal: { keyId: "local", name: "local user (mcp stdio)", environment: "dev", rateLimitPerMinute: null },
+};
 
 /** The server's own logger (pino, in the format the server logs), writing to stderr. */
 function stderrLogger(level: string): FastifyBaseLogger {

@@ -7,7 +7,7 @@ export const RRF_K = 60;
 export function reciprocalRankFusion(lists: readonly (readonly Ranked[])[], k = RRF_K): string[] {
   const scores = new Map<string, number>();
   for (const list of lists) {
-    list.forEach((item, index) => scores.set(item.id, (scores.get(item.id) ?? 0) + 1 / (k + index + 1)));
+    for (const [index, item] of list.entries()) scores.set(item.id, (scores.get(item.id) ?? 0) + 1 / (k + index + 1));
   }
   return [...scores].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1)).map(([id]) => id);
 }

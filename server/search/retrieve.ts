@@ -106,7 +106,5 @@ export async function vectorRanked(
           }
           return query(tx);
         });
-  return rows
-    .sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : 1))
-    .map((row) => ({ id: row.id, score: 1 - row.distance }));
+  return rows.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : 1)).map((row) => ({ id: row.id, score: 1 - row.distance }));
 }

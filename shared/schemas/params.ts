@@ -79,7 +79,9 @@ export const LookupByUrlParamsSchema = z.object({
   url: text()
     .max(URL_MAX, `must be at most ${URL_MAX} characters`)
     .refine((value) => parseHttpUrl(value) !== null, "must be an absolute http(s) URL")
-    .describe("The product detail page URL. Scheme, `www.`, case of the host, default port, trailing slash, `#fragment` and tracking parameters (`utm_*`, `gclid`, `fbclid`, …) are ignored."),
+    .describe(
+      "The product detail page URL. Scheme, `www.`, case of the host, default port, trailing slash, `#fragment` and tracking parameters (`utm_*`, `gclid`, `fbclid`, …) are ignored.",
+    ),
   include_raw_data: IncludeRawDataSchema,
 });
 

@@ -9,10 +9,7 @@ export const MediaSchema = z
 
 export const RawDataSchema = z
   .object({
-    strippedHtml: z
-      .string()
-      .nullable()
-      .describe("The PDP's HTML with scripts, styles, comments and non-content attributes removed; structure kept."),
+    strippedHtml: z.string().nullable().describe("The PDP's HTML with scripts, styles, comments and non-content attributes removed; structure kept."),
     jsons: z.object({
       ld_json: z.unknown().nullable().describe("The product's JSON-LD object from the page, or null."),
       props_data: z.unknown().nullable().describe("The page-state JSON that describes the product, or null."),
@@ -36,9 +33,7 @@ export const IdentifiersSchema = z
   })
   .meta({ id: "Identifiers" });
 
-export const ProductIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9._~:-]{1,128}$/, "must be 1–128 characters of letters, digits and . _ ~ : -");
+export const ProductIdSchema = z.string().regex(/^[A-Za-z0-9._~:-]{1,128}$/, "must be 1–128 characters of letters, digits and . _ ~ : -");
 
 export const ProductSchema = z
   .object({
@@ -48,9 +43,7 @@ export const ProductSchema = z
     desc: z.string().describe("Plain-text description; may be empty."),
     media: z.array(MediaSchema),
     brands: z.array(z.string()),
-    price_label: z
-      .string()
-      .describe("Price as a shopper reads it on the page, e.g. `$24.99`, `39,90 €`, `$20.00 – $35.00`; empty when unknown."),
+    price_label: z.string().describe("Price as a shopper reads it on the page, e.g. `$24.99`, `39,90 €`, `$20.00 – $35.00`; empty when unknown."),
     raw_data: RawDataSchema.optional().describe("Present only when `include_raw_data` is true."),
     offers: OffersSchema.optional().describe("Beyond the spec, additive: price, currency and availability, when the page states them."),
     identifiers: IdentifiersSchema.optional().describe("Beyond the spec, additive: SKU, GTIN and MPN, when the page states them."),

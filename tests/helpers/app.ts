@@ -45,8 +45,15 @@ export async function createTestApp(
   const reranker = (options.reranker ?? ((db) => createLocalReranker({ db })))(database.db);
   // Wired as server/main.ts wires them, so /metrics shows search stages too.
   const metrics = createMetrics();
-  const services = createServices({ database, embedder, reranker, clock, keyCacheTtlMs: options.keyCacheTtlMs ?? 30_000,
-    ...(options.productCacheSize === undefined ? {} : { productCacheSize: options.productCacheSize }), observeSearch: metrics.observeSearch });
+  const services = createServices({
+    database,
+    embedder,
+    reranker,
+    clock,
+    keyCacheTtlMs: options.keyCacheTtlMs ?? 30_000,
+    ...(options.productCacheSize === undefined ? {} : { productCacheSize: options.productCacheSize }),
+    observeSearch: metrics.observeSearch,
+  });
   const records = options.records ?? FIXTURE;
   const lines = records.map((record, index) => parseLine("fixture", index + 1, JSON.stringify(record)));
   const summary = await importRecords({ db: database.db, embedder }, lines);

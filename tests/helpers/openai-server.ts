@@ -83,9 +83,7 @@ export function chatReply(content: string, opts: { model?: string; finishReason?
       object: "chat.completion",
       created: 1_700_000_000,
       model: opts.model ?? "test-model",
-      choices: [
-        { index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: opts.finishReason ?? "stop", logprobs: null },
-      ],
+      choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: opts.finishReason ?? "stop", logprobs: null }],
       usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
     },
   };
@@ -171,7 +169,10 @@ export function inputsOf(body: EmbeddingsBody): string[] {
 
 /** The default embeddings handler: hashed bag of words, `dimensions` or 1536 long. */
 export const hashEmbeddingsHandler: Handler<EmbeddingsBody> = (body) =>
-  embeddingsReply(body, inputsOf(body).map((text) => hashEmbedding(text, body.dimensions ?? 1536)));
+  embeddingsReply(
+    body,
+    inputsOf(body).map((text) => hashEmbedding(text, body.dimensions ?? 1536)),
+  );
 
 const defaultChat: Handler<ChatBody> = () => errorReply(500, { message: "no chat handler scripted for this test" });
 

@@ -21,7 +21,6 @@ let baseUrl: string;
 let bootstrapKey: string;
 let stdout = "";
 
-
 async function cli(...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];

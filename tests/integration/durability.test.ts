@@ -45,13 +45,17 @@ interface Running {
   exited: Promise<number | null>;
 }
 
-
 function track(proc: ChildProcess): { output: () => string; exited: Promise<number | null> } {
   children.add(proc);
   let output = "";
   proc.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   proc.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => (children.delete(proc), resolve(code))));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.once("exit", (code) => {
+      children.delete(proc);
+      resolve(code);
+    }),
+  );
   return { output: () => output, exited };
 }
 
@@ -125,7 +129,9 @@ beforeAll(async () => {
   for (let i = 0; i < 7; i++) {
     const out: string[] = [];
     // In this process, through the running server's socket, as an operator would.
-    expect(await run(["keys", "issue", "--name", `durability-${i}`], { DATA_DIR: dataDir }, { log: (line) => out.push(line), err: () => undefined })).toBe(0);
+    expect(
+      await run(["keys", "issue", "--name", `durability-${i}`], { DATA_DIR: dataDir }, { log: (line) => out.push(line), err: () => undefined }),
+    ).toBe(0);
     keys.push(out.at(-1)!);
   }
 }, 90_000);
@@ -153,7 +159,9 @@ describe("kill -9 never loses a committed batch", () => {
     expect((await get(server, "/api/v1/products/search?q=durable%20tent&limit=5")).status).toBe(200);
   });
 
-  it("server killed mid-import and mid-traffic: a restart takes over the stale lock and finds every committed batch", { timeout: 90_000 }, async () => {
+  it("server killed mid-import and mid-traffic: a restart takes over the stale lock and finds every committed batch", {
+    timeout: 90_000,
+  }, async () => {
     const importer = startImport();
     // Searches keep coming while the import runs, so the kill also lands in the middle of serving.
     let stop = false;

@@ -39,7 +39,10 @@ async function startRelay(target: () => { host: string; port: number }): Promise
   const server: Server = createServer((client) => {
     const pair: { client: Socket; upstream: Socket | null } = { client, upstream: null };
     pairs.add(pair);
-    client.on("close", () => (pairs.delete(pair), pair.upstream?.destroy()));
+    client.on("close", () => {
+      pairs.delete(pair);
+      pair.upstream?.destroy();
+    });
     client.on("error", () => client.destroy());
     if (silent) return; // accepted, then nothing: a hung server
     const { host, port } = target();
@@ -53,7 +56,9 @@ async function startRelay(target: () => { host: string; port: number }): Promise
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    silence: () => void (silent = true),
+    silence: () => {
+      silent = true;
+    },
     restore: () => {
       silent = false;
       for (const pair of pairs) if (!pair.upstream) pair.client.destroy();
@@ -170,7 +175,10 @@ describe("postgres.js path: the database stops answering, then comes back", () =
   it("a transaction on a silent database fails within the deadline, whether it is starting or under way", async () => {
     const fails = async (work: Promise<unknown>) => {
       const started = performance.now();
-      const error = await work.then(() => null, (e: unknown) => e);
+      const error = await work.then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isDatabaseUnavailable(error), String(error)).toBe(true);
       expect(performance.now() - started).toBeLessThan(TIMEOUTS.queryMs + 500);
     };
@@ -256,7 +264,12 @@ describe("SIGTERM with several requests in flight (real server process, DATABASE
       const log = parseLog(output.slice(marker));
       const shutdownAt = log.findIndex((entry) => entry.msg.startsWith("shutting down"));
       const begun = log.slice(0, shutdownAt).filter((entry) => entry.msg === "incoming request");
-      const finishedAfter = new Set(log.slice(shutdownAt).filter((entry) => entry.msg === "request completed").map((entry) => entry.reqId));
+      const finishedAfter = new Set(
+        log
+          .slice(shutdownAt)
+          .filter((entry) => entry.msg === "request completed")
+          .map((entry) => entry.reqId),
+      );
       // Really in flight: begun before the signal, answered after it.
       expect(begun.filter((entry) => finishedAfter.has(entry.reqId)).length).toBeGreaterThanOrEqual(2);
       for (const entry of begun) {

@@ -12,7 +12,11 @@ const record = (slug: string, name: string, desc = "Knitwear.") => ({ ...base, u
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp({
-    records: [record("sweater", "Knit Top", "A red wool sweater."), record("scarf", "Red Wool Scarf"), record("shirt", "Blue Cotton Shirt"), record("hat", "Red Wool Hat"),
+    records: [
+      record("sweater", "Knit Top", "A red wool sweater."),
+      record("scarf", "Red Wool Scarf"),
+      record("shirt", "Blue Cotton Shirt"),
+      record("hat", "Red Wool Hat"),
       // Ranks above the sweater (whose last word is only in its description), without having every word.
       record("redder", "Red Wool Red Wool Scarf", "Red wool, red wool."),
     ],
@@ -21,10 +25,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function idsWith(tsquery: string): Promise<Set<string>> {
-  const rows = await t.database.db
-    .select({ id: products.id })
-    .from(products)
-    .where(sql`${products.search} @@ to_tsquery('english', ${tsquery})`);
+  const rows = await t.database.db.select({ id: products.id }).from(products).where(sql`${products.search} @@ to_tsquery('english', ${tsquery})`);
   return new Set(rows.map((row) => row.id));
 }
 

@@ -42,7 +42,10 @@ describe("catalog import of saved pages", () => {
     expect(result.code).toBe(1);
     const [, imported, failed] = /^imported (\d+), updated 0, unchanged 0, failed (\d+)$/.exec(result.out.at(-1)!) ?? [];
     expect(Number(imported)).toBeGreaterThanOrEqual(15);
-    const failures = readFileSync(report, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { source: string; reason: string });
+    const failures = readFileSync(report, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { source: string; reason: string });
     expect(failures).toHaveLength(Number(failed));
     expect(failures.map((f) => f.source.split("/").at(-1)).sort()).toEqual(expect.arrayContaining(["no-name.html", "no-url.html"]));
     for (const failure of failures) expect(failure.reason.length).toBeGreaterThan(10);

@@ -108,7 +108,11 @@ describe("MCP tools over Streamable HTTP", () => {
   it("answers every tool with exactly the REST answer, as structured content and as text", async () => {
     const cases: [string, Record<string, unknown>, string][] = [
       ["search_products", { q: "cast iron pan", limit: 3 }, "/products/search?q=cast+iron+pan&limit=3"],
-      ["search_products", { q: "tent", brand_url: "northpeak.example", include_raw_data: true }, "/products/search?q=tent&brand_url=northpeak.example&include_raw_data=true"],
+      [
+        "search_products",
+        { q: "tent", brand_url: "northpeak.example", include_raw_data: true },
+        "/products/search?q=tent&brand_url=northpeak.example&include_raw_data=true",
+      ],
       ["search_products", { q: "kettle", brand_url: "unknown-brand.example" }, "/products/search?q=kettle&brand_url=unknown-brand.example"],
       ["get_product", { id: tentId }, `/products/${tentId}`],
       ["get_product", { id: tentId, include_raw_data: true }, `/products/${tentId}?include_raw_data=true`],
@@ -165,7 +169,7 @@ describe("MCP tools over Streamable HTTP", () => {
     expect(answer.statusCode).toBe(200);
     expect(answer.headers["x-request-id"]).toMatch(/^req_/);
     expect(answer.headers["ratelimit-policy"]).toBe('"default";q=600;w=60');
-    expect(answer.headers["ratelimit"]).toMatch(/^"default";r=\d+;t=\d+$/);
+    expect(answer.headers.ratelimit).toMatch(/^"default";r=\d+;t=\d+$/);
     const body = answer.json<{ id: number; result: CallToolResult }>();
     expect(body.id).toBe(7);
     expect(body.result.structuredContent).toEqual((await rest(`/products/${tentId}`)).body);
@@ -175,12 +179,15 @@ describe("MCP tools over Streamable HTTP", () => {
 describe("/mcp refuses as the rest of the API does", () => {
   it("answers a missing, malformed or unknown key with the usual 401 problem", async () => {
     for (const key of [null, "not-a-key", "pcl_test_4sbSt6nUYeRZeFLjwmD4kKuUQY2t8GLHqHrPZDSZgNH1ZKaP"]) {
-      const answer = await post(t.app, key, { method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+      const answer = await post(t.app, key, {
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+      });
       expect(answer.statusCode).toBe(401);
       expect(answer.headers["content-type"]).toMatch(/^application\/problem\+json/);
       expect(answer.headers["www-authenticate"]).toBe('Bearer realm="product-catalog"');
       expect(answer.headers["x-request-id"]).toMatch(/^req_/);
-      expect(answer.headers["ratelimit"]).toBeUndefined();
+      expect(answer.headers.ratelimit).toBeUndefined();
       expect(answer.json()).toMatchObject({ code: "unauthorized", status: 401, request_id: answer.headers["x-request-id"] });
     }
     await expect(connect(null)).rejects.toThrow(/401/);
@@ -199,7 +206,7 @@ describe("/mcp refuses as the rest of the API does", () => {
     for (const method of ["GET", "DELETE"] as const) {
       const answer = await t.app.inject({ method, url: "/mcp", headers: { authorization: t.key, accept: "text/event-stream" } });
       expect(answer.statusCode).toBe(405);
-      expect(answer.headers["allow"]).toBe("POST");
+      expect(answer.headers.allow).toBe("POST");
       expect(answer.headers["x-request-id"]).toMatch(/^req_/);
       expect(answer.json()).toMatchObject({ code: "method_not_allowed", detail: expect.stringContaining("stateless") });
     }
@@ -209,14 +216,19 @@ describe("/mcp refuses as the rest of the API does", () => {
 describe("rate limits on /mcp", () => {
   let limited: FastifyInstance;
   beforeAll(async () => {
-    limited = await buildApp({ services: t.services, prefixes: ["/api/v1"], logLevel: "silent", rateLimit: { perMinute: 12, store: "memory", now: () => Date.UTC(2026, 10, 21, 12, 0, 0) } });
+    limited = await buildApp({
+      services: t.services,
+      prefixes: ["/api/v1"],
+      logLevel: "silent",
+      rateLimit: { perMinute: 12, store: "memory", now: () => Date.UTC(2026, 10, 21, 12, 0, 0) },
+    });
     await limited.ready();
   });
   afterAll(() => limited.close());
 
   it("charges a search through MCP what a REST search costs, a lookup a lookup, and protocol messages a lookup", async () => {
     const { key } = await t.services.keys.issue({ name: "mcp limits", environment: "dev" });
-    const remaining = (answer: { headers: Record<string, unknown> }) => answer.headers["ratelimit"];
+    const remaining = (answer: { headers: Record<string, unknown> }) => answer.headers.ratelimit;
     expect(remaining(await post(limited, key, toolCall("search_products", { q: "tent" })))).toBe('"default";r=7;t=60');
     expect(remaining(await post(limited, key, toolCall("get_product", { id: tentId })))).toBe('"default";r=6;t=60');
     expect(remaining(await post(limited, key, { method: "tools/list" }))).toBe('"default";r=5;t=60');

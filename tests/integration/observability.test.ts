@@ -30,7 +30,14 @@ beforeAll(async () => {
   scrapes = `http://127.0.0.1:${metricsPort}`;
   server = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
     // debug: the most the logs would ever show of a request.
-    env: { ...process.env, DATA_DIR: join(dir, "data"), PORT: String(port), METRICS_PORT: String(metricsPort), SAMPLE_CATALOG: "true", LOG_LEVEL: "debug" },
+    env: {
+      ...process.env,
+      DATA_DIR: join(dir, "data"),
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+      SAMPLE_CATALOG: "true",
+      LOG_LEVEL: "debug",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   server.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -52,7 +52,11 @@ describe("/openapi.json", () => {
     const documented = Object.entries(doc.paths)
       .filter(([path]) => path !== "/health")
       .map(([path, item]) => `${Object.keys(item as object).join()} ${path.replace(/\{(\w+)\}/g, ":$1")}`);
-    expect(restRoutes().map((route) => `get ${route.url}`).sort()).toEqual(documented.sort());
+    expect(
+      restRoutes()
+        .map((route) => `get ${route.url}`)
+        .sort(),
+    ).toEqual(documented.sort());
     for (const prefix of ["/api/v1", "/v1"]) {
       const wrongMethod = await t.app.inject({ method: "POST", url: `${prefix}/products/search?q=tent`, headers: { authorization: t.key } });
       expect(wrongMethod.statusCode).toBe(405);

@@ -29,7 +29,9 @@ describe("postgres.js path", () => {
 
   it("searches, scoped and unscoped, under concurrent load", async () => {
     const responses = await Promise.all(
-      ["tent", "saucepan", "headphones", "running shoes", "sleeping bag", "skillet"].map((q) => get(`/v1/products/search?q=${encodeURIComponent(q)}&limit=3`)),
+      ["tent", "saucepan", "headphones", "running shoes", "sleeping bag", "skillet"].map((q) =>
+        get(`/v1/products/search?q=${encodeURIComponent(q)}&limit=3`),
+      ),
     );
     expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(responses[1]!.json().products[0].pdp.name).toBe("Stainless Steel Saucepan 2 L");

@@ -41,7 +41,9 @@ describe("catalog reindex", () => {
     expect(resumed.reembedded).toBe(FIXTURE.length - 4);
     expect(progress.at(-1)).toBe(FIXTURE.length - 4);
     await expect(checkEmbeddingModel(t.database.db, openai)).resolves.toBeUndefined();
-    await expect(checkEmbeddingModel(t.database.db, await import("../helpers/embedder.js").then((m) => m.sharedEmbedder()))).rejects.toThrow(/catalog -- reindex/);
+    await expect(checkEmbeddingModel(t.database.db, await import("../helpers/embedder.js").then((m) => m.sharedEmbedder()))).rejects.toThrow(
+      /catalog -- reindex/,
+    );
   });
 
   it("serves search with the new model's vectors", async () => {

@@ -31,12 +31,22 @@ beforeEach(() => server.reset());
 async function search(t: TestApp, query: string) {
   const started = performance.now();
   const response = await t.app.inject({ url: `/api/v1/products/search?${query}`, headers: { authorization: t.key } });
-  return { response, ms: performance.now() - started, names: (response.json().products ?? []).map((p: { pdp: { name: string } }) => p.pdp.name) as string[] };
+  return {
+    response,
+    ms: performance.now() - started,
+    names: (response.json().products ?? []).map((p: { pdp: { name: string } }) => p.pdp.name) as string[],
+  };
 }
 
 describe("RERANKER=llm", () => {
   it("orders results as the model ranks them, and says so in X-Rerank", async () => {
-    server.onChat((body) => rankedReply(cardsOf(body).map((card) => card.label).reverse()));
+    server.onChat((body) =>
+      rankedReply(
+        cardsOf(body)
+          .map((card) => card.label)
+          .reverse(),
+      ),
+    );
     const retrieval = await search(none, "q=tent&limit=6");
     const ranked = await search(llm, "q=tent&limit=6");
     expect(ranked.response.statusCode).toBe(200);

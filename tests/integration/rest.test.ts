@@ -46,7 +46,11 @@ describe.each(["/api/v1", "/v1"])("REST under %s", (prefix) => {
   });
 
   it("scopes search to a brand's host however brand_url is written", async () => {
-    for (const brand of ["copperleafkitchen.example", "https://WWW.CopperleafKitchen.example:8443/any/path?x=1", "http://copperleafkitchen.example"]) {
+    for (const brand of [
+      "copperleafkitchen.example",
+      "https://WWW.CopperleafKitchen.example:8443/any/path?x=1",
+      "http://copperleafkitchen.example",
+    ]) {
       const body = SearchResponseSchema.parse((await get(`${prefix}/products/search?q=tent&brand_url=${encodeURIComponent(brand)}`)).json());
       expect(body.products.map((p) => p.pdp.brands[0])).toEqual(["Copperleaf Kitchen", "Copperleaf Kitchen"]);
     }
@@ -95,9 +99,15 @@ describe.each(["/api/v1", "/v1"])("REST under %s", (prefix) => {
       expect(response.statusCode, variant).toBe(200);
       expect(response.json().pdp.id).toBe(tentId);
     }
-    const bag = await get(`${prefix}/products?url=${encodeURIComponent("https://northpeak.example/products/down-sleeping-bag?variant=long&utm_medium=email")}`);
+    const bag = await get(
+      `${prefix}/products?url=${encodeURIComponent("https://northpeak.example/products/down-sleeping-bag?variant=long&utm_medium=email")}`,
+    );
     expect(bag.json().pdp.name).toBe("Summit Down Sleeping Bag, Long");
-    expectProblem(await get(`${prefix}/products?url=${encodeURIComponent("https://northpeak.example/products/down-sleeping-bag?variant=short")}`), 404, "not_found");
+    expectProblem(
+      await get(`${prefix}/products?url=${encodeURIComponent("https://northpeak.example/products/down-sleeping-bag?variant=short")}`),
+      404,
+      "not_found",
+    );
   });
 
   it("matches /products/search before /products/{id}", async () => {
@@ -146,7 +156,9 @@ describe("bad input gets a 400 naming the parameter", () => {
 
   it("rejects an id that can never exist and a bad include_raw_data on get-by-id", async () => {
     expect(expectProblem(await get(`/api/v1/products/${"x".repeat(200)}`), 400, "invalid_parameter").errors?.[0]?.param).toBe("id");
-    expect(expectProblem(await get(`/api/v1/products/${tentId}?include_raw_data=yes`), 400, "invalid_parameter").errors?.[0]?.param).toBe("include_raw_data");
+    expect(expectProblem(await get(`/api/v1/products/${tentId}?include_raw_data=yes`), 400, "invalid_parameter").errors?.[0]?.param).toBe(
+      "include_raw_data",
+    );
   });
 
   it("answers unknown paths and malformed URLs with problems, never 500", async () => {

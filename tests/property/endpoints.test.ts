@@ -112,12 +112,17 @@ const normalQ = fc.constantFrom("tent", "waterproof jacket", "cast iron pan", "h
 const qValue = fc.oneof(normalQ, encodedValue);
 const limitValue = fc.oneof(fc.constantFrom("1", "20", "100", "0", "101", "-1", "1e2", "0x10", "NaN", "Infinity", "1.5", " 5", "٣"), encodedValue);
 const boolValue = fc.oneof(fc.constantFrom("true", "false", "1", "0", "TRUE", "yes", ""), encodedValue);
-const brandValue = fc.oneof(fc.constantFrom("northpeak.example", "https://www.NorthPeak.example:443/x?y#z", "localhost", "127.0.0.1", "[::1]"), encodedValue);
+const brandValue = fc.oneof(
+  fc.constantFrom("northpeak.example", "https://www.NorthPeak.example:443/x?y#z", "localhost", "127.0.0.1", "[::1]"),
+  encodedValue,
+);
 const urlValue = fc.oneof(
   fc.constantFrom(...FIXTURE.map((record) => encodeURIComponent(record.url))),
   encodedValue.map((v) => encodeURIComponent("https://a.example/") + v),
   encodedValue,
-  fc.constantFrom("javascript:alert(1)", "file:///etc/passwd", "http://[::1]:99999/", "https://a.example/" + "x".repeat(3000)).map(encodeURIComponent),
+  fc
+    .constantFrom("javascript:alert(1)", "file:///etc/passwd", "http://[::1]:99999/", `https://a.example/${"x".repeat(3000)}`)
+    .map(encodeURIComponent),
 );
 
 function queryString(parts: string[][]): string {
@@ -133,7 +138,13 @@ describe("REST: no input reaches a 5xx", () => {
     await fc.assert(
       fc.asyncProperty(
         fc
-          .tuple(param("q", qValue), param("brand_url", brandValue), param("limit", limitValue), param("include_raw_data", boolValue), param("zz", encodedValue))
+          .tuple(
+            param("q", qValue),
+            param("brand_url", brandValue),
+            param("limit", limitValue),
+            param("include_raw_data", boolValue),
+            param("zz", encodedValue),
+          )
           .chain((parts) => fc.shuffledSubarray(parts, { minLength: parts.length })),
         fc.constantFrom("/api/v1", "/v1"),
         async (parts, prefix) => {
@@ -168,7 +179,18 @@ describe("REST: no input reaches a 5xx", () => {
 
   it("headers: Authorization, X-Request-Id and Accept of any shape", async () => {
     const latin1 = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((code) => String.fromCharCode(code)), maxLength: 300 });
-    const headerValue = fc.oneof(latin1, fc.constantFrom("Bearer", "Bearer ", "bearer  x", "Basic dXNlcjpwdw==", `Bearer ${"A".repeat(60)}`, "pcl_test_" + "1".repeat(45), "x".repeat(20_000)));
+    const headerValue = fc.oneof(
+      latin1,
+      fc.constantFrom(
+        "Bearer",
+        "Bearer ",
+        "bearer  x",
+        "Basic dXNlcjpwdw==",
+        `Bearer ${"A".repeat(60)}`,
+        `pcl_test_${"1".repeat(45)}`,
+        "x".repeat(20_000),
+      ),
+    );
     await fc.assert(
       fc.asyncProperty(headerValue, headerValue, headerValue, async (authorization, requestId, accept) => {
         const response = await t.app.inject({ url: "/api/v1/products/search?q=tent", headers: { authorization, "x-request-id": requestId, accept } });
@@ -185,21 +207,26 @@ describe("/trpc: no input reaches a 5xx", () => {
   const input = fc.oneof(
     fc.jsonValue({ maxDepth: 3 }).map((value) => encodeURIComponent(querySafe(JSON.stringify(value)))),
     fc
-      .record({
-        q: fc.oneof(hostileString, fc.jsonValue({ maxDepth: 2 })),
-        limit: fc.oneof(fc.integer(), fc.double(), hostileString, fc.jsonValue({ maxDepth: 1 })),
-        brand_url: fc.oneof(hostileString, fc.jsonValue({ maxDepth: 1 })),
-        include_raw_data: fc.oneof(fc.boolean(), hostileString, fc.jsonValue({ maxDepth: 1 })),
-        id: fc.oneof(hostileString, fc.jsonValue({ maxDepth: 1 })),
-        url: fc.oneof(hostileString, fc.jsonValue({ maxDepth: 1 })),
-      }, { requiredKeys: [] })
+      .record(
+        {
+          q: fc.oneof(hostileString, fc.jsonValue({ maxDepth: 2 })),
+          limit: fc.oneof(fc.integer(), fc.double(), hostileString, fc.jsonValue({ maxDepth: 1 })),
+          brand_url: fc.oneof(hostileString, fc.jsonValue({ maxDepth: 1 })),
+          include_raw_data: fc.oneof(fc.boolean(), hostileString, fc.jsonValue({ maxDepth: 1 })),
+          id: fc.oneof(hostileString, fc.jsonValue({ maxDepth: 1 })),
+          url: fc.oneof(hostileString, fc.jsonValue({ maxDepth: 1 })),
+        },
+        { requiredKeys: [] },
+      )
       .map((value) => encodeURIComponent(querySafe(JSON.stringify(value)))),
     encodedValue,
   );
   it("every procedure, plain and batched, with any input", async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...procedures), input, fc.boolean(), async (procedure, value, batch) => {
-        const url = batch ? `/trpc/${procedure}?batch=1&input=${encodeURIComponent(`{"0":`)}${value}${encodeURIComponent("}")}` : `/trpc/${procedure}?input=${value}`;
+        const url = batch
+          ? `/trpc/${procedure}?batch=1&input=${encodeURIComponent(`{"0":`)}${value}${encodeURIComponent("}")}`
+          : `/trpc/${procedure}?input=${value}`;
         expectSane(await get(url), `/trpc ${url.slice(0, 200)}`);
       }),
       RUNS,
@@ -284,12 +311,15 @@ describe("no input is much slower than a normal search", () => {
     const families: Record<string, { make: (i: number) => string; factor: number }> = {
       "512 characters": { factor: LONG_Q, make: (i) => `q=${encodeURIComponent(`${"x".repeat(500)}${i}`.slice(0, 512))}` },
       "many words": { factor: LONG_Q, make: (i) => `q=${encodeURIComponent(`${i} ${words}`.slice(0, 512))}&limit=100` },
-      "unicode": { factor: LONG_Q, make: (i) => `q=${encodeURIComponent(`${i}${"東京🧗ﬁǅİßمرحبا".repeat(40)}`.slice(0, 500))}` },
-      "sql": { factor: LONG_Q, make: (i) => `q=${encodeURIComponent(`${SQL[i % SQL.length]} ${"' OR 1=1 -- ".repeat(30)}`.slice(0, 512))}` },
+      unicode: { factor: LONG_Q, make: (i) => `q=${encodeURIComponent(`${i}${"東京🧗ﬁǅİßمرحبا".repeat(40)}`.slice(0, 500))}` },
+      sql: { factor: LONG_Q, make: (i) => `q=${encodeURIComponent(`${SQL[i % SQL.length]} ${"' OR 1=1 -- ".repeat(30)}`.slice(0, 512))}` },
       "tsquery syntax": { factor: LONG_Q, make: (i) => `q=${encodeURIComponent(`${i} ${"a:* & !b | (c <-> d) ".repeat(20)}`.slice(0, 512))}` },
       "control characters": { factor: 5, make: (i) => `q=${encodeURIComponent(`${i}\u0000\u0001${"\u001f\u007f".repeat(200)}`)}` },
       "short injection": { factor: 5, make: (i) => `q=${encodeURIComponent(SQL[i % SQL.length]!)}` },
-      "brand scope": { factor: 5, make: (i) => `q=tent&brand_url=${encodeURIComponent(`https://${"sub.".repeat(60)}northpeak${i}.example/${"p/".repeat(300)}`)}` },
+      "brand scope": {
+        factor: 5,
+        make: (i) => `q=tent&brand_url=${encodeURIComponent(`https://${"sub.".repeat(60)}northpeak${i}.example/${"p/".repeat(300)}`)}`,
+      },
       "limit 100 with raw data": { factor: 5, make: (i) => `q=${normal[i % normal.length]}&limit=100&include_raw_data=true` },
       "rejected: 10 kB": { factor: 5, make: (i) => `q=${"a".repeat(10_240)}${i}` },
       "rejected: arrays": { factor: 5, make: (i) => `q[]=${i}&q[x]=1&limit=1&limit=2` },

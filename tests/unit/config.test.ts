@@ -49,10 +49,9 @@ describe("loadConfig", () => {
     expect(message).toMatch(/METRICS_PORT: must differ from PORT/);
     expect(message).toMatch(/OPENAI_API_KEY or OPENAI_BASE_URL/);
     expect(refusal({ DATABASE_URL: "postgres://p/db", DATABASE_REPLICA_URLS: "postgres://r1/db, nonsense" })).toMatch(/DATABASE_REPLICA_URLS/);
-    expect(loadConfig({ DATABASE_URL: "postgres://p/db", DATABASE_REPLICA_URLS: "postgres://r1/db, postgres://r2/db" }).DATABASE_REPLICA_URLS).toEqual([
-      "postgres://r1/db",
-      "postgres://r2/db",
-    ]);
+    expect(
+      loadConfig({ DATABASE_URL: "postgres://p/db", DATABASE_REPLICA_URLS: "postgres://r1/db, postgres://r2/db" }).DATABASE_REPLICA_URLS,
+    ).toEqual(["postgres://r1/db", "postgres://r2/db"]);
     expect(loadConfig({ METRICS_PORT: "9100" }).METRICS_PORT).toBe(9100);
   });
 });

@@ -38,7 +38,7 @@ describe("openai embedder", () => {
     });
     expect(vector).toHaveLength(64);
     // float32 on the wire, so equal to float32 precision
-    unit(hashEmbedding("copper kettle", 64)).forEach((x, i) => expect(vector?.[i]).toBeCloseTo(x, 6));
+    for (const [i, x] of unit(hashEmbedding("copper kettle", 64)).entries()) expect(vector?.[i]).toBeCloseTo(x, 6);
   });
 
   it("returns unit-length vectors, also from a server that ignores base64 and sends floats", async () => {
@@ -47,7 +47,7 @@ describe("openai embedder", () => {
     }));
     const vectors = await (await embedder()).embed(["red kettle", "blue teapot with a long spout"]);
     for (const vector of vectors) expect(norm(vector)).toBeCloseTo(1, 12);
-    unit(hashEmbedding("red kettle", 64)).forEach((x, i) => expect(vectors[0]?.[i]).toBeCloseTo(x, 12));
+    for (const [i, x] of unit(hashEmbedding("red kettle", 64)).entries()) expect(vectors[0]?.[i]).toBeCloseTo(x, 12);
   });
 
   it("batches inputs and keeps input order", async () => {
@@ -56,7 +56,7 @@ describe("openai embedder", () => {
     expect(server.embeddingRequests().map((request) => inputsOf(embeddingsBody(request)).length)).toEqual([256, 256, 88]);
     expect(inputsOf(embeddingsBody(server.embeddingRequests()[2]))[0]).toBe("product number 512 colour 1");
     expect(vectors).toHaveLength(600);
-    texts.forEach((text, i) => expect(dot(vectors[i] ?? [], unit(hashEmbedding(text, 64)))).toBeCloseTo(1, 5));
+    for (const [i, text] of texts.entries()) expect(dot(vectors[i] ?? [], unit(hashEmbedding(text, 64)))).toBeCloseTo(1, 5);
   });
 
   it("places embeddings by their index, whatever order the server sends them in", async () => {
@@ -96,7 +96,12 @@ describe("openai embedder", () => {
     expect(embeddingsBody(server.embeddingRequests()[0]).dimensions).toBeUndefined();
 
     server.reset();
-    server.onEmbeddings((body) => embeddingsReply(body, inputsOf(body).map((text) => hashEmbedding(text, 384))));
+    server.onEmbeddings((body) =>
+      embeddingsReply(
+        body,
+        inputsOf(body).map((text) => hashEmbedding(text, 384)),
+      ),
+    );
     const probed = await embedder({ model: "bge-small", dimensions: undefined });
     expect(probed.model).toBe("openai:bge-small@384");
     expect(probed.dimensions).toBe(384);
@@ -106,7 +111,12 @@ describe("openai embedder", () => {
 
 describe("openai embedder: bad answers and failures", () => {
   it("rejects vectors of the wrong length, naming the model", async () => {
-    server.onEmbeddings((body) => embeddingsReply(body, inputsOf(body).map((text) => hashEmbedding(text, 32))));
+    server.onEmbeddings((body) =>
+      embeddingsReply(
+        body,
+        inputsOf(body).map((text) => hashEmbedding(text, 32)),
+      ),
+    );
     await expect((await embedder()).embed(["kettle"])).rejects.toThrow(
       "openai:text-embedding-3-small@64: embedding 0 has 32 dimensions, expected 64",
     );
@@ -146,7 +156,9 @@ describe("openai embedder: bad answers and failures", () => {
     server.onEmbeddings(() => errorReply(401, { code: "invalid_api_key", message: "Incorrect API key provided: test-key." }));
     const error = await (await embedder()).embed(["kettle"]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
-    expect(String(error)).toBe("EmbeddingError: openai:text-embedding-3-small@64: embeddings request failed: 401 Incorrect API key provided: [redacted].");
+    expect(String(error)).toBe(
+      "EmbeddingError: openai:text-embedding-3-small@64: embeddings request failed: 401 Incorrect API key provided: [redacted].",
+    );
     expect(server.embeddingRequests()).toHaveLength(1);
   });
 

@@ -22,7 +22,11 @@ function product(id: string, name: string, extra: Partial<Product> = {}): Produc
 const candidates: Product[] = [
   product("p-frother", "Milk Frother for Espresso Machines", { desc: "Stainless steel frothing jug, 350 ml.", price_label: "$19.00" }),
   product("p-machine", "Barista Pro Espresso Machine", { desc: "15-bar pump espresso machine with steam wand.", price_label: "$399.00" }),
-  product("p-beans", "Dark Roast Espresso Beans 1 kg", { desc: "Whole beans for espresso.", brands: ["Roastery", "Copperleaf"], price_label: "$24.50" }),
+  product("p-beans", "Dark Roast Espresso Beans 1 kg", {
+    desc: "Whole beans for espresso.",
+    brands: ["Roastery", "Copperleaf"],
+    price_label: "$24.50",
+  }),
   product("p-descaler", "Descaler for Coffee Machines", { desc: "Removes limescale.", brands: [], price_label: "" }),
   product("p-compact", "Compact Espresso Machine", { desc: "Small 19-bar espresso maker.", price_label: "$149.00" }),
 ];
@@ -284,7 +288,10 @@ describe("llm reranker: cache", () => {
     await r.rerank("espresso machine", candidates);
     await r.rerank("espresso machines", candidates);
     await r.rerank("espresso machine", candidates.slice(0, 4));
-    await r.rerank("espresso machine", candidates.map((c) => (c.id === "p-beans" ? { ...c, price_label: "$21.00" } : c)));
+    await r.rerank(
+      "espresso machine",
+      candidates.map((c) => (c.id === "p-beans" ? { ...c, price_label: "$21.00" } : c)),
+    );
     expect(server.chatRequests()).toHaveLength(4);
     expect((await r.rerank("espresso machine", candidates)).outcome).toBe("cached");
   });
@@ -293,7 +300,10 @@ describe("llm reranker: cache", () => {
     server.queueChat(chatReply("nonsense"), rankedReply(["c3"]));
     const r = reranker();
     expect((await r.rerank("beans", candidates)).outcome).toBe("fallback");
-    expect(await r.rerank("beans", candidates)).toMatchObject({ outcome: "reranked", ids: ["p-beans", "p-frother", "p-machine", "p-descaler", "p-compact"] });
+    expect(await r.rerank("beans", candidates)).toMatchObject({
+      outcome: "reranked",
+      ids: ["p-beans", "p-frother", "p-machine", "p-descaler", "p-compact"],
+    });
     expect((await r.rerank("beans", candidates)).outcome).toBe("cached");
     expect(server.chatRequests()).toHaveLength(2);
   });

@@ -164,4 +164,3 @@ const plugin: FastifyPluginAsync<{ services: Services } & RateLimitOptions> = as
 };
 
 export const rateLimitPlugin = fp(plugin, { name: "catalog-rate-limit", fastify: "5.x" });
-

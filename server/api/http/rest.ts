@@ -33,7 +33,7 @@ export function restRoutes(): RestRoute[] {
   const procedures = appRouter._def.procedures as unknown as Record<string, { _def: { meta?: OpenApiMeta } }>;
   return Object.entries(procedures).flatMap(([procedure, definition]) => {
     const openapi = definition._def.meta?.openapi;
-    if (!openapi || openapi.method !== "GET") return [];
+    if (openapi?.method !== "GET") return [];
     const call = productRestCalls[procedure];
     if (!call) throw new Error(`procedure ${procedure} has a REST path but no entry in productRestCalls`);
     return [{ procedure, url: openapi.path.replace(/\{(\w+)\}/g, ":$1"), run: call.run }];
@@ -75,7 +75,10 @@ export const restPlugin: FastifyPluginAsync<{ services: Services; prefixes: read
         method: [...OTHER_METHODS],
         url,
         handler: (request, reply) =>
-          sendProblem(reply.header("allow", "GET, HEAD"), problem("method_not_allowed", `${request.method} is not allowed here; use GET.`, request.id)),
+          sendProblem(
+            reply.header("allow", "GET, HEAD"),
+            problem("method_not_allowed", `${request.method} is not allowed here; use GET.`, request.id),
+          ),
       });
     }
   }

@@ -58,10 +58,11 @@ export function str(value: Json | undefined, objectKeys: string[] = ["@value"]):
   }
   if (typeof value === "string") return value.trim() || undefined;
   if (typeof value === "number") return String(value);
-  if (isObject(value)) for (const key of objectKeys) {
-    const found = str(value[key], []);
-    if (found) return found;
-  }
+  if (isObject(value))
+    for (const key of objectKeys) {
+      const found = str(value[key], []);
+      if (found) return found;
+    }
   return undefined;
 }
 

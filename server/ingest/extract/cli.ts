@@ -57,7 +57,12 @@ export async function readUrlSidecar(path: string): Promise<Map<string, string>>
     } catch {
       throw new ExtractInputError(`${path}:${line}: not valid JSON; expected {"path": "…", "url": "…"}`);
     }
-    if (typeof entry !== "object" || entry === null || typeof (entry as { path?: unknown }).path !== "string" || typeof (entry as { url?: unknown }).url !== "string") {
+    if (
+      typeof entry !== "object" ||
+      entry === null ||
+      typeof (entry as { path?: unknown }).path !== "string" ||
+      typeof (entry as { url?: unknown }).url !== "string"
+    ) {
       throw new ExtractInputError(`${path}:${line}: expected {"path": "…", "url": "…"}`);
     }
     const { path: page, url } = entry as { path: string; url: string };
@@ -69,7 +74,7 @@ export async function readUrlSidecar(path: string): Promise<Map<string, string>>
 /** Files under the given paths, directories searched recursively (sorted, so runs are repeatable). */
 export async function* expandPaths(paths: readonly string[], accept: (path: string) => boolean): AsyncGenerator<string> {
   for (const path of paths) {
-    let info;
+    let info: Awaited<ReturnType<typeof stat>>;
     try {
       info = await stat(path);
     } catch {

@@ -98,7 +98,28 @@ export function textOf(node: AnyNode, limit = 100_000): string {
   return fold(parts.join(""));
 }
 
-const BLOCK = new Set(["p", "div", "br", "li", "ul", "ol", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "dd", "dt", "table"]);
+const BLOCK = new Set([
+  "p",
+  "div",
+  "br",
+  "li",
+  "ul",
+  "ol",
+  "tr",
+  "td",
+  "th",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "section",
+  "article",
+  "dd",
+  "dt",
+  "table",
+]);
 
 /** The raw text inside a script or style element. */
 export function rawText(element: Element): string {

@@ -81,7 +81,8 @@ function extract(html: string, options: ExtractOptions): ExtractResult {
   const url = resolvePageUrl([urls.canonical, urls.og, jsonLdUrl], options.url);
   if ("error" in url) return { ok: false, error: url.error };
 
-  const first = <K extends keyof Candidate>(key: K): Candidate[K] | undefined => layers.find((layer) => layer[key] !== undefined && layer[key] !== "")?.[key];
+  const first = <K extends keyof Candidate>(key: K): Candidate[K] | undefined =>
+    layers.find((layer) => layer[key] !== undefined && layer[key] !== "")?.[key];
 
   const rawName = first("name");
   const name = rawName ? htmlToText(rawName).slice(0, 1000) : "";
@@ -114,7 +115,9 @@ function extract(html: string, options: ExtractOptions): ExtractResult {
   // A SKU the page labels for shoppers ("Product code: …") beats one only the markup states (markup
   // SKUs are often internal variant ids); a "SKU" with spaces is a model name or a phrase, not an
   // identifier; the id in the page's URL is the last resort.
-  const skus = [layers.find((layer) => layer.layer === "visible")?.sku, ...layers.map((layer) => layer.sku)].filter((value): value is string => !!value && !/\s/.test(value));
+  const skus = [layers.find((layer) => layer.layer === "visible")?.sku, ...layers.map((layer) => layer.sku)].filter(
+    (value): value is string => !!value && !/\s/.test(value),
+  );
   const sku = skus[0] ?? identifierInUrl(url.url) ?? null;
   const gtin = first("gtin") ?? null;
   const statedMpn = layers.find((layer) => layer.layer === "visible")?.mpn ?? first("mpn") ?? null;
@@ -131,7 +134,10 @@ export interface PageUrls {
 
 function pageUrls(page: Page, tags: Map<string, string[]>): PageUrls {
   const urls: PageUrls = {};
-  const canonical = page.byTag("link").find((link) => (link.attribs["rel"] ?? "").toLowerCase().split(/\s+/).includes("canonical"))?.attribs["href"]?.trim();
+  const canonical = page
+    .byTag("link")
+    .find((link) => (link.attribs.rel ?? "").toLowerCase().split(/\s+/).includes("canonical"))
+    ?.attribs.href?.trim();
   if (canonical) urls.canonical = canonical;
   const og = tags.get("og:url")?.[0];
   if (og) urls.og = og;

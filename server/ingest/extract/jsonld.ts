@@ -12,7 +12,7 @@ import { isProductNode, productCandidate, prop, typesOf } from "./schema-org.js"
 export function jsonLdNodes(page: Page): JsonObject[] {
   const nodes: JsonObject[] = [];
   for (const script of page.byTag("script")) {
-    const type = (script.attribs["type"] ?? "").toLowerCase();
+    const type = (script.attribs.type ?? "").toLowerCase();
     if (!type.includes("ld+json")) continue;
     const parsed = parseLenientJson(rawText(script));
     if (parsed !== undefined) collect(parsed, nodes, 0);
@@ -103,6 +103,11 @@ function score(node: JsonObject, pageUrl: string | undefined): number {
 }
 
 function sameishUrl(a: string, b: string): boolean {
-  const key = (value: string) => value.replace(/^https?:\/\/(www\.)?/i, "").replace(/[?#].*$/, "").replace(/\/$/, "").toLowerCase();
+  const key = (value: string) =>
+    value
+      .replace(/^https?:\/\/(www\.)?/i, "")
+      .replace(/[?#].*$/, "")
+      .replace(/\/$/, "")
+      .toLowerCase();
   return key(a) === key(b);
 }

@@ -212,11 +212,21 @@ class Parser {
         const next = this.text[this.pos + 1];
         this.pos += 2;
         switch (next) {
-          case "n": out += "\n"; break;
-          case "t": out += "\t"; break;
-          case "r": out += "\r"; break;
-          case "b": out += "\b"; break;
-          case "f": out += "\f"; break;
+          case "n":
+            out += "\n";
+            break;
+          case "t":
+            out += "\t";
+            break;
+          case "r":
+            out += "\r";
+            break;
+          case "b":
+            out += "\b";
+            break;
+          case "f":
+            out += "\f";
+            break;
           case "u": {
             const hex = /^[0-9a-fA-F]{4}/.exec(this.text.slice(this.pos, this.pos + 4));
             if (hex) {
@@ -233,9 +243,12 @@ class Parser {
             } else out += "x";
             break;
           }
-          case "\n": break; // line continuation
-          case undefined: break;
-          default: out += next;
+          case "\n":
+            break; // line continuation
+          case undefined:
+            break;
+          default:
+            out += next;
         }
         continue;
       }

@@ -15,13 +15,13 @@ const SRC_PROPS = new Set(["img", "audio", "video", "source", "iframe", "embed",
 /** Value of a property element as the microdata spec reads it. */
 export function propertyValue(element: Element): string {
   const a = element.attribs;
-  if (a["content"] !== undefined) return fold(a["content"]);
+  if (a.content !== undefined) return fold(a.content);
   if (element.name === "meta") return "";
-  if (URL_PROPS.has(element.name)) return a["href"] ?? "";
-  if (SRC_PROPS.has(element.name)) return a["src"] ?? a["data-src"] ?? "";
-  if (element.name === "object") return a["data"] ?? "";
-  if (element.name === "data" || element.name === "meter") return a["value"] ?? "";
-  if (element.name === "time") return a["datetime"] ?? textOf(element);
+  if (URL_PROPS.has(element.name)) return a.href ?? "";
+  if (SRC_PROPS.has(element.name)) return a.src ?? a["data-src"] ?? "";
+  if (element.name === "object") return a.data ?? "";
+  if (element.name === "data" || element.name === "meter") return a.value ?? "";
+  if (element.name === "time") return a.datetime ?? textOf(element);
   return textOf(element, 20_000);
 }
 
@@ -34,14 +34,14 @@ function add(item: JsonObject, name: string, value: Json): void {
 
 export function buildItem(scope: Element, depth = 0): JsonObject {
   const item: JsonObject = {};
-  const type = scope.attribs["itemtype"];
+  const type = scope.attribs.itemtype;
   if (type) item["@type"] = type.split(/\s+/).filter(Boolean);
   if (depth > 8) return item;
   const visit = (element: Element): void => {
     for (const child of element.children) {
       if (!isTag(child)) continue;
-      const names = child.attribs["itemprop"];
-      const isScope = child.attribs["itemscope"] !== undefined;
+      const names = child.attribs.itemprop;
+      const isScope = child.attribs.itemscope !== undefined;
       if (names !== undefined) {
         const value: Json = isScope ? buildItem(child, depth + 1) : propertyValue(child);
         for (const name of names.split(/\s+/).filter(Boolean)) add(item, name.replace(/^.*[/#]/, ""), value);
@@ -60,14 +60,14 @@ export function buildItem(scope: Element, depth = 0): JsonObject {
  */
 export function microdataItems(page: Page): JsonObject[] {
   return page.elements
-    .filter((element) => element.attribs["itemscope"] !== undefined)
-    .filter((element) => element.attribs["itemprop"] === undefined || !hasScopeAncestor(element))
+    .filter((element) => element.attribs.itemscope !== undefined)
+    .filter((element) => element.attribs.itemprop === undefined || !hasScopeAncestor(element))
     .map((element) => buildItem(element));
 }
 
 function hasScopeAncestor(element: Element): boolean {
   for (let parent = element.parent; parent && isTag(parent); parent = parent.parent) {
-    if (parent.attribs["itemscope"] !== undefined) return true;
+    if (parent.attribs.itemscope !== undefined) return true;
   }
   return false;
 }
@@ -89,12 +89,16 @@ export function microdataLayer(page: Page, pageUrl?: string): Candidate | undefi
   if (products.length === 0) return undefined;
   // The richest product is the page's own; related products are usually sparse.
   const best = products
-    .map((item, index) => ({ item, index, score: (item["offers"] ? 3 : 0) + (item["name"] ? 1 : 0) + (item["sku"] ? 1 : 0) + Object.keys(item).length / 100 }))
+    .map((item, index) => ({
+      item,
+      index,
+      score: (item.offers ? 3 : 0) + (item.name ? 1 : 0) + (item.sku ? 1 : 0) + Object.keys(item).length / 100,
+    }))
     .sort((a, b) => b.score - a.score || a.index - b.index)[0]!;
   const product = best.item;
-  if (product["offers"] === undefined && product["price"] === undefined) {
+  if (product.offers === undefined && product.price === undefined) {
     const orphan = items.find((item) => typesOf(item).some((type) => type === "offer" || type === "aggregateoffer"));
-    if (orphan) product["offers"] = orphan;
+    if (orphan) product.offers = orphan;
   }
   const candidate = productCandidate(product, "microdata", pageUrl);
   delete candidate.raw;

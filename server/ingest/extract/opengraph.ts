@@ -8,7 +8,7 @@ import { fold, type Page } from "./dom.js";
 import { currencyInText, normaliseAvailability, parseAmount, toCurrencyCode } from "./price.js";
 
 function currencyOfText(text: string | undefined): string | undefined {
-  return text ? currencyInText(text) ?? undefined : undefined;
+  return text ? (currencyInText(text) ?? undefined) : undefined;
 }
 import { stripUndefined } from "./schema-org.js";
 
@@ -16,8 +16,8 @@ import { stripUndefined } from "./schema-org.js";
 export function metaTags(page: Page): Map<string, string[]> {
   const tags = new Map<string, string[]>();
   for (const meta of page.byTag("meta")) {
-    const key = (meta.attribs["property"] ?? meta.attribs["name"] ?? "").trim().toLowerCase();
-    const content = meta.attribs["content"];
+    const key = (meta.attribs.property ?? meta.attribs.name ?? "").trim().toLowerCase();
+    const content = meta.attribs.content;
     if (!key || content === undefined) continue;
     const value = fold(content);
     if (value === "") continue;
@@ -39,12 +39,15 @@ export function openGraphLayer(page: Page, tags = metaTags(page)): Candidate | u
   const all = (...keys: string[]) => keys.flatMap((key) => tags.get(key) ?? []);
 
   // Twitter's product card: twitter:labelN "Price" with twitter:dataN "$955.00 USD".
-  const twitterPrice = ["1", "2"].map((n) => (/^price$/i.test(first(`twitter:label${n}`) ?? "") ? first(`twitter:data${n}`) : undefined)).find(Boolean);
+  const twitterPrice = ["1", "2"]
+    .map((n) => (/^price$/i.test(first(`twitter:label${n}`) ?? "") ? first(`twitter:data${n}`) : undefined))
+    .find(Boolean);
   const currency =
     toCurrencyCode(first("product:price:currency", "og:price:currency", "product:sale_price:currency")) ??
     currencyOfText(first("og:price", "product:price") ?? twitterPrice) ??
     undefined;
-  const regular = parseAmount(first("product:price:amount", "og:price:amount", "product:price", "og:price") ?? twitterPrice ?? null, currency) ?? undefined;
+  const regular =
+    parseAmount(first("product:price:amount", "og:price:amount", "product:price", "og:price") ?? twitterPrice ?? null, currency) ?? undefined;
   const sale = parseAmount(first("product:sale_price:amount", "og:sale_price:amount") ?? null, currency) ?? undefined;
   const original = parseAmount(first("product:original_price:amount", "og:original_price:amount") ?? null, currency) ?? undefined;
   const price = sale ?? regular;

@@ -30,9 +30,9 @@ export function stateSources(page: Page): { sources: StateSource[]; shopifyCurre
   const sources: StateSource[] = [];
   let shopifyCurrency: string | undefined;
   for (const script of page.byTag("script")) {
-    const type = (script.attribs["type"] ?? "").toLowerCase();
+    const type = (script.attribs.type ?? "").toLowerCase();
     if (type.includes("ld+json")) continue;
-    const id = script.attribs["id"] ?? "";
+    const id = script.attribs.id ?? "";
     const text = rawText(script);
     if (text.length < 2) continue;
     if (type.includes("json")) {
@@ -62,14 +62,25 @@ export function stateSources(page: Page): { sources: StateSource[]; shopifyCurre
     if (analyticsCurrency) shopifyCurrency ??= toCurrencyCode(analyticsCurrency[1]) ?? undefined;
     if (text.includes("Shopify.currency")) {
       const currency = valueAfter(text, "Shopify.currency");
-      if (isObject(currency)) shopifyCurrency = toCurrencyCode(str(currency["active"])) ?? undefined;
+      if (isObject(currency)) shopifyCurrency = toCurrencyCode(str(currency.active)) ?? undefined;
     }
   }
   return shopifyCurrency ? { sources, shopifyCurrency } : { sources };
 }
 
 const NAME_KEYS = ["name", "title", "productName", "displayName", "product_name", "productTitle"];
-const PRICE_KEYS = ["price", "salePrice", "currentPrice", "finalPrice", "sellingPrice", "priceValue", "offerPrice", "price_min", "minPrice", "priceAmount"];
+const PRICE_KEYS = [
+  "price",
+  "salePrice",
+  "currentPrice",
+  "finalPrice",
+  "sellingPrice",
+  "priceValue",
+  "offerPrice",
+  "price_min",
+  "minPrice",
+  "priceAmount",
+];
 const WAS_KEYS = ["compare_at_price", "compareAtPrice", "listPrice", "originalPrice", "regularPrice", "wasPrice", "oldPrice", "rrp", "msrp"];
 const SKU_KEYS = ["sku", "SKU", "skuId", "productSku", "itemNumber", "articleNumber", "sku_id", "skuCode"];
 const GTIN_KEYS = ["gtin", "gtin13", "gtin12", "gtin14", "ean", "ean13", "upc", "barcode", "isbn"];
@@ -96,8 +107,8 @@ function productScore(node: JsonObject, knownName: string | undefined): number {
   if (firstKey(node, BRAND_KEYS) !== undefined) score += 1;
   if (firstKey(node, IMAGE_KEYS) !== undefined) score += 1;
   if (firstKey(node, DESC_KEYS) !== undefined) score += 0.5;
-  if (Array.isArray(node["variants"])) score += 1;
-  const typename = str(node["__typename"]) ?? str(node["@type"]) ?? str(node["type"]);
+  if (Array.isArray(node.variants)) score += 1;
+  const typename = str(node.__typename) ?? str(node["@type"]) ?? str(node.type);
   if (typename && /product/i.test(typename)) score += 1;
   return score;
 }
@@ -124,7 +135,11 @@ function findProduct(root: Json, knownName: string | undefined): JsonObject | un
 function amount(value: Json | undefined, cents: boolean, currency?: string): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (isObject(value)) {
-    return amount(firstKey(value, ["value", "amount", "current", "currentPrice", "price", "raw", "formatted", "formattedValue", "centAmount"]), cents || value["centAmount"] !== undefined, currency);
+    return amount(
+      firstKey(value, ["value", "amount", "current", "currentPrice", "price", "raw", "formatted", "formattedValue", "centAmount"]),
+      cents || value.centAmount !== undefined,
+      currency,
+    );
   }
   if (cents && typeof value === "number" && Number.isInteger(value)) return parseAmount(value / 100) ?? undefined;
   if (typeof value === "number" || typeof value === "string") return parseAmount(value, currency) ?? undefined;
@@ -134,13 +149,15 @@ function amount(value: Json | undefined, cents: boolean, currency?: string): str
 function availabilityOf(node: JsonObject): string | undefined {
   for (const key of ["availability", "stockStatus", "inventoryStatus", "stock_status", "availabilityStatus"]) {
     const value = node[key];
-    const found = normaliseAvailability(typeof value === "string" ? value.replace(/[\s-]+/g, "_") : isObject(value) ? str(value["status"]) ?? str(value["value"]) : undefined);
+    const found = normaliseAvailability(
+      typeof value === "string" ? value.replace(/[\s-]+/g, "_") : isObject(value) ? (str(value.status) ?? str(value.value)) : undefined,
+    );
     if (found) return found;
   }
   for (const key of ["available", "inStock", "isInStock", "isAvailable", "in_stock", "purchasable"]) {
     if (typeof node[key] === "boolean") return node[key] ? "InStock" : "OutOfStock";
   }
-  if (typeof node["soldOut"] === "boolean") return node["soldOut"] ? "OutOfStock" : "InStock";
+  if (typeof node.soldOut === "boolean") return node.soldOut ? "OutOfStock" : "InStock";
   return undefined;
 }
 
@@ -154,24 +171,28 @@ function images(value: Json | undefined): string[] {
 }
 
 function fromStateProduct(node: JsonObject, cents: boolean, fallbackCurrency: string | undefined, pageUrl: string | undefined): Candidate {
-  const variants = asArray(node["variants"]).filter(isObject);
+  const variants = asArray(node.variants).filter(isObject);
   // The variant the URL selects (`?variant=ID`), else the first (the page's default selection).
   const selected = pageUrl ? /[?&]variant=(\w+)/.exec(pageUrl)?.[1] : undefined;
-  const variant = variants.find((item) => selected !== undefined && String(item["id"]) === selected) ?? variants[0];
-  const currencyRaw = str(firstKey(node, CURRENCY_KEYS)) ?? (isObject(node["price"]) ? str(firstKey(node["price"], CURRENCY_KEYS)) : undefined);
+  const variant = variants.find((item) => selected !== undefined && String(item.id) === selected) ?? variants[0];
+  const currencyRaw = str(firstKey(node, CURRENCY_KEYS)) ?? (isObject(node.price) ? str(firstKey(node.price, CURRENCY_KEYS)) : undefined);
   const currency = toCurrencyCode(currencyRaw) ?? fallbackCurrency;
   let price = amount(firstKey(node, PRICE_KEYS), cents, currency);
   if (price === undefined && variant) price = amount(firstKey(variant, PRICE_KEYS), cents, currency);
   let was = amount(firstKey(node, WAS_KEYS), cents, currency) ?? (variant ? amount(firstKey(variant, WAS_KEYS), cents, currency) : undefined);
   if (was && price && Number(was) <= Number(price)) was = undefined;
-  const variantPrices = variants.map((item) => amount(firstKey(item, PRICE_KEYS), cents, currency)).filter((value): value is string => value !== undefined);
+  const variantPrices = variants
+    .map((item) => amount(firstKey(item, PRICE_KEYS), cents, currency))
+    .filter((value): value is string => value !== undefined);
   const sorted = [...variantPrices].sort((a, b) => Number(a) - Number(b));
   const low = sorted.length > 1 && sorted[0] !== sorted[sorted.length - 1] ? sorted[0] : undefined;
   const high = low ? sorted[sorted.length - 1] : undefined;
   const brandValue = firstKey(node, BRAND_KEYS);
-  const brand = isObject(brandValue) ? str(brandValue["name"]) : str(brandValue);
+  const brand = isObject(brandValue) ? str(brandValue.name) : str(brandValue);
   const descValue = str(firstKey(node, DESC_KEYS));
-  const availability = availabilityOf(node) ?? (variants.length > 0 ? (variants.some((item) => availabilityOf(item) === "InStock") ? "InStock" : availabilityOf(variants[0]!)) : undefined);
+  const availability =
+    availabilityOf(node) ??
+    (variants.length > 0 ? (variants.some((item) => availabilityOf(item) === "InStock") ? "InStock" : availabilityOf(variants[0]!)) : undefined);
   const pick = (keys: string[]) => str(firstKey(node, keys)) ?? (variant ? str(firstKey(variant, keys)) : undefined);
   return stripUndefined({
     layer: "page-state" as const,
@@ -200,8 +221,8 @@ export function pageStateLayer(page: Page, knownName?: string, pageUrl?: string)
   sources.sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
   for (const source of sources) {
     const shopify = source.kind.startsWith("shopify");
-    const root = source.kind === "shopify-meta" && isObject(source.value) && isObject(source.value["product"]) ? source.value["product"] : source.value;
-    const product = shopify && isObject(root) && (root["variants"] !== undefined || root["title"] !== undefined) ? root : findProduct(root, knownName);
+    const root = source.kind === "shopify-meta" && isObject(source.value) && isObject(source.value.product) ? source.value.product : source.value;
+    const product = shopify && isObject(root) && (root.variants !== undefined || root.title !== undefined) ? root : findProduct(root, knownName);
     if (!product) continue;
     const candidate = fromStateProduct(product, shopify, shopifyCurrency, pageUrl);
     if (candidate.images?.length === 0) delete candidate.images;

@@ -12,12 +12,51 @@
  */
 
 const SYMBOLS: [string, string][] = [
-  ["US$", "USD"], ["CA$", "CAD"], ["C$", "CAD"], ["AU$", "AUD"], ["A$", "AUD"], ["NZ$", "NZD"], ["HK$", "HKD"],
-  ["S$", "SGD"], ["R$", "BRL"], ["MX$", "MXN"], ["NT$", "TWD"], ["$", "USD"],
-  ["€", "EUR"], ["£", "GBP"], ["¥", "JPY"], ["￥", "JPY"], ["₹", "INR"], ["₩", "KRW"], ["₽", "RUB"], ["₺", "TRY"],
-  ["₪", "ILS"], ["₴", "UAH"], ["₫", "VND"], ["฿", "THB"], ["₱", "PHP"], ["₦", "NGN"], ["₡", "CRC"], ["₲", "PYG"],
-  ["zł", "PLN"], ["Kč", "CZK"], ["Ft", "HUF"], ["лв", "BGN"], ["руб", "RUB"], ["Lei", "RON"], ["kn", "HRK"],
-  ["ر.س", "SAR"], ["원", "KRW"], ["円", "JPY"], ["د.إ", "AED"], ["Rs", "INR"], ["Rp", "IDR"], ["RM", "MYR"], ["kr", "SEK"], ["CHF", "CHF"], ["Fr.", "CHF"],
+  ["US$", "USD"],
+  ["CA$", "CAD"],
+  ["C$", "CAD"],
+  ["AU$", "AUD"],
+  ["A$", "AUD"],
+  ["NZ$", "NZD"],
+  ["HK$", "HKD"],
+  ["S$", "SGD"],
+  ["R$", "BRL"],
+  ["MX$", "MXN"],
+  ["NT$", "TWD"],
+  ["$", "USD"],
+  ["€", "EUR"],
+  ["£", "GBP"],
+  ["¥", "JPY"],
+  ["￥", "JPY"],
+  ["₹", "INR"],
+  ["₩", "KRW"],
+  ["₽", "RUB"],
+  ["₺", "TRY"],
+  ["₪", "ILS"],
+  ["₴", "UAH"],
+  ["₫", "VND"],
+  ["฿", "THB"],
+  ["₱", "PHP"],
+  ["₦", "NGN"],
+  ["₡", "CRC"],
+  ["₲", "PYG"],
+  ["zł", "PLN"],
+  ["Kč", "CZK"],
+  ["Ft", "HUF"],
+  ["лв", "BGN"],
+  ["руб", "RUB"],
+  ["Lei", "RON"],
+  ["kn", "HRK"],
+  ["ر.س", "SAR"],
+  ["원", "KRW"],
+  ["円", "JPY"],
+  ["د.إ", "AED"],
+  ["Rs", "INR"],
+  ["Rp", "IDR"],
+  ["RM", "MYR"],
+  ["kr", "SEK"],
+  ["CHF", "CHF"],
+  ["Fr.", "CHF"],
 ];
 
 /** Codes that Intl knows, so a three-letter word is only taken as a currency when it is one. */
@@ -70,7 +109,11 @@ export function parseAmount(raw: unknown, currency?: string | null): string | nu
   const lastComma = number.lastIndexOf(",");
   if (lastDot >= 0 && lastComma >= 0) {
     const decimal = lastDot > lastComma ? "." : ",";
-    number = number.split(decimal === "." ? "," : ".").join("").replace(/[' ]/g, "").replace(",", ".");
+    number = number
+      .split(decimal === "." ? "," : ".")
+      .join("")
+      .replace(/[' ]/g, "")
+      .replace(",", ".");
   } else {
     number = number.replace(/[' ]/g, "");
     const separator = lastDot >= 0 ? "." : lastComma >= 0 ? "," : null;
@@ -80,7 +123,8 @@ export function parseAmount(raw: unknown, currency?: string | null): string | nu
       // `8.998.99` is two amounts run together (`$8.99` twice), not a number.
       if (parts.length > 2 && parts.slice(1).some((part) => part.length !== 3)) return null;
       const thousands =
-        parts.length > 2 || (last.length === 3 && parts[0] !== "0" && (separator === "," || NO_DECIMALS.has(currency ?? "") || DOT_THOUSANDS.has(currency ?? "")));
+        parts.length > 2 ||
+        (last.length === 3 && parts[0] !== "0" && (separator === "," || NO_DECIMALS.has(currency ?? "") || DOT_THOUSANDS.has(currency ?? "")));
       number = thousands ? parts.join("") : parts.join(".");
     }
   }
@@ -115,7 +159,9 @@ function formatter(currency: string, whole: boolean): Intl.NumberFormat {
 export function formatAmount(amount: string, currency: string | null): string {
   if (currency && isCurrencyCode(currency)) {
     const whole = !amount.includes(".") && NO_DECIMALS.has(currency);
-    return formatter(currency.toUpperCase(), whole).format(Number(amount)).replace(/[\u00a0\u202f]/g, " ");
+    return formatter(currency.toUpperCase(), whole)
+      .format(Number(amount))
+      .replace(/[\u00a0\u202f]/g, " ");
   }
   return amount;
 }
@@ -157,7 +203,12 @@ const AVAILABILITY: [RegExp, string][] = [
 export function normaliseAvailability(raw: unknown): string | null {
   if (typeof raw === "boolean") return raw ? "InStock" : "OutOfStock";
   if (typeof raw !== "string") return null;
-  const value = raw.trim().replace(/^https?:\/\/(www\.)?schema\.org\//i, "").replace(/^schema:/i, "").replace(/^OfferItemCondition\//i, "").toLowerCase();
+  const value = raw
+    .trim()
+    .replace(/^https?:\/\/(www\.)?schema\.org\//i, "")
+    .replace(/^schema:/i, "")
+    .replace(/^OfferItemCondition\//i, "")
+    .toLowerCase();
   if (value === "") return null;
   for (const [pattern, name] of AVAILABILITY) if (pattern.test(value)) return name;
   return null;

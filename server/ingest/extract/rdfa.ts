@@ -10,11 +10,11 @@ import { isProductNode, productCandidate } from "./schema-org.js";
 
 function value(element: Element): string {
   const a = element.attribs;
-  if (a["content"] !== undefined) return fold(a["content"]);
-  if (a["resource"] !== undefined) return a["resource"];
-  if (element.name === "a" || element.name === "link") return a["href"] ?? "";
-  if (element.name === "img" || element.name === "video" || element.name === "source") return a["src"] ?? "";
-  if (element.name === "time") return a["datetime"] ?? textOf(element);
+  if (a.content !== undefined) return fold(a.content);
+  if (a.resource !== undefined) return a.resource;
+  if (element.name === "a" || element.name === "link") return a.href ?? "";
+  if (element.name === "img" || element.name === "video" || element.name === "source") return a.src ?? "";
+  if (element.name === "time") return a.datetime ?? textOf(element);
   return textOf(element, 20_000);
 }
 
@@ -26,13 +26,13 @@ function add(item: JsonObject, name: string, entry: Json): void {
 }
 
 function buildItem(scope: Element, depth = 0): JsonObject {
-  const item: JsonObject = { "@type": (scope.attribs["typeof"] ?? "").split(/\s+/).filter(Boolean) };
+  const item: JsonObject = { "@type": (scope.attribs.typeof ?? "").split(/\s+/).filter(Boolean) };
   if (depth > 8) return item;
   const visit = (element: Element): void => {
     for (const child of element.children) {
       if (!isTag(child)) continue;
-      const names = child.attribs["property"];
-      const isScope = child.attribs["typeof"] !== undefined;
+      const names = child.attribs.property;
+      const isScope = child.attribs.typeof !== undefined;
       if (names !== undefined && !/^(og|fb|twitter|article|product):/i.test(names)) {
         const entry: Json = isScope ? buildItem(child, depth + 1) : value(child);
         for (const name of names.split(/\s+/).filter(Boolean)) add(item, name.replace(/^.*[/#:]/, ""), entry);
@@ -46,7 +46,7 @@ function buildItem(scope: Element, depth = 0): JsonObject {
 
 export function rdfaLayer(page: Page, pageUrl?: string): Candidate | undefined {
   const products = page.elements
-    .filter((element) => element.attribs["typeof"] !== undefined && element.attribs["property"] === undefined)
+    .filter((element) => element.attribs.typeof !== undefined && element.attribs.property === undefined)
     .map((element) => buildItem(element))
     .filter(isProductNode);
   if (products.length === 0) return undefined;

@@ -8,7 +8,17 @@ import type { Json } from "./lenient-json.js";
 import { compareAmounts, isBuyable, normaliseAvailability, parseAmount, toCurrencyCode } from "./price.js";
 
 /** schema.org types that describe a thing for sale (Product and its common subtypes). */
-const PRODUCT_TYPES = new Set(["product", "productgroup", "productmodel", "individualproduct", "someproducts", "vehicle", "car", "motorcycle", "book"]);
+const PRODUCT_TYPES = new Set([
+  "product",
+  "productgroup",
+  "productmodel",
+  "individualproduct",
+  "someproducts",
+  "vehicle",
+  "car",
+  "motorcycle",
+  "book",
+]);
 
 /** The schema.org type names of a node, lower-cased, without the vocabulary prefix. */
 export function typesOf(node: JsonObject): string[] {
@@ -105,7 +115,7 @@ function identifiers(node: JsonObject): { sku?: string; gtin?: string; mpn?: str
 export function brandNames(value: Json | undefined): string[] {
   const names: string[] = [];
   for (const item of asArray(value)) {
-    const name = isObject(item) ? str(prop(item, "name")) ?? str(item["@value"]) : str(item);
+    const name = isObject(item) ? (str(prop(item, "name")) ?? str(item["@value"])) : str(item);
     if (name && !/^https?:\/\//.test(name) && name.length <= 200 && !names.includes(name)) names.push(name);
   }
   return names;
@@ -139,7 +149,11 @@ export function offerFacts(offers: Json[]): OfferFacts {
       flat.push(...asArray(prop(offer, "offers")).filter(isObject));
     } else if (prop(offer, "price") === undefined && prop(offer, "priceSpecification") === undefined && prop(offer, "offers") !== undefined) {
       // An Offer wrapping the real offer (seen in broken microdata): read the inner one.
-      flat.push(...asArray(prop(offer, "offers")).filter(isObject).map((inner) => ({ ...offer, ...inner })));
+      flat.push(
+        ...asArray(prop(offer, "offers"))
+          .filter(isObject)
+          .map((inner) => ({ ...offer, ...inner })),
+      );
     } else flat.push(offer);
   }
 

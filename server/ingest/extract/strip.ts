@@ -10,13 +10,50 @@ import type { AnyNode } from "domhandler";
 import { type Element, isTag, isText, type Page } from "./dom.js";
 
 const DROP = new Set([
-  "script", "style", "noscript", "template", "svg", "math", "canvas", "iframe", "object", "embed", "link", "meta", "base",
-  "head", "input", "select", "textarea", "button", "option", "form-data", "map", "area", "audio", "track",
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "svg",
+  "math",
+  "canvas",
+  "iframe",
+  "object",
+  "embed",
+  "link",
+  "meta",
+  "base",
+  "head",
+  "input",
+  "select",
+  "textarea",
+  "button",
+  "option",
+  "form-data",
+  "map",
+  "area",
+  "audio",
+  "track",
 ]);
 const VOID = new Set(["br", "hr", "img", "source", "wbr", "col"]);
 const KEEP_ATTRIBUTES = new Set([
-  "href", "src", "alt", "title", "lang", "colspan", "rowspan", "datetime", "value", "content",
-  "itemprop", "itemscope", "itemtype", "property", "typeof", "vocab", "resource",
+  "href",
+  "src",
+  "alt",
+  "title",
+  "lang",
+  "colspan",
+  "rowspan",
+  "datetime",
+  "value",
+  "content",
+  "itemprop",
+  "itemscope",
+  "itemtype",
+  "property",
+  "typeof",
+  "vocab",
+  "resource",
 ]);
 /** Elements kept even when empty, because they carry content through attributes. */
 const KEEP_EMPTY = new Set(["img", "source", "br", "hr", "video", "td", "th"]);
@@ -49,10 +86,10 @@ function serialize(node: AnyNode, out: string[]): boolean {
     return content; // comments, doctype, CDATA, processing instructions: nothing
   }
   if (DROP.has(node.name)) return false;
-  if (node.attribs["hidden"] !== undefined || /display\s*:\s*none/i.test(node.attribs["style"] ?? "")) return false;
+  if (node.attribs.hidden !== undefined || /display\s*:\s*none/i.test(node.attribs.style ?? "")) return false;
   const attributes = attributeText(node);
   if (VOID.has(node.name)) {
-    if (node.name === "img" && !node.attribs["src"] && !node.attribs["data-src"]) return false;
+    if (node.name === "img" && !node.attribs.src && !node.attribs["data-src"]) return false;
     out.push(`<${node.name}${attributes}>`);
     return true;
   }
@@ -72,14 +109,14 @@ function serialize(node: AnyNode, out: string[]): boolean {
 }
 
 function hasContentAttribute(element: Element): boolean {
-  return element.attribs["itemprop"] !== undefined || element.attribs["content"] !== undefined;
+  return element.attribs.itemprop !== undefined || element.attribs.content !== undefined;
 }
 
 function attributeText(element: Element): string {
   let out = "";
   for (const [name, raw] of Object.entries(element.attribs)) {
     let value = raw;
-    if (name === "src" || (name === "data-src" && !element.attribs["src"])) {
+    if (name === "src" || (name === "data-src" && !element.attribs.src)) {
       if (value.startsWith("data:")) continue;
       out += ` src="${escapeAttribute(value)}"`;
       continue;
@@ -87,7 +124,7 @@ function attributeText(element: Element): string {
     if (!KEEP_ATTRIBUTES.has(name)) continue;
     if (name === "href" && /^javascript:/i.test(value)) continue;
     if (name === "value" && element.name !== "data" && element.name !== "meter" && element.name !== "li") continue;
-    if (name === "content" && element.attribs["itemprop"] === undefined && element.attribs["property"] === undefined) continue;
+    if (name === "content" && element.attribs.itemprop === undefined && element.attribs.property === undefined) continue;
     value = collapse(value).trim();
     out += value === "" && name === "itemscope" ? " itemscope" : ` ${name}="${escapeAttribute(value)}"`;
   }

@@ -13,21 +13,32 @@ import { stripUndefined } from "./schema-org.js";
 const BUY =
   /add(ing)? to (cart|bag|basket|trolley)|buy[-_]?(btn|button)|add[-_]?to[-_]?(cart|bag|basket)|立即購買|直接購買|加入購物車|放入購物車|立即购买|购买|구매하기|장바구니|購入手続き|今すぐ購入|buy (it )?now|in den (warenkorb|einkaufswagen)|jetzt kaufen|ajouter au panier|aggiungi al carrello|a[ñn]adir a(l carrito| la cesta)|agregar al carrito|comprar|(toevoegen aan|in) (de )?winkelwagen|dodaj do koszyka|kos[áa]rba|do ko[sš][ií]ku|l[äa]gg i varukorg|l[æa]g i kurv|legg i handlekurv|lis[äa][äa] ostoskoriin|adaug[ăa] [îi]n co[sș]|u ko[sš]aricu|v ko[sš]arico|sepete ekle|в корзину|купить|カートに入れる|加入购物车|addtocart|add-to-cart|add_to_cart|buy-button|buybutton|btn-buy|product-form__submit/i;
 const PRICE_HINT = /price|preis|prix|prezzo|precio|prijs|cena|pris|hinta|fiyat|цена|amount/i;
-const NOT_CURRENT = /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list|original|crossed|saving|(?<![a-z])save|rrp|uvp|msrp|unit-?price|per-|shipping|delivery|installment|monthly|vorher|statt|rabatt|discount|tax|vat|netto|excl/i;
+const NOT_CURRENT =
+  /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list|original|crossed|saving|(?<![a-z])save|rrp|uvp|msrp|unit-?price|per-|shipping|delivery|installment|monthly|vorher|statt|rabatt|discount|tax|vat|netto|excl/i;
 /** Containers of other products: their prices are never this product's. */
 const OTHER_PRODUCTS = /related|recommend|similar|upsell|up-sell|cross-?sell|also-?(viewed|bought|like)|recently|suggest|accessor|carousel/i;
 const WAS_HINT = /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list|original|crossed|rrp|uvp|msrp|vorher|statt/i;
 const OUT_OF_STOCK =
   /out of stock|sold out|currently unavailable|no longer available|temporarily unavailable|ausverkauft|nicht (mehr )?(verf[üu]gbar|lieferbar)|[ée]puis[ée]|rupture de stock|esaurito|non disponibile|agotado|sin stock|uitverkocht|niet (meer )?(op voorraad|leverbaar)|niedost[ęe]pny|brak w magazynie|wyprzedan|sluts[åa]ld|udsolgt|utsolgt|loppuunmyyty|нет в наличии/i;
-const IN_STOCK = /\bin stock\b|\bavailable\b|auf lager|lieferbar|verf[üu]gbar|en stock|disponib|op voorraad|leverbaar|na stanie|dost[ęe]pn|i lager|på lager|varastossa|skladem|raktáron|в наличии/i;
+const IN_STOCK =
+  /\bin stock\b|\bavailable\b|auf lager|lieferbar|verf[üu]gbar|en stock|disponib|op voorraad|leverbaar|na stanie|dost[ęe]pn|i lager|på lager|varastossa|skladem|raktáron|в наличии/i;
 
 type LabelKind = "sku" | "mpn" | "gtin" | "brand";
 
 const ID_LABELS: [string, LabelKind][] = [
-  ["sku|asin|item\\s*(?:number|no\\.?|#|code|id)|product\\s*(?:code|id|no\\.?|number|#)|art(?:ikel)?\\.?\\s*-?\\s*(?:nr\\.?|nummer|no\\.?)|artikelnummer|bestellnummer|best\\.-nr\\.?|code (?:article|produit)|r[ée]f(?:[ée]rence)?\\.?|codice(?: articolo| prodotto)?|c[óo]digo(?: del producto)?|numer katalogowy|cikksz[áa]m|[šs]ifra(?: izdelka| proizvoda)?|varenr\\.?|varenummer|artnr\\.?|tuotenumero|stock code|catalog(?:ue)? (?:number|no\\.?)|k[óo]d (?:produktu|tovaru|towaru)|арт(?:икул)?\\.?|код товара|商品(?:編號|编号|番号)|品番", "sku"],
-  ["mpn|(?:item\\s*)?model(?:\\s*name\\s*/\\s*number|\\s*(?:number|no\\.?|#|code))?|modello|part\\s*(?:number|no\\.?|#)|mfr\\.?\\s*(?:part\\s*)?(?:number|no\\.?|#)|manufacturer\\s*(?:part\\s*)?(?:number|no\\.?|reference)|herstellernummer|hersteller-?(?:artikel)?nr\\.?|herstellerreferenz|modell(?:nummer)?|numero (?:di )?modello|num[ée]ro (?:du )?mod[èe]le|n[úu]mero de modelo|r[ée]f[ée]rence (?:du )?fabricant|referencia del fabricante", "mpn"],
+  [
+    "sku|asin|item\\s*(?:number|no\\.?|#|code|id)|product\\s*(?:code|id|no\\.?|number|#)|art(?:ikel)?\\.?\\s*-?\\s*(?:nr\\.?|nummer|no\\.?)|artikelnummer|bestellnummer|best\\.-nr\\.?|code (?:article|produit)|r[ée]f(?:[ée]rence)?\\.?|codice(?: articolo| prodotto)?|c[óo]digo(?: del producto)?|numer katalogowy|cikksz[áa]m|[šs]ifra(?: izdelka| proizvoda)?|varenr\\.?|varenummer|artnr\\.?|tuotenumero|stock code|catalog(?:ue)? (?:number|no\\.?)|k[óo]d (?:produktu|tovaru|towaru)|арт(?:икул)?\\.?|код товара|商品(?:編號|编号|番号)|品番",
+    "sku",
+  ],
+  [
+    "mpn|(?:item\\s*)?model(?:\\s*name\\s*/\\s*number|\\s*(?:number|no\\.?|#|code))?|modello|part\\s*(?:number|no\\.?|#)|mfr\\.?\\s*(?:part\\s*)?(?:number|no\\.?|#)|manufacturer\\s*(?:part\\s*)?(?:number|no\\.?|reference)|herstellernummer|hersteller-?(?:artikel)?nr\\.?|herstellerreferenz|modell(?:nummer)?|numero (?:di )?modello|num[ée]ro (?:du )?mod[èe]le|n[úu]mero de modelo|r[ée]f[ée]rence (?:du )?fabricant|referencia del fabricante",
+    "mpn",
+  ],
   ["ean(?:-?13)?|gtin(?:-?1[234])?|upc|isbn(?:-?1[03])?|barcode", "gtin"],
-  ["brand|marke|marque|marca|merk|producent|hersteller|manufacturer|v[ýy]robc[ea]|gy[áa]rt[óo]|proizvajalec|proizvo[đd]a[čc]|valmistaja|tillverkare|бренд|производитель|品牌|ブランド", "brand"],
+  [
+    "brand|marke|marque|marca|merk|producent|hersteller|manufacturer|v[ýy]robc[ea]|gy[áa]rt[óo]|proizvajalec|proizvo[đd]a[čc]|valmistaja|tillverkare|бренд|производитель|品牌|ブランド",
+    "brand",
+  ],
 ];
 const CODE = "[A-Za-z0-9][\\w\\-./]{1,40}";
 const NAME = "[^\\s:|][^:|]{0,39}";
@@ -51,12 +62,15 @@ export function visibleLayer(page: Page): Candidate {
   const h1 = h1Element ? textOf(h1Element, 2_000) : undefined;
   const titleText = title ? textOf(title, 2_000) : "";
   const titled = page.elements.find(
-    (element) => /(?:^|[\s_-])product[-_]?(?:title|name)(?:$|[\s_-])|^productTitle$/i.test(`${element.attribs["id"] ?? ""} ${element.attribs["class"] ?? ""}`.trim()) && !isHidden(element),
+    (element) =>
+      /(?:^|[\s_-])product[-_]?(?:title|name)(?:$|[\s_-])|^productTitle$/i.test(
+        `${element.attribs.id ?? ""} ${element.attribs.class ?? ""}`.trim(),
+      ) && !isHidden(element),
   );
   const titledText = titled ? textOf(titled, 2_000) : "";
   candidate.name = (titledText.length >= 2 && titledText.length <= 300 ? titledText : undefined) ?? h1 ?? (cleanTitle(titleText) || undefined);
-  const description = page.byTag("meta").find((meta) => (meta.attribs["name"] ?? "").toLowerCase() === "description");
-  const descText = description ? fold(description.attribs["content"] ?? "") : "";
+  const description = page.byTag("meta").find((meta) => (meta.attribs.name ?? "").toLowerCase() === "description");
+  const descText = description ? fold(description.attribs.content ?? "") : "";
   if (descText) candidate.desc = descText;
 
   Object.assign(candidate, looseItemprops(page));
@@ -77,19 +91,22 @@ export function visibleLayer(page: Page): Candidate {
 }
 
 function cleanTitle(title: string): string {
-  const parts = title.split(/\s+[|–—-]\s+/).map((part) => part.trim()).filter(Boolean);
+  const parts = title
+    .split(/\s+[|–—-]\s+/)
+    .map((part) => part.trim())
+    .filter(Boolean);
   return parts[0] ?? title;
 }
 
 function insideItem(element: Element): boolean {
-  return ancestors(element).some((parent) => parent.attribs["itemscope"] !== undefined);
+  return ancestors(element).some((parent) => parent.attribs.itemscope !== undefined);
 }
 
 function looseItemprops(page: Page): Partial<Candidate> {
   const found: Partial<Candidate> = {};
   for (const element of page.elements) {
-    const names = element.attribs["itemprop"];
-    if (names === undefined || element.attribs["itemscope"] !== undefined) continue;
+    const names = element.attribs.itemprop;
+    if (names === undefined || element.attribs.itemscope !== undefined) continue;
     if (insideItem(element)) continue;
     const value = propertyValue(element);
     if (!value) continue;
@@ -111,29 +128,35 @@ function looseItemprops(page: Page): Partial<Candidate> {
 
 function describe(element: Element): string {
   const a = element.attribs;
-  return `${a["class"] ?? ""} ${a["id"] ?? ""} ${a["name"] ?? ""} ${a["data-testid"] ?? ""} ${a["data-test"] ?? ""} ${a["aria-label"] ?? ""}`;
+  return `${a.class ?? ""} ${a.id ?? ""} ${a.name ?? ""} ${a["data-testid"] ?? ""} ${a["data-test"] ?? ""} ${a["aria-label"] ?? ""}`;
 }
 
 export function findBuyButton(page: Page): Element | undefined {
   const candidates = [...page.byTag("button"), ...page.byTag("input"), ...page.byTag("a")];
   let best: Element | undefined;
   for (const element of candidates) {
-    if (element.name === "input" && !["submit", "button", "image"].includes((element.attribs["type"] ?? "").toLowerCase())) continue;
-    const label = element.name === "input" ? element.attribs["value"] ?? "" : textOf(element, 200);
+    if (element.name === "input" && !["submit", "button", "image"].includes((element.attribs.type ?? "").toLowerCase())) continue;
+    const label = element.name === "input" ? (element.attribs.value ?? "") : textOf(element, 200);
     if (label.length > 60) continue;
     if (BUY.test(label) || BUY.test(describe(element))) {
       // Buttons of other products (carousels, "you may also like") and of the mini-cart do not count.
-      if (ancestors(element).some((parent) => ["header", "nav", "footer"].includes(parent.name) || OTHER_PRODUCTS.test(`${parent.attribs["class"] ?? ""} ${parent.attribs["id"] ?? ""}`))) continue;
+      if (
+        ancestors(element).some(
+          (parent) =>
+            ["header", "nav", "footer"].includes(parent.name) || OTHER_PRODUCTS.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`),
+        )
+      )
+        continue;
       if (!best || (best.name === "a" && element.name !== "a")) best = element;
       if (element.name !== "a") break;
     }
   }
   if (best) return best;
-  return page.elements.find((element) => element.name === "form" && /cart|basket|warenkorb|panier|carrello/i.test(element.attribs["action"] ?? ""));
+  return page.elements.find((element) => element.name === "form" && /cart|basket|warenkorb|panier|carrello/i.test(element.attribs.action ?? ""));
 }
 
 function priceText(element: Element): string | undefined {
-  const content = element.attribs["content"];
+  const content = element.attribs.content;
   if (content && /\d/.test(content)) return content;
   let text = textOf(element, 300);
   // A visible price and its screen-reader copy side by side: `$8.99$8.99`.
@@ -149,20 +172,31 @@ const NOT_A_PRICE_TEXT =
 const TWO_AMOUNTS = /\d[\d.,]*\D+\d[\d.,]*\D*$/;
 
 function isPriceElement(element: Element, strict: boolean): boolean {
-  const description = `${describe(element)} ${element.attribs["itemprop"] ?? ""}`;
+  const description = `${describe(element)} ${element.attribs.itemprop ?? ""}`;
   if (!PRICE_HINT.test(description) || ["del", "s", "strike", "option", "select", "input", "script", "style"].includes(element.name)) return false;
-  return !strict || !NOT_CURRENT.test(`${element.attribs["class"] ?? ""} ${element.attribs["id"] ?? ""}`);
+  return !strict || !NOT_CURRENT.test(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`);
 }
 
 function priceFrom(elements: Element[], strict = true): Partial<Candidate> | undefined {
   for (const element of elements) {
     if (!isPriceElement(element, strict)) continue;
-    if (ancestors(element).some((parent) => OTHER_PRODUCTS.test(`${parent.attribs["class"] ?? ""} ${parent.attribs["id"] ?? ""}`))) continue;
-    if (strict && ancestors(element).slice(0, 3).some((parent) => ["del", "s", "strike"].includes(parent.name) || WAS_HINT.test(parent.attribs["class"] ?? ""))) continue;
+    if (ancestors(element).some((parent) => OTHER_PRODUCTS.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`))) continue;
+    if (
+      strict &&
+      ancestors(element)
+        .slice(0, 3)
+        .some((parent) => ["del", "s", "strike"].includes(parent.name) || WAS_HINT.test(parent.attribs.class ?? ""))
+    )
+      continue;
     const text = priceText(element);
-    if (!text || NOT_A_PRICE_TEXT.test(text) || (!element.attribs["content"] && TWO_AMOUNTS.test(text) && (text.match(/\d+(?:[.,]\d+)*/g) ?? []).length > 1)) continue;
+    if (
+      !text ||
+      NOT_A_PRICE_TEXT.test(text) ||
+      (!element.attribs.content && TWO_AMOUNTS.test(text) && (text.match(/\d+(?:[.,]\d+)*/g) ?? []).length > 1)
+    )
+      continue;
     const currency = currencyInText(text);
-    if (!currency && !element.attribs["content"]) continue;
+    if (!currency && !element.attribs.content) continue;
     const amount = parseAmount(text, currency);
     if (!amount || Number(amount) === 0) continue;
     const found: Partial<Candidate> = { price: amount };
@@ -178,7 +212,7 @@ function wasNear(element: Element, currency: string | null): string | undefined 
   const container = ancestors(element)[2];
   if (!container) return undefined;
   for (const other of descendants(container)) {
-    const isWas = ["del", "s", "strike"].includes(other.name) || WAS_HINT.test(other.attribs["class"] ?? "");
+    const isWas = ["del", "s", "strike"].includes(other.name) || WAS_HINT.test(other.attribs.class ?? "");
     if (!isWas) continue;
     const text = textOf(other, 200);
     if (text.length > 40 || !/\d/.test(text)) continue;
@@ -222,7 +256,7 @@ function stockStatement(page: Page): string | undefined {
   const verdicts = new Map<string, { verdict: string; count: number }>();
   for (const element of page.elements) {
     if (["script", "style", "option", "select", "li", "a", "template"].includes(element.name)) continue;
-    const description = `${element.attribs["class"] ?? ""} ${element.attribs["id"] ?? ""}`;
+    const description = `${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`;
     if (!STOCK_HINT.test(description) || STOCK_STATE_LABEL.test(description) || isHidden(element)) continue;
     const text = textOf(element, 300);
     if (text.length === 0 || text.length > 100) continue;
@@ -240,12 +274,19 @@ const STOCK_STATE_LABEL = /unavailable|variation|label|template|notify|hidden|(?
 
 function isHidden(element: Element): boolean {
   return [element, ...ancestors(element).slice(0, 6)].some(
-    (node) => node.attribs["hidden"] !== undefined || /display\s*:\s*none/i.test(node.attribs["style"] ?? "") || /(?:^|\s)(hidden|d-none|is-hidden|hide)(?:\s|$)/i.test(node.attribs["class"] ?? ""),
+    (node) =>
+      node.attribs.hidden !== undefined ||
+      /display\s*:\s*none/i.test(node.attribs.style ?? "") ||
+      /(?:^|\s)(hidden|d-none|is-hidden|hide)(?:\s|$)/i.test(node.attribs.class ?? ""),
   );
 }
 
 function buttonDisabled(button: Element): boolean {
-  return attr(button, "disabled") !== undefined || attr(button, "aria-disabled") === "true" || /disabled|sold-?out|unavailable/i.test(button.attribs["class"] ?? "");
+  return (
+    attr(button, "disabled") !== undefined ||
+    attr(button, "aria-disabled") === "true" ||
+    /disabled|sold-?out|unavailable/i.test(button.attribs.class ?? "")
+  );
 }
 
 function stockNear(button: Element | undefined, page: Page): string | undefined {
@@ -256,7 +297,10 @@ function stockNear(button: Element | undefined, page: Page): string | undefined 
   if (region) {
     for (const element of descendants(region)) {
       if (["option", "li", "select", "script", "style"].includes(element.name)) continue;
-      const own = element.children.filter(isText).map((node) => node.data).join(" ");
+      const own = element.children
+        .filter(isText)
+        .map((node) => node.data)
+        .join(" ");
       if (own.length > 0 && own.length < 120 && OUT_OF_STOCK.test(own)) return "OutOfStock";
     }
   }
@@ -281,7 +325,7 @@ function labelledIdentifiers(page: Page): Partial<Record<LabelKind, string>> {
           return cleaned && (kind === "brand" || /\d/.test(cleaned)) ? cleaned : undefined;
         };
         const match = inline.exec(text);
-        let value = clean(match ? match[1] ?? match[2] : undefined);
+        let value = clean(match ? (match[1] ?? match[2]) : undefined);
         if (!value && alone.test(text)) {
           // The value in the next sibling, or (the label alone in its element) in the element's next sibling.
           value = clean(valueAfterLabel(child.next, shape));
@@ -294,7 +338,8 @@ function labelledIdentifiers(page: Page): Partial<Record<LabelKind, string>> {
   return found;
 }
 
-const SKU_NAMED = /(?:^|[-_\s])(?:sku|product[-_]?(?:ref|reference|code|number|no|id)|article[-_]?(?:number|no|nr)|item[-_]?(?:number|no|code)|artikelnummer|art[-_]?nr)(?:$|[-_\s])/i;
+const SKU_NAMED =
+  /(?:^|[-_\s])(?:sku|product[-_]?(?:ref|reference|code|number|no|id)|article[-_]?(?:number|no|nr)|item[-_]?(?:number|no|code)|artikelnummer|art[-_]?nr)(?:$|[-_\s])/i;
 
 /** An element named for the SKU (`class="product-code"`, `data-qa-qualifier="product-reference"`) holding just a code. */
 function namedIdentifier(page: Page): string | undefined {
@@ -321,7 +366,10 @@ function valueAfterLabel(node: Element["next"], shape: RegExp): string | undefin
   for (let hops = 0; current && hops < 4; hops++, current = current.next) {
     const text = isText(current) ? fold(current.data) : isTag(current) ? textOf(current, 200) : "";
     if (text === "" || text === ":") continue;
-    const value = text.replace(/^[:#]\s*/, "").replace(/[\u200e\u200f]/g, "").trim();
+    const value = text
+      .replace(/^[:#]\s*/, "")
+      .replace(/[\u200e\u200f]/g, "")
+      .trim();
     return shape.test(value) ? value : undefined;
   }
   return undefined;
@@ -340,7 +388,12 @@ export function identifierInUrl(raw: string): string | undefined {
     return undefined;
   }
   for (const [key, value] of url.searchParams) {
-    if (/^(sku|pid|product_?id|productcode|item_?id|itemno|article_?id|art(icle)?no|prod(uct)?)$/i.test(key) && /^[A-Za-z0-9][\w-]{2,30}$/.test(value) && /\d/.test(value)) return value;
+    if (
+      /^(sku|pid|product_?id|productcode|item_?id|itemno|article_?id|art(icle)?no|prod(uct)?)$/i.test(key) &&
+      /^[A-Za-z0-9][\w-]{2,30}$/.test(value) &&
+      /\d/.test(value)
+    )
+      return value;
   }
   const segments = url.pathname.split("/").filter(Boolean);
   const last = (segments[segments.length - 1] ?? "").replace(/\.(html?|php|aspx?)$/i, "");
@@ -354,9 +407,9 @@ export function identifierInUrl(raw: string): string | undefined {
 function productImages(page: Page): string[] {
   const urls: string[] = [];
   for (const image of page.byTag("img")) {
-    const description = `${describe(image)} ${image.attribs["alt"] ?? ""}`;
+    const description = `${describe(image)} ${image.attribs.alt ?? ""}`;
     if (!/product|main|hero|gallery|zoom|primary/i.test(description)) continue;
-    const src = image.attribs["src"] ?? image.attribs["data-src"] ?? image.attribs["data-zoom-image"];
+    const src = image.attribs.src ?? image.attribs["data-src"] ?? image.attribs["data-zoom-image"];
     if (!src || src.startsWith("data:") || urls.includes(src)) continue;
     urls.push(src);
     if (urls.length >= 5) break;

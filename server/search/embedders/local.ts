@@ -51,7 +51,7 @@ export async function createLocalEmbedder(opts: { batchSize?: number } = {}): Pr
       const slice = order.slice(start, start + batchSize);
       const vectors = await use.embed(slice.map((i) => inputs[i]!));
       if (vectors.length !== slice.length) throw new Error(`use-lite returned ${vectors.length} vectors for ${slice.length} texts`);
-      slice.forEach((i, k) => (out[i] = normalise(vectors[k]!)));
+      for (const [k, i] of slice.entries()) out[i] = normalise(vectors[k]!);
     }
     return out;
   }

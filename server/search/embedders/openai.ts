@@ -163,7 +163,7 @@ export async function createOpenAiEmbedder(deps: OpenAiEmbedderDeps): Promise<Em
           slice.map((index) => texts[index] ?? ""),
           size,
         );
-        slice.forEach((index, k) => (out[index] = normalise(vectors[k] ?? [], index)));
+        for (const [k, index] of slice.entries()) out[index] = normalise(vectors[k] ?? [], index);
       }
       return out;
     },

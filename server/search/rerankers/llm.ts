@@ -180,10 +180,13 @@ export function createLlmReranker(deps: LlmRerankerDeps): Reranker {
 
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<RerankResult>((resolve) => {
-      timer = setTimeout(() => {
-        controller.abort(); // the SDK passes this to fetch: the socket is closed, not left to the server
-        resolve(fallback(`timeout after ${timeoutMs}ms`));
-      }, Math.max(0, deadline - clock()));
+      timer = setTimeout(
+        () => {
+          controller.abort(); // the SDK passes this to fetch: the socket is closed, not left to the server
+          resolve(fallback(`timeout after ${timeoutMs}ms`));
+        },
+        Math.max(0, deadline - clock()),
+      );
     });
     try {
       return await Promise.race([attempts(), expired]);
@@ -328,7 +331,12 @@ function repair(labels: readonly string[], cards: readonly Card[], wanted: numbe
   const seen = new Set<string>();
   for (const label of labels) {
     if (ranked.length >= wanted) break;
-    const id = byLabel.get(label.trim().replace(/^\[|\]$/g, "").toLowerCase());
+    const id = byLabel.get(
+      label
+        .trim()
+        .replace(/^\[|\]$/g, "")
+        .toLowerCase(),
+    );
     if (id !== undefined && !seen.has(id)) {
       seen.add(id);
       ranked.push(id);

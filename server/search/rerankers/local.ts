@@ -188,7 +188,10 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     }
     if (missing.length > 0) {
       const counts = Object.fromEntries(
-        missing.map((lexeme, i) => [`n${i}`, sql<number>`count(*) filter (where ${products.search} @@ ${lexemeQuery(lexeme)}::tsquery)`.mapWith(Number)]),
+        missing.map((lexeme, i) => [
+          `n${i}`,
+          sql<number>`count(*) filter (where ${products.search} @@ ${lexemeQuery(lexeme)}::tsquery)`.mapWith(Number),
+        ]),
       );
       // One index scan over the union of the lexemes, counted per lexeme.
       const [row] = await db

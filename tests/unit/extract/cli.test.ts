@@ -59,7 +59,9 @@ describe("catalog extract", () => {
 
 describe("catalog import with pages", () => {
   it("yields ParsedLine items for pages (line 0) and NDJSON lines alike; bad ones become errors", async () => {
-    const lines: ParsedLine[] = await collect(importLines([join(work, "shop"), join(work, "records.ndjson")], { urlsFile: join(work, "urls.ndjson") }));
+    const lines: ParsedLine[] = await collect(
+      importLines([join(work, "shop"), join(work, "records.ndjson")], { urlsFile: join(work, "urls.ndjson") }),
+    );
     const summary = lines.map((line) => [line.source.slice(work.length + 1), line.line, "record" in line ? line.record.name : "error"]);
     expect(summary).toEqual([
       ["shop/deep/apron.htm", 0, "Linen Apron"],

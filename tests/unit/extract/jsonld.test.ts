@@ -35,7 +35,11 @@ describe("JSON-LD layer", () => {
 
   it("survives // and /* */ comments and a CDATA wrapper", () => {
     const record = extractFixture("jsonld-comments.html");
-    expect(record).toMatchObject({ name: "Fire Steel", offers: { price: "9.50", currency: "EUR", availability: null }, identifiers: { sku: "EP-FS-1" } });
+    expect(record).toMatchObject({
+      name: "Fire Steel",
+      offers: { price: "9.50", currency: "EUR", availability: null },
+      identifiers: { sku: "EP-FS-1" },
+    });
   });
 
   it("survives raw newlines and tabs in strings, stray quotes and an HTML comment wrapper", () => {

@@ -29,7 +29,12 @@ describe("parseLenientJson", () => {
   });
 
   it("reads JavaScript object literals: unquoted keys, single quotes, undefined", () => {
-    expect(parseLenientJson("{name: 'Mug', price: 12.5, extra: undefined, list: [NaN]}")).toEqual({ name: "Mug", price: 12.5, extra: null, list: [null] });
+    expect(parseLenientJson("{name: 'Mug', price: 12.5, extra: undefined, list: [NaN]}")).toEqual({
+      name: "Mug",
+      price: 12.5,
+      extra: null,
+      list: [null],
+    });
   });
 
   it("returns undefined for text that is not JSON", () => {
@@ -51,12 +56,12 @@ describe("valueAfter", () => {
     expect(valueAfter('window.__INITIAL_STATE__ = {"product": {"name": "Mug"}};', "__INITIAL_STATE__")).toEqual({ product: { name: "Mug" } });
   });
 
-  it("reads JSON.parse(\"…\") assignments", () => {
+  it('reads JSON.parse("…") assignments', () => {
     expect(valueAfter('window.__PRELOADED_STATE__ = JSON.parse("{\\"a\\":1}");', "__PRELOADED_STATE__")).toEqual({ a: 1 });
   });
 
   it("reads the object a Nuxt IIFE returns", () => {
-    expect(valueAfter("window.__NUXT__=(function(a,b){return {data:[{product:{name:\"Mug\",price:a}}]}}(9,2));", "__NUXT__")).toEqual({
+    expect(valueAfter('window.__NUXT__=(function(a,b){return {data:[{product:{name:"Mug",price:a}}]}}(9,2));', "__NUXT__")).toEqual({
       data: [{ product: { name: "Mug", price: null } }],
     });
   });

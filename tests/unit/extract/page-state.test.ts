@@ -43,10 +43,22 @@ describe("page-state layer", () => {
   });
 
   it.each([
-    ["__INITIAL_STATE__", 'window.__INITIAL_STATE__ = {"pdp":{"product":{"title":"Oak Shelf","sku":"OS-1","price":{"amount":"59.00","currencyCode":"USD"},"inStock":true,"images":["https://state.example/shelf.jpg"]}}};'],
-    ["__PRELOADED_STATE__", 'window.__PRELOADED_STATE__ = JSON.parse("{\\"item\\":{\\"name\\":\\"Oak Shelf\\",\\"sku\\":\\"OS-1\\",\\"price\\":59,\\"currency\\":\\"USD\\",\\"available\\":true,\\"image\\":\\"https://state.example/shelf.jpg\\"}}");'],
-    ["__APOLLO_STATE__", 'window.__APOLLO_STATE__ = {"Product:1":{"__typename":"Product","name":"Oak Shelf","sku":"OS-1","price":59,"currency":"USD","availability":"in_stock","image":"https://state.example/shelf.jpg"}};'],
-    ["__NUXT__", 'window.__NUXT__=(function(a){return {data:[{product:{name:"Oak Shelf",sku:"OS-1",price:"59.00",currency:"USD",stockStatus:"in stock",images:[{src:"https://state.example/shelf.jpg"}]}}]}}(1));'],
+    [
+      "__INITIAL_STATE__",
+      'window.__INITIAL_STATE__ = {"pdp":{"product":{"title":"Oak Shelf","sku":"OS-1","price":{"amount":"59.00","currencyCode":"USD"},"inStock":true,"images":["https://state.example/shelf.jpg"]}}};',
+    ],
+    [
+      "__PRELOADED_STATE__",
+      'window.__PRELOADED_STATE__ = JSON.parse("{\\"item\\":{\\"name\\":\\"Oak Shelf\\",\\"sku\\":\\"OS-1\\",\\"price\\":59,\\"currency\\":\\"USD\\",\\"available\\":true,\\"image\\":\\"https://state.example/shelf.jpg\\"}}");',
+    ],
+    [
+      "__APOLLO_STATE__",
+      'window.__APOLLO_STATE__ = {"Product:1":{"__typename":"Product","name":"Oak Shelf","sku":"OS-1","price":59,"currency":"USD","availability":"in_stock","image":"https://state.example/shelf.jpg"}};',
+    ],
+    [
+      "__NUXT__",
+      'window.__NUXT__=(function(a){return {data:[{product:{name:"Oak Shelf",sku:"OS-1",price:"59.00",currency:"USD",stockStatus:"in stock",images:[{src:"https://state.example/shelf.jpg"}]}}]}}(1));',
+    ],
   ])("reads %s", (_marker, script) => {
     const result = extractProduct(page(script));
     if (!result.ok) expect.fail(result.error);

@@ -25,7 +25,7 @@ describe("extracted records", () => {
   it("strips scripts, styles, comments, SVG and non-content attributes, keeping structure", () => {
     const { strippedHtml } = extractFixture("jsonld-basic.html").raw_data;
     expect(strippedHtml).toContain("<title>Trail Kettle 1.2 L | Ember &amp; Pine</title>");
-    expect(strippedHtml).toContain('<h1>Trail Kettle 1.2 L</h1>');
+    expect(strippedHtml).toContain("<h1>Trail Kettle 1.2 L</h1>");
     expect(strippedHtml).toContain("<p>Boils in four minutes.</p>");
     expect(strippedHtml).toContain('<a href="/">Home</a>');
     for (const gone of ["<script", "<style", "<!--", "<svg", "onclick", "style=", "data-track", "class="]) expect(strippedHtml).not.toContain(gone);

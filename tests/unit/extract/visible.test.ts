@@ -48,7 +48,9 @@ describe("visible layer", () => {
     expect(identifierInUrl("https://shop.example/cardigan-12185160.html")).toBe("12185160");
     expect(identifierInUrl("https://shop.example/store/1?pid=260591")).toBe("260591");
     expect(identifierInUrl("https://shop.example/products/linen-apron")).toBeUndefined();
-    const result = extractProduct("<html><head><title>Deal</title></head><body><h1>Deal</h1></body></html>", { url: "https://deals.example/deal/3454863898" });
+    const result = extractProduct("<html><head><title>Deal</title></head><body><h1>Deal</h1></body></html>", {
+      url: "https://deals.example/deal/3454863898",
+    });
     expect(result.ok && result.record.identifiers?.sku).toBe("3454863898");
   });
 
