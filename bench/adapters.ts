@@ -7,7 +7,7 @@
  * share its event loop) answers get-by-id for the same product from the same
  * catalog service four ways: a bare route answering the envelope from memory
  * (the floor), trpc-to-openapi's Fastify adapter, a route calling the procedure
- * with tRPC's callTRPCProcedure, and a route running productRestCalls as
+ * with tRPC's callTRPCProcedure, and the shipped REST plugin, as
  * api/http/rest.ts does (what we ship). The product cache makes every lookup a
  * memory hit, and auth is verified once at start for all, so what differs is
  * the adapter. Every adapter must answer 200 with the same bytes before any is
@@ -38,7 +38,7 @@ const ADAPTERS = [
   { name: "floor (bare route, envelope from memory)", path: (id: string) => `/floor/products/${id}` },
   { name: "trpc-to-openapi Fastify adapter", path: (id: string) => `/bridge/products/${id}` },
   { name: "callTRPCProcedure route", path: (id: string) => `/call/products/${id}` },
-  { name: "productRestCalls route (rest.ts, shipped)", path: (id: string) => `/rest/products/${id}` },
+  { name: "shipped REST route (rest.ts)", path: (id: string) => `/rest/products/${id}` },
 ] as const;
 
 const loadAverage = () =>

@@ -7,8 +7,8 @@
  * with p50/p95 latency over HTTP.
  */
 import { Worker } from "node:worker_threads";
-import { buildApp } from "../server/app.js";
-import { createServices } from "../server/services.js";
+import { createRoot } from "../server/compose.js";
+import { loadConfig } from "../server/config.js";
 import { createLocalEmbedder } from "../server/search/embedders/local.js";
 import type { Embedder } from "../server/search/embedder.js";
 import { benchStages, type Stage } from "./relevance-stages.js";
@@ -61,10 +61,12 @@ async function runStage(
   queries: [string, string][],
   qrels: Map<string, Map<string, number>>,
 ): Promise<StageResult> {
-  const services = createServices({ database, embedder, reranker: stage.reranker, retrieval: stage.retrieval });
+  const config = { ...loadConfig(process.env), API_PREFIXES: ["/api/v1"], LOG_LEVEL: "silent" as const };
+  const root = createRoot(config, { role: "server", database, embedder, reranker: () => stage.reranker, retrieval: stage.retrieval });
+  const services = await root.services();
   // As the server does at start.
   await stage.reranker.warm?.();
-  const app = await buildApp({ services, prefixes: ["/api/v1"], logLevel: "silent" });
+  const app = await root.app();
   const base = await app.listen({ host: "127.0.0.1", port: 0 });
   // 130 searches at 5 units each outrun the default 600 a minute once a stage takes under a minute.
   const { key } = await services.keys.issue({ name: `bench ${stage.name}`, environment: "dev", rateLimitPerMinute: 1_000_000 });
@@ -73,8 +75,7 @@ async function runStage(
   const scores = answers.map((answer) => ndcgAt10(answer.ids, qrels.get(answer.id) ?? new Map()));
   const latencies = answers.map((answer) => answer.ms);
   const fallbacks = answers.filter((answer) => answer.rerank === "fallback").length;
-  await app.close();
-  await services.keys.flushUsage();
+  await root.close();
   return {
     name: stage.name,
     ndcg: scores.reduce((a, b) => a + b, 0) / scores.length,

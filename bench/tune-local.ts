@@ -3,13 +3,16 @@
  * queries (never on held-out ones). Retrieval runs once; the features of each
  * query's candidates are computed once; then weight combinations are scored.
  */
-import { createServices } from "../server/services.js";
+import { createRoot } from "../server/compose.js";
+import { loadConfig } from "../server/config.js";
 import { createLocalEmbedder } from "../server/search/embedders/local.js";
 import { combine, createLocalReranker, DEFAULT_WEIGHTS, type Features, type LocalWeights } from "../server/search/rerankers/local.js";
+import { noneReranker } from "../server/search/reranker.js";
 import type { Product } from "../shared/schemas/index.js";
 import { loadDevQueries, ndcgAt10, openCatalog, relevanceDataPresent } from "./relevance-data.js";
 
-const CANDIDATES = Number(process.env.RERANK_CANDIDATES ?? 40);
+const config = loadConfig(process.env);
+const CANDIDATES = config.RERANK_CANDIDATES;
 
 if (!relevanceDataPresent()) {
   console.log("skipped: ../shared/data/relevance is absent");
@@ -18,7 +21,8 @@ if (!relevanceDataPresent()) {
 const { queries, qrels } = loadDevQueries();
 const embedder = await createLocalEmbedder();
 const database = await openCatalog(embedder);
-const services = createServices({ database, embedder });
+// Retrieval order, unreranked: the weights are tuned on what the reranker is given.
+const services = await createRoot(config, { role: "cli", database, embedder, reranker: () => noneReranker }).services();
 
 const retrieved: { grades: Map<string, number>; q: string; products: Product[]; vector: number[] }[] = [];
 let hybrid = 0;

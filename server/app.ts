@@ -1,38 +1,39 @@
 /**
  * buildApp: the Fastify app with every route, not yet listening. No business
- * logic here; each concern is one encapsulated plugin.
+ * logic here; each concern is one plugin. Built by the composition root
+ * (compose.ts), which chooses the services, the metrics and the rate-limit store.
  */
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { randomUUID } from "node:crypto";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import fp from "fastify-plugin";
 import { compressionPlugin } from "./api/http/compression.js";
-import { randomUUID } from "node:crypto";
-import type { Services } from "./services.js";
 import { installErrorHandlers, sendProblem } from "./api/http/errors.js";
-import { problem } from "./api/problems.js";
+import { gatePlugin } from "./api/http/gate.js";
 import { healthPlugin, publicPlugin } from "./api/http/public.js";
-import { DEFAULT_RATE_LIMIT_PER_MINUTE, rateLimitPlugin, type RateLimitOptions } from "./api/http/ratelimit.js";
 import { restPlugin } from "./api/http/rest.js";
 import { trpcPlugin } from "./api/http/trpc.js";
+import { problem } from "./api/problems.js";
+import type { RateLimitStore } from "./auth/ratelimit.js";
+import type { Config } from "./config.js";
 import { mcpPlugin } from "./mcp/http.js";
-import { createMetrics, metricsRoute, requestMetricsPlugin, type Metrics } from "./metrics/index.js";
+import { type Metrics, metricsRoute, requestMetricsPlugin } from "./metrics/index.js";
+import type { Services } from "./services.js";
 
 export interface AppOptions {
   services: Services;
-  prefixes: readonly string[];
-  logLevel?: string;
-  /** Per-key rate limits; the defaults are 600 units a minute, counted in the database. */
-  rateLimit?: RateLimitOptions;
-  /** Prometheus metrics, one registry per app; a fresh one when absent. */
-  metrics?: Metrics;
-  /** GET /metrics on the API behind a key (default); false when it has a listener of its own (METRICS_PORT). */
-  metricsOnApi?: boolean;
+  config: Pick<Config, "API_PREFIXES" | "LOG_LEVEL" | "RATE_LIMIT_PER_MINUTE" | "METRICS_PORT" | "MAX_BATCH_CALLS" | "BODY_LIMIT_BYTES">;
+  metrics: Metrics;
+  /** Where the rate-limit counters live (see api/http/ratelimit.ts). */
+  rateLimitStore: RateLimitStore;
+  /** Milliseconds since the epoch, for rate-limit windows; tests pass a fake clock. */
+  now: () => number;
 }
 
 /**
  * One access line per request, not two (measured: pino was 16% of a cached
  * lookup's CPU): "request completed" with the request, status and time, and
  * "incoming request" only at debug, for chasing a request that never ends.
- * reply.log carries the key's id once the rate-limit hook has verified it.
+ * reply.log carries the key's id once the gate has verified it.
  */
 class AccessLog extends LogController {
   override incomingRequest(request: FastifyRequest): void {
@@ -49,9 +50,10 @@ class AccessLog extends LogController {
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, services } = options;
   const app = Fastify({
     logger: {
-      level: options.logLevel ?? "info",
+      level: config.LOG_LEVEL,
       redact: { paths: ["req.headers.authorization", "headers.authorization", "authorization"], censor: "[redacted]" },
     },
     requestIdHeader: false,
@@ -60,6 +62,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const incoming = request.headers["x-request-id"];
       return typeof incoming === "string" && SANE_REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replaceAll("-", "")}`;
     },
+    bodyLimit: config.BODY_LIMIT_BYTES,
     // Path parameters (product ids) longer than this get a 404 before any work; ids are at most 128.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     // What the router refuses before any hook runs (a malformed %-escape in the path) is a problem too.
@@ -78,18 +81,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installErrorHandlers(app);
   // Before any route: it attaches itself to each route as it is added.
   await app.register(fp(compressionPlugin));
+  await app.register(requestMetricsPlugin, { metrics: options.metrics });
+  // Every keyed route's key check and charge, from the policy each route declares.
+  await app.register(gatePlugin, { keys: services.keys, store: options.rateLimitStore, perMinute: config.RATE_LIMIT_PER_MINUTE, now: options.now });
 
-  const metrics = options.metrics ?? createMetrics();
-  await app.register(requestMetricsPlugin, { metrics });
-  await app.register(publicPlugin, { prefixes: options.prefixes, rateLimitPerMinute: options.rateLimit?.perMinute ?? DEFAULT_RATE_LIMIT_PER_MINUTE });
-  // Everything that answers a key, behind one rate limit.
-  await app.register(async (api) => {
-    await api.register(rateLimitPlugin, { services: options.services, ...options.rateLimit });
-    await api.register(healthPlugin, { services: options.services });
-    if (options.metricsOnApi ?? true) await api.register(metricsRoute, { metrics });
-    await api.register(trpcPlugin, { services: options.services });
-    await api.register(restPlugin, { services: options.services, prefixes: options.prefixes });
-    await api.register(mcpPlugin, { services: options.services });
-  });
+  await app.register(publicPlugin, { prefixes: config.API_PREFIXES, rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE });
+  await app.register(healthPlugin, { services });
+  if (config.METRICS_PORT === undefined) await app.register(metricsRoute, { metrics: options.metrics });
+  await app.register(trpcPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS });
+  await app.register(restPlugin, { services, prefixes: config.API_PREFIXES });
+  await app.register(mcpPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS });
   return app;
 }

@@ -63,6 +63,10 @@ export const ConfigSchema = z.object({
    * limit by what it spends on the others in one interval. 0: a write per request, exact.
    */
   RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(0).max(60_000).default(250),
+  /** Most calls in one request: a tRPC batch or a JSON-RPC batch on /mcp; more is a 400. */
+  MAX_BATCH_CALLS: z.coerce.number().int().min(1).max(100).default(10),
+  /** Largest request body read (tRPC mutations, MCP messages, POST operations); more is refused before it is parsed. */
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16_777_216).default(262_144),
 
   RERANKER: z.enum(["local", "llm", "none"]).default("local"),
   RERANK_CANDIDATES: z.coerce.number().int().min(1).max(200).default(40),

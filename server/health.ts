@@ -3,12 +3,12 @@ import type { DatabaseHandle } from "./db/open.js";
 import { ping } from "./db/open.js";
 import { countProducts } from "./catalog/repository.js";
 import type { Health } from "../shared/schemas/index.js";
+import { VERSION } from "./version.js";
 
 export interface HealthService {
   check(): Promise<Health>;
 }
 
-const VERSION = "0.1.0";
 /** /health must answer even when the database hangs. */
 const DATABASE_DEADLINE_MS = 2_000;
 

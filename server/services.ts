@@ -1,14 +1,15 @@
 /**
  * Everything the API and the CLI call, built once from its dependencies.
- * Nothing here knows about HTTP or tRPC.
+ * Nothing here knows about HTTP or tRPC. Built by the composition root (compose.ts).
  */
+import type { Config } from "./config.js";
 import type { DatabaseHandle } from "./db/open.js";
-import { createCatalogService, DEFAULT_PRODUCT_CACHE, type CatalogService } from "./catalog/service.js";
+import { createCatalogService, type CatalogService } from "./catalog/service.js";
 import { createSearchService, type RetrievalMode, type SearchReport, type SearchService } from "./search/service.js";
 import { createKeyService, type KeyService } from "./auth/service.js";
 import { createHealthService, type HealthService } from "./health.js";
 import type { Embedder } from "./search/embedder.js";
-import { noneReranker, type Reranker } from "./search/reranker.js";
+import type { Reranker } from "./search/reranker.js";
 
 export interface Services {
   catalog: CatalogService;
@@ -20,37 +21,42 @@ export interface Services {
 export interface ServiceDeps {
   database: DatabaseHandle;
   embedder: Embedder;
-  reranker?: Reranker;
+  reranker: Reranker;
+  /** The key service's clock (expiry, its cache) and the product cache's. */
+  clock: () => Date;
+  settings: Pick<Config, "RERANK_CANDIDATES" | "KEY_CACHE_TTL_SECONDS" | "PRODUCT_CACHE_SIZE">;
+  /** Anything but `hybrid` is for measuring each half of retrieval (bench/relevance.ts). */
   retrieval?: RetrievalMode;
-  rerankCandidates?: number;
-  clock?: () => Date;
-  keyCacheTtlMs?: number;
-  /** Products kept in memory (see catalog/service.ts); default 10,000. */
-  productCacheSize?: number;
   /** Told each search's stage timings and rerank outcome (metrics). */
   observeSearch?: (report: SearchReport) => void;
 }
 
-export function createServices(deps: ServiceDeps): Services {
-  const db = deps.database.db;
-  const clock = deps.clock ?? (() => new Date());
+/** The services that need no embedder: what the CLI's key and stats commands use without loading a model. */
+export type BaseServices = Omit<Services, "search">;
+
+export function createBaseServices(deps: Pick<ServiceDeps, "database" | "clock" | "settings">): BaseServices {
+  const { database, clock, settings } = deps;
   return {
-    catalog: createCatalogService({
-      db: deps.database.read,
-      cache: { ...DEFAULT_PRODUCT_CACHE, ...(deps.productCacheSize === undefined ? {} : { size: deps.productCacheSize }) },
-      now: () => clock().getTime(),
-    }),
+    catalog: createCatalogService({ db: database.read, cacheSize: settings.PRODUCT_CACHE_SIZE, now: () => clock().getTime() }),
+    keys: createKeyService({ db: database.db, clock, cacheTtlMs: settings.KEY_CACHE_TTL_SECONDS * 1000 }),
+    health: createHealthService({ database }),
+  };
+}
+
+/** Search on top of the base services. */
+export function createServices(base: BaseServices, deps: ServiceDeps): Services {
+  const { database } = deps;
+  return {
+    ...base,
     search: createSearchService({
-      db: deps.database.read,
-      reader: deps.database.reader,
+      db: database.read,
+      reader: database.reader,
       embedder: deps.embedder,
-      reranker: deps.reranker ?? noneReranker,
-      vectorSettingsInSession: deps.database.vectorSettingsInSession,
+      reranker: deps.reranker,
+      vectorSettingsInSession: database.vectorSettingsInSession,
+      rerankCandidates: deps.settings.RERANK_CANDIDATES,
       ...(deps.retrieval ? { retrieval: deps.retrieval } : {}),
-      ...(deps.rerankCandidates ? { rerankCandidates: deps.rerankCandidates } : {}),
       ...(deps.observeSearch ? { observe: deps.observeSearch } : {}),
     }),
-    keys: createKeyService({ db, clock, cacheTtlMs: deps.keyCacheTtlMs ?? 30_000 }),
-    health: createHealthService({ database: deps.database }),
   };
 }

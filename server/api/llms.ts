@@ -6,7 +6,8 @@
  */
 import type { OpenAPIObject } from "trpc-to-openapi";
 import { ErrorCodeSchema, ProblemSchema } from "../../shared/schemas/index.js";
-import { RATE_LIMIT_COSTS } from "../auth/ratelimit.js";
+import { UNIT_COST } from "./operations/index.js";
+import { COST_EXTENSION } from "./openapi.js";
 
 type PathItem = NonNullable<OpenAPIObject["paths"]>[string];
 type Operation = NonNullable<PathItem["get"]>;
@@ -47,7 +48,11 @@ function endpointLines(document: OpenAPIObject): string[] {
       const operation = item[method];
       if (!operation) return [];
       const summary = [operation.summary, operation.description].flatMap((text) => (text ? [`${withoutPeriod(text)}.`] : [])).join(" ");
-      return [`- [${method.toUpperCase()} ${url}](/openapi.json#/paths/${pointer(path)}/${method}): ${summary}${parameterNotes(operation)}`];
+      const cost = operation[COST_EXTENSION];
+      const costNote = typeof cost === "number" ? ` Costs ${cost} unit${cost === 1 ? "" : "s"}.` : "";
+      return [
+        `- [${method.toUpperCase()} ${url}](/openapi.json#/paths/${pointer(path)}/${method}): ${summary}${costNote}${parameterNotes(operation)}`,
+      ];
     });
   });
 }
@@ -61,7 +66,7 @@ export function renderLlmsTxt(document: OpenAPIObject, rateLimitPerMinute: numbe
     "",
     `Authentication: every endpoint needs an API key in the \`Authorization\` header, as the key itself or \`Bearer <key>\`; only /openapi.json, /docs and /llms.txt are public. The REST endpoints are served under each of ${prefixes.join(" and ")} alike.`,
     "",
-    `Limits: each key may spend ${rateLimitPerMinute} cost units a minute unless it was issued with its own limit (a search costs ${RATE_LIMIT_COSTS.search}, any other call ${RATE_LIMIT_COSTS.lookup}). Answers carry \`RateLimit-Policy\` and \`RateLimit\` headers; past the limit the answer is 429 with \`Retry-After\` in seconds.`,
+    `Limits: each key may spend ${rateLimitPerMinute} cost units a minute unless it was issued with its own limit (each endpoint below says what a call costs; MCP tool calls cost what the endpoint they mirror costs, any other call ${UNIT_COST}). Answers carry \`RateLimit-Policy\` and \`RateLimit\` headers; past the limit the answer is 429 with \`Retry-After\` in seconds.`,
     "",
     `Errors: every non-2xx answer is RFC 9457 \`application/problem+json\` with the fields ${Object.keys(ProblemSchema.shape)
       .map((key) => `\`${key}\``)

@@ -7,7 +7,12 @@
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { createSchema } from "zod-openapi";
 import { HealthSchema, ProblemSchema } from "../../shared/schemas/index.js";
+import { VERSION } from "../version.js";
+import { operationList, UNIT_COST } from "./operations/index.js";
 import { appRouter } from "./router.js";
+
+/** Each operation's rate-limit cost, in the document (read by /llms.txt and by clients that budget their calls). */
+export const COST_EXTENSION = "x-rate-limit-cost";
 
 type Json = Record<string, unknown>;
 
@@ -19,7 +24,7 @@ export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject
   const [first = "/api/v1"] = prefixes;
   const doc = generateOpenApiDocument(appRouter, {
     title: "Product Catalog Lookup API",
-    version: "1.0.0",
+    version: VERSION,
     description:
       "Read-only API over an aggregated catalog of products taken from merchants' product detail pages. Every endpoint needs an API key in `Authorization` (the key itself, or `Bearer <key>`). Every error is RFC 9457 `application/problem+json` with a stable `code`.",
     baseUrl: first,
@@ -63,6 +68,10 @@ export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject
       }
     }
   }
+  for (const { operation } of operationList) {
+    const entry = doc.paths?.[operation.rest.path]?.[operation.rest.method === "GET" ? "get" : "post"];
+    if (entry) Object.assign(entry, { [COST_EXTENSION]: operation.cost });
+  }
   doc.paths = {
     ...doc.paths,
     "/health": {
@@ -72,6 +81,7 @@ export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject
         summary: "Service and database health",
         tags: ["health"],
         security: [{ ApiKey: [] }],
+        [COST_EXTENSION]: UNIT_COST,
         responses: {
           "200": { description: "Healthy", content: { "application/json": { schema: health.schema } } },
           "401": { description: "Missing or invalid API key", content: problemContent },

@@ -73,8 +73,33 @@ const CODE_BY_TRPC: Partial<Record<TRPCError["code"], ErrorCode>> = {
   TIMEOUT: "unavailable",
 };
 
+/**
+ * A request the HTTP gate refused (401, 429, 503) before any call ran, carrying the problem it
+ * decided on; tRPC answers it in tRPC's shape with the same code and detail.
+ */
+export class Refusal extends Error {
+  override readonly name = "Refusal";
+  constructor(readonly problem: Problem) {
+    super(problem.detail);
+  }
+}
+
+const TRPC_BY_CODE: Partial<Record<ErrorCode, TRPCError["code"]>> = {
+  unauthorized: "UNAUTHORIZED",
+  rate_limited: "TOO_MANY_REQUESTS",
+  unavailable: "SERVICE_UNAVAILABLE",
+  invalid_parameter: "BAD_REQUEST",
+};
+
+/** The TRPCError for a refusal, with the HTTP status its problem has. */
+export function refusalError(problem: Problem): TRPCError {
+  return new TRPCError({ code: TRPC_BY_CODE[problem.code] ?? "INTERNAL_SERVER_ERROR", message: problem.detail, cause: new Refusal(problem) });
+}
+
 export function problemFromTrpcError(error: TRPCError, requestId: string): Problem {
-  if (isZodError(error.cause)) {
+  if (error.cause instanceof Refusal) return error.cause.problem;
+  // Only a refused input is the client's to fix; an answer that fails its output schema is ours.
+  if (error.code === "BAD_REQUEST" && isZodError(error.cause)) {
     const errors = parameterErrors(error.cause.issues);
     const detail = errors.map((e) => `${e.param} ${e.message}`).join("; ");
     return problem("invalid_parameter", detail, requestId, errors);

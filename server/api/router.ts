@@ -1,9 +1,7 @@
-import { createCallerFactory, router } from "./trpc.js";
-import { productsRouter } from "./procedures/products.js";
+import { operations } from "./operations/index.js";
+import { proceduresFrom, router } from "./trpc.js";
 
-export const appRouter = router({
-  products: productsRouter,
-});
+/** The router every transport serves, derived from the operation table. */
+export const appRouter = router(proceduresFrom(operations));
 
 export type AppRouter = typeof appRouter;
-export const createCaller = createCallerFactory(appRouter);

@@ -1,47 +1,22 @@
 /**
- * tRPC for this service, in three parts: context, init, procedure builders.
+ * tRPC for this service, in three parts: context, init, and the procedures,
+ * each derived from an operation of the table (operations/). The key was
+ * verified and the call charged by the HTTP gate before any procedure runs.
  */
 import { initTRPC, TRPCError } from "@trpc/server";
-import type { z } from "zod";
 import type { OpenApiMeta } from "trpc-to-openapi";
-import type { FastifyBaseLogger } from "fastify";
-import type { Services } from "../services.js";
-import { VERIFY_FAILURE_MESSAGES, type Principal, type VerifyFailure } from "../auth/service.js";
+import type { z } from "zod";
 import { isDatabaseUnavailable } from "../db/errors.js";
+import type { CallContext } from "./context.js";
+import type { AnyOperation, Operation } from "./operations/index.js";
 import { problemFromTrpcError, unavailable } from "./problems.js";
 
-// 1. Context: transport-neutral; the HTTP adapters and in-process callers all build it here.
-export interface Context {
-  services: Services;
-  requestId: string;
-  log: FastifyBaseLogger;
-  /** The verified caller, or why there is none. */
-  auth: { principal: Principal } | { failure: VerifyFailure };
-  /** Response headers a procedure wants sent (e.g. how search was ranked). */
-  responseHeaders: Map<string, string>;
-}
-
-export async function createContext(input: {
-  services: Services;
-  requestId: string;
-  log: FastifyBaseLogger;
-  apiKey: string | null;
-}): Promise<Context> {
-  const result = await input.services.keys.verify(input.apiKey).catch((error: unknown) => {
-    throw isDatabaseUnavailable(error) ? unavailable(error) : error;
-  });
-  return {
-    services: input.services,
-    requestId: input.requestId,
-    log: input.log,
-    auth: result.code === "VALID" ? { principal: result.principal } : { failure: result.code },
-    responseHeaders: new Map(),
-  };
-}
+// 1. Context: what every call sees (context.ts), built by each transport.
+export type { CallContext as Context } from "./context.js";
 
 // 2. Init: /trpc clients get the same machine code and parameter errors as REST problems.
 const t = initTRPC
-  .context<Context>()
+  .context<CallContext>()
   .meta<OpenApiMeta>()
   .create({
     errorFormatter({ shape, error, ctx }) {
@@ -70,31 +45,77 @@ const classifyErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-// 3. Procedure builders, and their twin for the REST routes.
+// 3. Procedures, one per operation.
 export const router = t.router;
-export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure.use(classifyErrors);
+const procedure = t.procedure.use(classifyErrors);
 
-/** Requires a valid API key; handlers see `ctx.principal` as non-null. */
-export const keyProcedure = publicProcedure.use(({ ctx, next }) => {
-  if ("failure" in ctx.auth) throw new TRPCError({ code: "UNAUTHORIZED", message: VERIFY_FAILURE_MESSAGES[ctx.auth.failure] });
-  return next({ ctx: { ...ctx, principal: ctx.auth.principal } });
-});
+/** Every operation can answer these beyond its own (e.g. 404). */
+const COMMON_ERRORS = {
+  400: "Invalid parameter",
+  401: "Missing or invalid API key",
+  429: "The key's rate limit is used up; `Retry-After` says when to try again",
+  503: "Database unavailable",
+};
 
-/** What a call needs once its key is verified and its input parsed: a Context has all of it. */
-export type CallContext = Pick<Context, "services" | "log" | "responseHeaders">;
-
-/** A call the REST routes run without tRPC's chain: the raw input parsed as `.input(schema)` would. */
-export interface RestCall {
-  run(ctx: CallContext, rawInput: unknown): Promise<unknown>;
-}
-
-export function restCall<S extends z.ZodType>(schema: S, call: (ctx: CallContext, input: z.output<S>) => Promise<unknown>): RestCall {
+/** What trpc-to-openapi reads to put the operation in the OpenAPI document. */
+function openApiMeta(operation: AnyOperation): OpenApiMeta {
   return {
-    run: async (ctx, rawInput) => {
-      const parsed = schema.safeParse(rawInput);
-      if (!parsed.success) throw new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: parsed.error });
-      return call(ctx, parsed.data);
+    openapi: {
+      method: operation.rest.method,
+      path: operation.rest.path,
+      tags: [operation.tag],
+      summary: operation.title,
+      ...(operation.description ? { description: operation.description } : {}),
+      protect: operation.auth === "key",
+      errorResponses: { ...COMMON_ERRORS, ...operation.rest.errors },
     },
   };
+}
+
+/**
+ * The call behind a procedure. tRPC types a schema's input and output through a conditional
+ * type that TypeScript cannot resolve for a generic schema; for a Zod schema they are
+ * `z.output<I>` and `z.input<O>`, which is all these casts say.
+ */
+function resolve<I extends z.ZodObject, O extends z.ZodType>(operation: Operation<I, O>, ctx: CallContext, input: unknown): Promise<never> {
+  return operation.call(ctx, input as z.output<I>) as Promise<never>;
+}
+
+/** The procedure's declaration: meta for the OpenAPI document, the input and output schemas. */
+function declared<I extends z.ZodObject, O extends z.ZodType>(operation: Operation<I, O>) {
+  return procedure.meta(openApiMeta(operation)).input(operation.input).output(operation.output);
+}
+
+function queryProcedure<I extends z.ZodObject, O extends z.ZodType>(operation: Operation<I, O, "query">) {
+  return declared(operation).query(({ ctx, input }) => resolve(operation, ctx, input));
+}
+
+function mutationProcedure<I extends z.ZodObject, O extends z.ZodType>(operation: Operation<I, O, "mutation">) {
+  return declared(operation).mutation(({ ctx, input }) => resolve(operation, ctx, input));
+}
+
+type ProcedureOf<Op> =
+  Op extends Operation<infer I, infer O, "query">
+    ? ReturnType<typeof queryProcedure<I, O>>
+    : Op extends Operation<infer I, infer O, "mutation">
+      ? ReturnType<typeof mutationProcedure<I, O>>
+      : never;
+
+/** The router record for a table: `{ namespace: { name: procedure } }`, typed per operation so clients stay end-to-end typed. */
+export type ProceduresOf<T extends Record<string, Record<string, AnyOperation>>> = { [N in keyof T]: { [K in keyof T[N]]: ProcedureOf<T[N][K]> } };
+
+export function proceduresFrom<T extends Record<string, Record<string, AnyOperation>>>(table: T): ProceduresOf<T> {
+  const record = Object.fromEntries(
+    Object.entries(table).map(([namespace, entries]) => [
+      namespace,
+      Object.fromEntries(
+        Object.entries(entries).map(([name, operation]) => [
+          name,
+          operation.kind === "query" ? queryProcedure(operation) : mutationProcedure(operation),
+        ]),
+      ),
+    ]),
+  );
+  // Object.fromEntries forgets which key holds which procedure; the mapped type restores what the loops built.
+  return record as ProceduresOf<T>;
 }

@@ -1,6 +1,6 @@
 /**
  * Per-key rate limits: fixed one-minute windows counted in cost units
- * (a lookup costs 1, a search 5). The counters sit behind a small store
+ * (each operation declares its cost; a lookup costs 1). The counters sit behind a small store
  * interface: in the database by default, so every server on one database
  * shares a key's limit; in memory for a single instance that wants no write
  * per request.
@@ -10,9 +10,6 @@ import type { DbOrTx } from "../db/client.js";
 import { rateLimits } from "../db/schema.js";
 
 export const RATE_LIMIT_WINDOW_MS = 60_000;
-
-/** What each kind of call costs, in units of a key's per-minute limit. */
-export const RATE_LIMIT_COSTS = { lookup: 1, search: 5 } as const;
 
 export interface RateLimitStore {
   /**

@@ -19,15 +19,8 @@ export interface CatalogService {
   syncCache(): Promise<void>;
 }
 
-export interface ProductCacheOptions {
-  /** Products kept (without raw_data); 0 turns the cache off. */
-  size: number;
-  /** How long a cached product is served even if the catalog's version cannot be read (database down). */
-  ttlMs: number;
-}
-
-/** 10,000 products of a few kB each. */
-export const DEFAULT_PRODUCT_CACHE: ProductCacheOptions = { size: 10_000, ttlMs: 60_000 };
+/** How long a cached product is served even if the catalog's version cannot be read (database down). */
+const STALE_BOUND_MS = 60_000;
 
 /**
  * The catalog is read far more often than it is imported, so products (without
@@ -35,12 +28,16 @@ export const DEFAULT_PRODUCT_CACHE: ProductCacheOptions = { size: 10_000, ttlMs:
  * cache, dropped whenever the catalog's version changes. Misses, absent
  * products and raw_data reads go to the database.
  */
-export function createCatalogService(deps: { db: Database; cache?: ProductCacheOptions; now?: () => number }): CatalogService {
+export function createCatalogService(deps: {
+  db: Database;
+  /** Products kept (PRODUCT_CACHE_SIZE); 0 turns the cache off. */
+  cacheSize: number;
+  now?: () => number;
+}): CatalogService {
   const { db } = deps;
-  const options = deps.cache ?? DEFAULT_PRODUCT_CACHE;
-  const cacheOptions = { ttlMs: options.ttlMs, ...(deps.now ? { now: deps.now } : {}) };
-  const byId = new LruCache<string, Product>(options.size, cacheOptions);
-  const byUrlKey = new LruCache<string, Product>(options.size, cacheOptions);
+  const cacheOptions = { ttlMs: STALE_BOUND_MS, ...(deps.now ? { now: deps.now } : {}) };
+  const byId = new LruCache<string, Product>(deps.cacheSize, cacheOptions);
+  const byUrlKey = new LruCache<string, Product>(deps.cacheSize, cacheOptions);
   let version: string | null | undefined;
   // Bumped when the caches are dropped: a read that started before is not cached after.
   let generation = 0;

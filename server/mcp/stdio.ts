@@ -3,22 +3,18 @@
  *
  * No API key and no rate limit: whoever can run the CLI can read the data dir
  * (or holds DATABASE_URL), and so could read the catalog and issue keys
- * anyway. The calls still run as a principal, the local user, through the
- * same keyProcedure as every other. Stdout carries only JSON-RPC; logs go to
- * stderr.
+ * anyway. The calls run as a principal of their own, the local user, with
+ * the same operations as every other transport. Stdout carries only
+ * JSON-RPC; logs go to stderr.
  */
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyBaseLogger } from "fastify";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Services } from "../services.js";
-import type { VerifyResult } from "../auth/service.js";
-import { createContext } from "../api/trpc.js";
+import type { Principal } from "../auth/service.js";
 import { createMcpServer } from "./tools.js";
 
-const LOCAL_USER: VerifyResult = {
-  code: "VALID",
-  principal: { keyId: "local", name: "local user (mcp stdio)", environment: "dev", rateLimitPerMinute: null },
-};
+const LOCAL_USER: Principal = { keyId: "local", name: "local user (mcp stdio)", environment: "dev", rateLimitPerMinute: null };
 
 /** The server's own logger (pino, in the format the server logs), writing to stderr. */
 function stderrLogger(level: string): FastifyBaseLogger {
@@ -28,8 +24,13 @@ function stderrLogger(level: string): FastifyBaseLogger {
 /** Serves MCP on stdin/stdout until the client closes stdin or the process is told to stop. */
 export async function serveStdio(services: Services, options: { logLevel: string }): Promise<void> {
   const log = stderrLogger(options.logLevel);
-  const local: Services = { ...services, keys: { ...services.keys, verify: async () => LOCAL_USER } };
-  const server = createMcpServer(() => createContext({ services: local, requestId: `req_${randomUUID().replaceAll("-", "")}`, log, apiKey: null }));
+  const server = createMcpServer(() => ({
+    services,
+    principal: LOCAL_USER,
+    requestId: `req_${randomUUID().replaceAll("-", "")}`,
+    log,
+    responseHeaders: new Map(),
+  }));
   server.onerror = (error) => log.warn({ err: error }, "MCP stdio message refused");
   const closed = new Promise<void>((resolve) => (server.onclose = resolve));
   const stop = () => void server.close();

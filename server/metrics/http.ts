@@ -5,9 +5,7 @@
  */
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyReply } from "fastify";
 import fp from "fastify-plugin";
-import { VERIFY_FAILURE_MESSAGES } from "../auth/service.js";
-import { problem } from "../api/problems.js";
-import { sendProblem } from "../api/http/errors.js";
+import { UNIT_COST } from "../api/operations/index.js";
 import type { Metrics } from "./metrics.js";
 
 const requestMetrics: FastifyPluginAsync<{ metrics: Metrics }> = async (app, opts) => {
@@ -27,16 +25,9 @@ async function sendMetrics(metrics: Metrics, reply: FastifyReply): Promise<Fasti
   return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
 }
 
-/** GET /metrics inside the API's scope, where the rate-limit hook has verified the key. */
+/** GET /metrics on the API, behind a key like every other answer (the gate checks it). */
 export const metricsRoute: FastifyPluginAsync<{ metrics: Metrics }> = async (app, opts) => {
-  app.get("/metrics", async (request, reply) => {
-    const verified = request.keyVerification;
-    if (verified === null) {
-      return sendProblem(reply, problem("unavailable", "The API key cannot be checked: the database does not answer.", request.id));
-    }
-    if (verified.code !== "VALID") return sendProblem(reply, problem("unauthorized", VERIFY_FAILURE_MESSAGES[verified.code], request.id));
-    return sendMetrics(opts.metrics, reply);
-  });
+  app.get("/metrics", { config: { gate: { cost: UNIT_COST } } }, (_request, reply) => sendMetrics(opts.metrics, reply));
 };
 
 /** A listener that serves only GET /metrics, without a key: bind it where only the scraper can reach it. */

@@ -41,8 +41,8 @@ export interface SearchDeps {
   retrieval?: RetrievalMode;
   /** False when each vector search must set pgvector's settings itself (see DatabaseHandle). */
   vectorSettingsInSession?: boolean;
-  /** How many fused candidates the reranker sees (at least `limit`). */
-  rerankCandidates?: number;
+  /** How many fused candidates the reranker sees (at least `limit`): RERANK_CANDIDATES. */
+  rerankCandidates: number;
   queryCacheSize?: number;
   /** Told about every search; the service stays free of any metrics library. */
   observe?: (report: SearchReport) => void;
@@ -56,9 +56,6 @@ const MIN_RETRIEVAL = 50;
 export const EVERY_WORD_FIRST_FROM = 50_000;
 /** How long a count of the catalog is trusted for that choice. */
 const CATALOG_SIZE_TTL_MS = 60_000;
-
-/** RERANK_CANDIDATES' default: the reranker sees this many even when fewer are asked for. */
-export const DEFAULT_RERANK_CANDIDATES = 40;
 
 export function createSearchService(deps: SearchDeps): SearchService {
   const { db, embedder, reranker } = deps;
@@ -82,7 +79,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
       // Postgres text cannot hold NUL; it carries no meaning in a query anyway.
       const q = params.q.replaceAll("\u0000", " ");
       const scope = params.brand_url === undefined ? null : toBrandHost(params.brand_url);
-      const rerankCount = Math.max(params.limit, deps.rerankCandidates ?? DEFAULT_RERANK_CANDIDATES);
+      const rerankCount = Math.max(params.limit, deps.rerankCandidates);
       const depth = Math.max(rerankCount, MIN_RETRIEVAL);
       const mode = deps.retrieval ?? "hybrid";
       const read = deps.reader?.() ?? db;

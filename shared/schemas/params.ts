@@ -56,21 +56,9 @@ export const SearchParamsSchema = z.object({
   include_raw_data: IncludeRawDataSchema,
 });
 
-/** Path params arrive percent-encoded from the REST bridge; ids never contain `%`. */
-function decodePathSegment(value: unknown): unknown {
-  if (typeof value !== "string" || !value.includes("%")) return value;
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
-}
-
 export const GetProductParamsSchema = z.object({
-  id: z
-    .preprocess(decodePathSegment, ProductIdSchema)
-    .describe("The product id.")
-    .meta({ override: { type: "string" } }),
+  // The router has decoded the path segment once; an id is never decoded again (`abc%2541` is the id `abc%41`, refused).
+  id: ProductIdSchema.describe("The product id."),
   include_raw_data: IncludeRawDataSchema,
 });
 

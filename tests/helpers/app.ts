@@ -1,23 +1,25 @@
 /**
- * A real app on a real database: in-memory PGlite (or any DatabaseHandle the
- * test opens), migrated, loaded with records through the real importer, with
- * a real API key.
+ * A real app on a real database, built through the composition root as the
+ * server is: in-memory PGlite (or any DatabaseHandle the test opens),
+ * migrated, loaded with records through the real importer, with a real API key.
  */
 import type { FastifyInstance } from "fastify";
-import { buildApp } from "../../server/app.js";
-import { openPglite, type DatabaseHandle } from "../../server/db/open.js";
-import { createServices, type Services } from "../../server/services.js";
+import type { Config } from "../../server/config.js";
+import { createRoot, type Root } from "../../server/compose.js";
+import type { Database } from "../../server/db/client.js";
+import { type DatabaseHandle, openPglite } from "../../server/db/open.js";
 import { importRecords } from "../../server/ingest/import.js";
 import { parseLine } from "../../server/ingest/ndjson.js";
-import { sharedEmbedder } from "./embedder.js";
-import type { Database } from "../../server/db/client.js";
+import type { Embedder } from "../../server/search/embedder.js";
 import type { Reranker } from "../../server/search/reranker.js";
-import { createLocalReranker } from "../../server/search/rerankers/local.js";
+import type { Services } from "../../server/services.js";
 import { FIXTURE, type TestRecord } from "./catalog.js";
-import { createMetrics } from "../../server/metrics/index.js";
+import { testConfig } from "./config.js";
+import { sharedEmbedder } from "./embedder.js";
 
 export interface TestApp {
   app: FastifyInstance;
+  root: Root;
   services: Services;
   database: DatabaseHandle;
   key: string;
@@ -30,39 +32,32 @@ export async function createTestApp(
   options: {
     records?: readonly TestRecord[];
     database?: DatabaseHandle;
-    prefixes?: string[];
-    keyCacheTtlMs?: number;
-    productCacheSize?: number;
-    /** The reranker, built on the test's database; the default is the production default, `local`. */
+    /** Settings beyond testConfig's. */
+    config?: Partial<Config>;
+    /** The reranker, built on the test's database; the default is RERANKER's default, `local`. */
     reranker?: (db: Database) => Reranker;
   } = {},
 ): Promise<TestApp> {
   const database = options.database ?? (await openPglite()).handle;
-  await database.migrate();
-  const embedder = await sharedEmbedder();
   let offset = 0;
-  const clock = () => new Date(Date.now() + offset);
-  const reranker = (options.reranker ?? ((db) => createLocalReranker({ db })))(database.db);
-  // Wired as server/main.ts wires them, so /metrics shows search stages too.
-  const metrics = createMetrics();
-  const services = createServices({
+  const root = createRoot(testConfig(options.config), {
+    role: "server",
     database,
-    embedder,
-    reranker,
-    clock,
-    keyCacheTtlMs: options.keyCacheTtlMs ?? 30_000,
-    ...(options.productCacheSize === undefined ? {} : { productCacheSize: options.productCacheSize }),
-    observeSearch: metrics.observeSearch,
+    embedder: await sharedEmbedder(),
+    clock: () => new Date(Date.now() + offset),
+    ...(options.reranker ? { reranker: options.reranker } : {}),
   });
+  const services = await root.services();
   const records = options.records ?? FIXTURE;
   const lines = records.map((record, index) => parseLine("fixture", index + 1, JSON.stringify(record)));
-  const summary = await importRecords({ db: database.db, embedder }, lines);
+  const summary = await importRecords({ db: database.db, embedder: await root.embedder() }, lines);
   if (summary.failed > 0) throw new Error(`fixture failed to import: ${JSON.stringify(summary.failures)}`);
   const { key } = await services.keys.issue({ name: "test", environment: "dev" });
-  const app = await buildApp({ services, metrics, prefixes: options.prefixes ?? ["/api/v1", "/v1"], logLevel: "silent" });
+  const app = await root.app();
   await app.ready();
   return {
     app,
+    root,
     services,
     database,
     key,
@@ -70,8 +65,24 @@ export async function createTestApp(
       offset += ms;
     },
     close: async () => {
-      await app.close();
+      await root.close();
       await database.close();
     },
   };
+}
+
+/**
+ * Another root on a database a test already holds (a second server on the same database, or one with other
+ * settings); the caller closes the root, the database stays the test's.
+ */
+export async function rootOn(
+  database: DatabaseHandle,
+  options: { config?: Partial<Config>; clock?: () => Date; embedder?: Embedder } = {},
+): Promise<Root> {
+  return createRoot(testConfig(options.config), {
+    role: "server",
+    database,
+    embedder: options.embedder ?? (await sharedEmbedder()),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
 }

@@ -58,7 +58,7 @@ describe("product cache", () => {
   });
 
   it("caches nothing with PRODUCT_CACHE_SIZE=0, and never caches an absence", async () => {
-    const uncached = await createTestApp({ productCacheSize: 0 });
+    const uncached = await createTestApp({ config: { PRODUCT_CACHE_SIZE: 0 } });
     try {
       expect((await uncached.services.catalog.byId(tentId, false))?.name).toBe(tent.name);
       await uncached.database.db.update(products).set({ name: "Renamed" }).where(eq(products.id, tentId));

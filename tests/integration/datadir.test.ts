@@ -13,6 +13,7 @@ import { openDatabase, DataDirBusyError } from "../../server/db/open.js";
 import { lockPath } from "../../server/db/lock.js";
 import { FIXTURE, toNdjson } from "../helpers/catalog.js";
 import { freePort } from "../helpers/ports.js";
+import { READY } from "../helpers/server.js";
 
 let dir: string;
 let dataDir: string;
@@ -46,7 +47,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${stdout}`)), 90_000);
     const check = () => {
-      if (stdout.includes("Server listening")) {
+      if (stdout.includes(READY)) {
         clearTimeout(timer);
         resolve();
       } else if (server.exitCode !== null) {

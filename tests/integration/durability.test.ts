@@ -19,6 +19,7 @@ import { run } from "../../server/cli/run.js";
 import { toNdjson } from "../helpers/catalog.js";
 import { expectLateRequestTurnedAway, expectWholeOrTurnedAway, parseLog } from "../helpers/shutdown.js";
 import { freePort } from "../helpers/ports.js";
+import { READY } from "../helpers/server.js";
 
 /** The importer's batch: a batch is one transaction, so the catalog only ever grows by whole batches. */
 const BATCH = 64;
@@ -69,7 +70,7 @@ async function startServer(): Promise<Running> {
   });
   const { output, exited } = track(proc);
   const started = performance.now();
-  while (!output().includes("Server listening")) {
+  while (!output().includes(READY)) {
     if (proc.exitCode !== null) throw new Error(`server exited:\n${output()}`);
     if (performance.now() - started > 60_000) throw new Error(`server did not start:\n${output()}`);
     await sleep(50);

@@ -18,6 +18,7 @@ import { FIXTURE } from "../helpers/catalog.js";
 import { expectLateRequestTurnedAway, expectWholeOrTurnedAway, parseLog } from "../helpers/shutdown.js";
 import { isDatabaseUnavailable } from "../../server/db/errors.js";
 import { sql } from "drizzle-orm";
+import { READY } from "../helpers/server.js";
 
 /** Short deadlines so the file runs in seconds; production values are SERVER_TIMEOUTS. */
 const TIMEOUTS: PostgresTimeouts = { connectMs: 1_000, queryMs: 1_000 };
@@ -235,7 +236,7 @@ describe("SIGTERM with several requests in flight (real server process, DATABASE
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     try {
       const started = performance.now();
-      while (!output.includes("Server listening")) {
+      while (!output.includes(READY)) {
         if (child.exitCode !== null) throw new Error(`server exited:\n${output}`);
         if (performance.now() - started > 90_000) throw new Error(`server did not start:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 50));

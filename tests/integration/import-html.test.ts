@@ -9,9 +9,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../server/cli/run.js";
-import { openDatabase, type DatabaseHandle } from "../../server/db/open.js";
-import { createServices } from "../../server/services.js";
-import { buildApp } from "../../server/app.js";
+import { createRoot, type Root } from "../../server/compose.js";
+import { testConfig } from "../helpers/config.js";
 import { sharedEmbedder } from "../helpers/embedder.js";
 import type { FastifyInstance } from "fastify";
 
@@ -68,19 +67,15 @@ describe("catalog import of saved pages", () => {
 });
 
 describe("the API serves imported pages", () => {
-  let database: DatabaseHandle;
+  let root: Root;
   let app: FastifyInstance;
   let key: string;
   beforeAll(async () => {
-    database = await openDatabase({ databaseUrl: undefined, dataDir: env.DATA_DIR!, poolSize: 1, role: "server" });
-    const services = createServices({ database, embedder: await sharedEmbedder() });
-    app = await buildApp({ services, prefixes: ["/api/v1"], logLevel: "silent" });
-    key = (await services.keys.issue({ name: "t", environment: "dev" })).key;
+    root = createRoot(testConfig({ DATA_DIR: env.DATA_DIR!, API_PREFIXES: ["/api/v1"] }), { role: "server", embedder: await sharedEmbedder() });
+    app = await root.app();
+    key = (await (await root.services()).keys.issue({ name: "t", environment: "dev" })).key;
   });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
-  });
+  afterAll(() => root?.close());
 
   it("with the record, offers, identifiers and raw data extracted from the page", async () => {
     const extracted = await cli("extract", join(pages, "jsonld-basic.html"));

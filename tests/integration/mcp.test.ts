@@ -8,11 +8,11 @@ import type { FastifyInstance } from "fastify";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { buildApp } from "../../server/app.js";
+import type { Root } from "../../server/compose.js";
 import { productIdFromUrlKey } from "../../server/catalog/ids.js";
 import { productUrlKey } from "../../shared/url.js";
 import { ProblemSchema, type Problem } from "../../shared/schemas/index.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
 import { FIXTURE } from "../helpers/catalog.js";
 
 const tentUrl = FIXTURE[0]!.url;
@@ -214,17 +214,17 @@ describe("/mcp refuses as the rest of the API does", () => {
 });
 
 describe("rate limits on /mcp", () => {
+  let limitedRoot: Root;
   let limited: FastifyInstance;
   beforeAll(async () => {
-    limited = await buildApp({
-      services: t.services,
-      prefixes: ["/api/v1"],
-      logLevel: "silent",
-      rateLimit: { perMinute: 12, store: "memory", now: () => Date.UTC(2026, 10, 21, 12, 0, 0) },
+    limitedRoot = await rootOn(t.database, {
+      config: { API_PREFIXES: ["/api/v1"], RATE_LIMIT_PER_MINUTE: 12, RATE_LIMIT_STORE: "memory" },
+      clock: () => new Date(Date.UTC(2026, 10, 21, 12, 0, 0)),
     });
+    limited = await limitedRoot.app();
     await limited.ready();
   });
-  afterAll(() => limited.close());
+  afterAll(() => limitedRoot.close());
 
   it("charges a search through MCP what a REST search costs, a lookup a lookup, and protocol messages a lookup", async () => {
     const { key } = await t.services.keys.issue({ name: "mcp limits", environment: "dev" });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SAMPLE_CATALOG_PATH } from "../../server/sample/index.js";
 import { freePort } from "../helpers/ports.js";
 import { parseLog, type LogEntry } from "../helpers/shutdown.js";
+import { READY } from "../helpers/server.js";
 
 let dir: string;
 let server: ChildProcess;
@@ -44,7 +45,7 @@ beforeAll(async () => {
   server.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   exited = new Promise((resolve) => server.once("exit", resolve));
   const started = performance.now();
-  while (!output.includes(`Server listening at ${api}`)) {
+  while (!(output.includes(`Server listening at ${api}`) && output.includes(READY))) {
     if (server.exitCode !== null) throw new Error(`server exited:\n${output}`);
     if (performance.now() - started > 100_000) throw new Error(`server did not start:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));

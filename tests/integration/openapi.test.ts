@@ -53,8 +53,8 @@ describe("/openapi.json", () => {
       .filter(([path]) => path !== "/health")
       .map(([path, item]) => `${Object.keys(item as object).join()} ${path.replace(/\{(\w+)\}/g, ":$1")}`);
     expect(
-      restRoutes()
-        .map((route) => `get ${route.url}`)
+      restRoutes([""])
+        .map((route) => `${route.method.toLowerCase()} ${route.url}`)
         .sort(),
     ).toEqual(documented.sort());
     for (const prefix of ["/api/v1", "/v1"]) {
@@ -66,7 +66,7 @@ describe("/openapi.json", () => {
   });
 
   it("follows API_PREFIXES", async () => {
-    const custom = await createTestApp({ prefixes: ["/catalog/v2"] });
+    const custom = await createTestApp({ config: { API_PREFIXES: ["/catalog/v2"] } });
     try {
       const doc = (await custom.app.inject({ url: "/openapi.json" })).json();
       expect(doc.servers).toEqual([{ url: "/catalog/v2" }]);

@@ -1,22 +1,21 @@
 /**
  * Per-key rate limits on a real database: the counters live in `rate_limits`,
- * time comes from a fake clock handed to buildApp (no sleeps).
+ * time comes from a fake clock handed to the composition root (no sleeps).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { eq } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
-import { buildApp } from "../../server/app.js";
-import { createServices } from "../../server/services.js";
+import type { Root } from "../../server/compose.js";
+import type { Config } from "../../server/config.js";
 import { openPostgres } from "../../server/db/open.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
-import { sharedEmbedder } from "../helpers/embedder.js";
+import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
 import { startSocketPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
 import { FIXTURE } from "../helpers/catalog.js";
 import { rateLimits } from "../../server/db/schema.js";
 import { productIdFromUrlKey } from "../../server/catalog/ids.js";
 import { productUrlKey } from "../../shared/url.js";
 import { ProblemSchema } from "../../shared/schemas/index.js";
-import { requestCost, resolveRateLimitStore, type RateLimitOptions } from "../../server/api/http/ratelimit.js";
+import { resolveRateLimitStore } from "../../server/api/http/ratelimit.js";
 import { run } from "../../server/cli/run.js";
 
 const PREFIXES = ["/api/v1", "/v1"];
@@ -26,18 +25,22 @@ const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
 
 let t: TestApp;
 let clock = T0;
-const apps: FastifyInstance[] = [];
+const roots: Root[] = [];
 
-async function app(rateLimit: RateLimitOptions = {}, services = t.services): Promise<FastifyInstance> {
-  const built = await buildApp({
-    services,
-    prefixes: PREFIXES,
-    logLevel: process.env.RL_LOG ?? "silent",
-    rateLimit: { now: () => clock, ...rateLimit },
+/** A server instance on `database` (its own services and key cache), counting in the database unless told otherwise. */
+async function app(settings: Partial<Config> = {}, database = t.database): Promise<FastifyInstance> {
+  const root = await rootOn(database, {
+    config: { API_PREFIXES: PREFIXES, RATE_LIMIT_STORE: "database", ...settings },
+    clock: () => new Date(clock),
   });
+  roots.push(root);
+  const built = await root.app();
   await built.ready();
-  apps.push(built);
   return built;
+}
+
+async function closeApps(): Promise<void> {
+  for (const root of roots.splice(0)) await root.close();
 }
 
 async function newKey(rateLimitPerMinute?: number): Promise<string> {
@@ -53,14 +56,14 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(async () => {
-  for (const a of apps) await a.close();
+  await closeApps();
   await t.close();
 });
 
 describe("rate limits", () => {
   it("answers 429 in the problem shape with Retry-After once the limit is spent, and resets with the window", async () => {
     clock = T0 + 18_000; // 42 s left in the window
-    const a = await app({ perMinute: 3 });
+    const a = await app({ RATE_LIMIT_PER_MINUTE: 3 });
     const key = await newKey();
     for (const remaining of [2, 1, 0]) {
       const ok = await get(a, `/api/v1/products/${tentId}`, key);
@@ -88,7 +91,7 @@ describe("rate limits", () => {
 
   it("uses the limit a key was issued with over the server's default", async () => {
     clock = T0;
-    const a = await app({ perMinute: 100 });
+    const a = await app({ RATE_LIMIT_PER_MINUTE: 100 });
     const own = await newKey(2);
     const first = await get(a, `/v1/products/${tentId}`, own);
     expect(first.headers["ratelimit-policy"]).toBe('"default";q=2;w=60');
@@ -102,7 +105,7 @@ describe("rate limits", () => {
 
   it("charges a search 5 units and a lookup 1, on REST and tRPC alike (a batch costs the sum)", async () => {
     clock = T0;
-    const a = await app({ perMinute: 20 });
+    const a = await app({ RATE_LIMIT_PER_MINUTE: 20 });
     const key = await newKey();
     expect((await get(a, "/api/v1/products/search?q=tent", key)).headers.ratelimit).toBe('"default";r=15;t=60');
     expect((await get(a, `/api/v1/products?url=${encodeURIComponent(FIXTURE[0]!.url)}`, key)).headers.ratelimit).toBe('"default";r=14;t=60');
@@ -125,7 +128,7 @@ describe("rate limits", () => {
 
   it("puts the headers on every answer for a valid key, errors included, and none on 401s", async () => {
     clock = T0;
-    const a = await app({ perMinute: 50 });
+    const a = await app({ RATE_LIMIT_PER_MINUTE: 50 });
     const key = await newKey();
     const answers = [
       await get(a, "/api/v1/products/search?q=tent", key),
@@ -149,9 +152,8 @@ describe("rate limits", () => {
   it("holds one limit across two instances on the same database", async () => {
     clock = T0;
     // Two servers: separate services (separate key caches) over one PGlite handle.
-    const second = createServices({ database: t.database, embedder: await sharedEmbedder() });
-    const a = await app({ perMinute: 4, syncMs: 0 });
-    const b = await app({ perMinute: 4, syncMs: 0 }, second);
+    const a = await app({ RATE_LIMIT_PER_MINUTE: 4, RATE_LIMIT_SYNC_MS: 0 });
+    const b = await app({ RATE_LIMIT_PER_MINUTE: 4, RATE_LIMIT_SYNC_MS: 0 });
     const key = await newKey();
     expect((await get(a, `/v1/products/${tentId}`, key)).headers.ratelimit).toBe('"default";r=3;t=60');
     expect((await get(b, `/v1/products/${tentId}`, key)).headers.ratelimit).toBe('"default";r=2;t=60');
@@ -168,9 +170,8 @@ describe("rate limits", () => {
 
   it("by default writes the shared counter once per interval per key, learning the other instance's use", async () => {
     clock = T0;
-    const second = createServices({ database: t.database, embedder: await sharedEmbedder() });
-    const a = await app({ perMinute: 10, syncMs: 1000 });
-    const b = await app({ perMinute: 10, syncMs: 1000 }, second);
+    const a = await app({ RATE_LIMIT_PER_MINUTE: 10, RATE_LIMIT_SYNC_MS: 1000 });
+    const b = await app({ RATE_LIMIT_PER_MINUTE: 10, RATE_LIMIT_SYNC_MS: 1000 });
     const key = await newKey();
     const verified = await t.services.keys.verify(key);
     if (verified.code !== "VALID") throw new Error(verified.code);
@@ -200,7 +201,7 @@ describe("rate limits", () => {
   });
 
   it("keeps counting in a window another instance's clock has already started", async () => {
-    const a = await app({ perMinute: 10 });
+    const a = await app({ RATE_LIMIT_PER_MINUTE: 10 });
     const key = await newKey();
     clock = T0 + 60_000;
     await get(a, `/v1/products/${tentId}`, key); // the newer window: 1 used
@@ -211,7 +212,7 @@ describe("rate limits", () => {
 
   it("can count in memory instead, for a single instance", async () => {
     clock = T0;
-    const a = await app({ perMinute: 1, store: "memory" });
+    const a = await app({ RATE_LIMIT_PER_MINUTE: 1, RATE_LIMIT_STORE: "memory" });
     const key = await newKey();
     expect((await get(a, `/v1/products/${tentId}`, key)).statusCode).toBe(200);
     expect((await get(a, `/v1/products/${tentId}`, key)).statusCode).toBe(429);
@@ -221,16 +222,6 @@ describe("rate limits", () => {
 });
 
 describe("rate-limit settings", () => {
-  it("prices requests by what they run", () => {
-    expect(requestCost("/api/v1/products/search?q=x")).toBe(5);
-    expect(requestCost("/v1/products/search/")).toBe(5);
-    expect(requestCost("/v1/products/pdp_1")).toBe(1);
-    expect(requestCost("/v1/products?url=https%3A%2F%2Fa.example%2Fproducts%2Fsearch")).toBe(1);
-    expect(requestCost("/health")).toBe(1);
-    expect(requestCost("/trpc/products.search,products.byUrl,products.search?batch=1")).toBe(11);
-    expect(requestCost("/trpc/products.search%2Cproducts.byId")).toBe(6);
-  });
-
   it("chooses the store for RATE_LIMIT_STORE=auto by whether the database can be shared", () => {
     expect(resolveRateLimitStore("auto", "postgres")).toBe("database");
     expect(resolveRateLimitStore("auto", "pglite")).toBe("memory");
@@ -255,9 +246,8 @@ describe("rate limits through postgres.js", () => {
     clock = T0;
     const otherDb = openPostgres({ url: pg.url, max: 2 });
     try {
-      const other = createServices({ database: otherDb, embedder: await sharedEmbedder() });
-      const a = await app({ perMinute: 6, syncMs: 0 }, test.services);
-      const b = await app({ perMinute: 6, syncMs: 0 }, other);
+      const a = await app({ RATE_LIMIT_PER_MINUTE: 6, RATE_LIMIT_SYNC_MS: 0 }, test.database);
+      const b = await app({ RATE_LIMIT_PER_MINUTE: 6, RATE_LIMIT_SYNC_MS: 0 }, otherDb);
       // One after the other: pglite-socket runs every connection in one session, so truly
       // concurrent extended-protocol queries from two pools would trip over each other there.
       const statuses: number[] = [];
@@ -266,7 +256,7 @@ describe("rate limits through postgres.js", () => {
       const search = await get(a, "/v1/products/search?q=tent", test.key);
       expect(search.statusCode).toBe(429);
     } finally {
-      for (const a of apps.splice(0)) await a.close();
+      await closeApps();
       await otherDb.close();
     }
   });
@@ -278,7 +268,7 @@ describe("rate limits through postgres.js", () => {
     const env = { DATABASE_URL: pg.url, LOG_LEVEL: "silent" };
     expect(await run(["keys", "issue", "--name", "metered", "--rate-limit", "7"], env, out)).toBe(0);
     const key = lines.at(-1)!;
-    const a = await app({ perMinute: 100 }, test.services);
+    const a = await app({ RATE_LIMIT_PER_MINUTE: 100 }, test.database);
     try {
       const first = await get(a, "/v1/products/search?q=tent", key);
       expect(first.headers["ratelimit-policy"]).toBe('"default";q=7;w=60');
@@ -286,7 +276,7 @@ describe("rate limits through postgres.js", () => {
       expect((await get(a, "/v1/products/search?q=tent", key)).statusCode).toBe(429);
       await expect(run(["keys", "issue", "--name", "bad", "--rate-limit", "0"], env, out)).rejects.toThrow(/--rate-limit/);
     } finally {
-      for (const built of apps.splice(0)) await built.close();
+      await closeApps();
     }
   });
 });

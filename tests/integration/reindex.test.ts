@@ -1,12 +1,11 @@
 /** Moving a catalog from one embedding model to another: refusal on mismatch, reindex, resume after interruption. */
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
 import { errorReply, hashEmbeddingsHandler, startOpenAiServer, type OpenAiServer } from "../helpers/openai-server.js";
 import { createOpenAiEmbedder } from "../../server/search/embedders/openai.js";
 import { checkEmbeddingModel, EmbeddingMismatchError, reindex } from "../../server/search/reindex.js";
 import { countNeedingEmbedding } from "../../server/catalog/repository.js";
-import { createServices } from "../../server/services.js";
 import { FIXTURE } from "../helpers/catalog.js";
 import type { Embedder } from "../../server/search/embedder.js";
 
@@ -47,8 +46,10 @@ describe("catalog reindex", () => {
   });
 
   it("serves search with the new model's vectors", async () => {
-    const services = createServices({ database: t.database, embedder: openai });
+    const root = await rootOn(t.database, { embedder: openai });
+    const services = await root.services();
     const { products } = await services.search.search({ q: "saucepan lid", limit: 3, include_raw_data: false });
     expect(products[0]?.name).toBe("Stainless Steel Saucepan 2 L");
+    await root.close();
   });
 });

@@ -25,14 +25,15 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 const envelopes = new WeakMap<object, { body: string; etag: string }>();
 
 /**
- * The `{"pdp": …}` answer for a product, serialised and tagged once per
- * product object: one from the product cache is the same object on every
- * hit, so a repeated lookup neither re-serialises nor re-hashes it.
+ * The `{"pdp": …}` answer for a product, checked (`checked` gives the answer
+ * as the output schema parses it), serialised and tagged once per product
+ * object: one from the product cache is the same object on every hit, so a
+ * repeated lookup neither re-checks, re-serialises nor re-hashes it.
  */
-export function productEnvelope(pdp: object): { body: string; etag: string } {
+export function productEnvelope(pdp: object, checked: () => unknown): { body: string; etag: string } {
   let envelope = envelopes.get(pdp);
   if (!envelope) {
-    const body = JSON.stringify({ pdp });
+    const body = JSON.stringify(checked());
     envelope = { body, etag: strongEtag(body) };
     envelopes.set(pdp, envelope);
   }

@@ -1,5 +1,5 @@
-/** Problem answers for what never reaches a procedure: unknown routes and Fastify's own errors. */
-import type { FastifyError, FastifyInstance, FastifyReply } from "fastify";
+/** Problem answers for what never reaches an operation: unknown routes and Fastify's own errors. */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Problem } from "../../../shared/schemas/index.js";
 import { problem } from "../problems.js";
 import { WWW_AUTHENTICATE } from "./context.js";
@@ -9,10 +9,16 @@ export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
   return reply.code(body.status).type("application/problem+json").send(JSON.stringify(body));
 }
 
+function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendProblem(reply, problem("not_found", `No route ${request.method} ${request.url.split("?")[0]}.`, request.id));
+}
+
 export function installErrorHandlers(app: FastifyInstance): void {
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, problem("not_found", `No route ${request.method} ${request.url.split("?")[0]}.`, request.id)),
-  );
+  // An unknown path is answered before its body is read: Fastify would parse it before the not-found handler.
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.is404) return notFound(request, reply);
+  });
+  app.setNotFoundHandler(notFound);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

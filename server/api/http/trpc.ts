@@ -1,20 +1,103 @@
-/** tRPC over HTTP at /trpc, for TypeScript consumers (see shared/client.ts). */
-import type { FastifyPluginAsync } from "fastify";
-import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from "@trpc/server/adapters/fastify";
+/**
+ * tRPC over HTTP at /trpc, for TypeScript consumers (see shared/client.ts), on
+ * a route of our own so that the gate (gate.ts) sees it: the key is checked
+ * before any body is read, and a refusal is answered in tRPC's own shape so
+ * tRPC clients see the machine code. A call's cost is charged once tRPC has
+ * routed it: a batch costs the sum of its calls' operations, whatever the path
+ * looked like on the wire, and a batch longer than `maxBatchSize` is refused.
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import { fastifyRequestHandler } from "@trpc/server/adapters/fastify";
+import { resolveResponse, type TRPCRequestInfo } from "@trpc/server/http";
+import type { Problem } from "../../../shared/schemas/index.js";
 import type { Services } from "../../services.js";
-import { appRouter, type AppRouter } from "../router.js";
-import { contextFromRequest, responseHeaders } from "./context.js";
+import type { CallContext } from "../context.js";
+import { operationAt, UNIT_COST } from "../operations/index.js";
+import { problem, refusalError } from "../problems.js";
+import { appRouter } from "../router.js";
+import { callContext, responseHeaders } from "./context.js";
+import { sendProblem } from "./errors.js";
 
-export const trpcPlugin: FastifyPluginAsync<{ services: Services }> = async (app, opts) => {
-  const trpcOptions: FastifyTRPCPluginOptions<AppRouter>["trpcOptions"] = {
+type TrpcRequest = FastifyRequest<{ Params: { path: string } }>;
+
+/** tRPC decodes the path parameter once more itself; a malformed escape is its 400 to give. */
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
+export const trpcPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: number }> = async (app, opts) => {
+  // tRPC parses its JSON itself: the body reaches it as text.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
+
+  const common = {
     router: appRouter,
-    createContext: ({ req }) => contextFromRequest(opts.services, req),
-    responseMeta: ({ ctx, errors }) => ({
+    maxBatchSize: opts.maxBatchSize,
+    responseMeta: ({ ctx, errors }: { ctx?: CallContext | undefined; errors: { code: string }[] }) => ({
       headers: responseHeaders(ctx, errors.some((error) => error.code === "UNAUTHORIZED") ? 401 : 200),
     }),
-    onError: ({ error, req }) => {
-      if (error.code === "INTERNAL_SERVER_ERROR") req.log.error({ err: error.cause ?? error }, "internal error");
+    onError: ({ error, req }: { error: { code: string; cause?: unknown }; req: { log?: FastifyRequest["log"] } | Request }) => {
+      if (error.code === "INTERNAL_SERVER_ERROR" && "log" in req) req.log?.error({ err: error.cause ?? error }, "internal error");
     },
   };
-  await app.register(fastifyTRPCPlugin, { prefix: "/trpc", trpcOptions });
+
+  /** The tRPC context: the gate's principal, once the batch's calls are charged. */
+  async function context(request: TrpcRequest, reply: FastifyReply, info: TRPCRequestInfo): Promise<CallContext> {
+    const cost = info.calls.reduce((sum, call) => sum + (operationAt(call.path)?.cost ?? UNIT_COST), 0);
+    const limited = await app.chargeRateLimit(request, reply, cost);
+    if (limited) throw refusalError(limited);
+    return callContext(opts.services, request);
+  }
+
+  /**
+   * The gate's refusal in tRPC's shape: tRPC answers every call with it, reading no input (so no body).
+   * Asked with the method the calls take, so a wrong method is not what the caller hears about first.
+   */
+  async function refuse(request: FastifyRequest, reply: FastifyReply, refusal: Problem): Promise<FastifyReply> {
+    const { path } = (request as TrpcRequest).params;
+    const mutation = safeDecode(path)
+      .split(",")
+      .some((call) => operationAt(call)?.kind === "mutation");
+    const req = new Request(new URL(request.url, "http://trpc.internal"), {
+      method: mutation ? "POST" : "GET",
+      headers: { "content-type": "application/json" },
+      ...(mutation ? { body: "" } : {}),
+    });
+    const response = await resolveResponse({
+      ...common,
+      req,
+      path,
+      error: null,
+      createContext: async () => {
+        throw refusalError(refusal);
+      },
+    });
+    return reply.send(response);
+  }
+
+  app.route<{ Params: { path: string } }>({
+    method: ["GET", "POST"],
+    url: "/trpc/:path",
+    config: { gate: { cost: "per-call", refuse } },
+    handler: (request, reply) =>
+      fastifyRequestHandler({
+        ...common,
+        req: request,
+        res: reply,
+        path: request.params.path,
+        createContext: ({ info }) => context(request, reply, info),
+      }),
+  });
+
+  // Answered before any body is read; the handler is never reached.
+  const refuseMethod = async (request: FastifyRequest, reply: FastifyReply) =>
+    sendProblem(
+      reply.header("allow", "GET, HEAD, POST"),
+      problem("method_not_allowed", `${request.method} is not allowed here; tRPC uses GET for queries and POST for mutations.`, request.id),
+    );
+  app.route({ method: ["PUT", "PATCH", "DELETE"], url: "/trpc/:path", onRequest: refuseMethod, handler: refuseMethod });
 };

@@ -1,0 +1,14 @@
+/** What an operation's call sees, whichever transport ran it (REST, /trpc, MCP over HTTP or stdio). */
+import type { FastifyBaseLogger } from "fastify";
+import type { Principal } from "../auth/service.js";
+import type { Services } from "../services.js";
+
+export interface CallContext {
+  services: Services;
+  /** The verified caller: the HTTP gate checked the key before the call (or stdio's local user). */
+  principal: Principal;
+  requestId: string;
+  log: FastifyBaseLogger;
+  /** Response headers the call wants sent (e.g. how search was ranked); transports with headers send them. */
+  responseHeaders: Map<string, string>;
+}

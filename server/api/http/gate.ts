@@ -1,0 +1,115 @@
+/**
+ * The one gate in front of every keyed route. Policy is declared on the route
+ * (`config.gate`, set from the operation table), never guessed from the URL: in
+ * onRequest, before any body is read, it verifies the key, hands the principal
+ * on as `request.principal`, and charges the route's cost. Routes without a
+ * gate are public.
+ *
+ * A route whose cost depends on what the body or the path holds (a tRPC
+ * batch, an MCP batch) declares `per-call` and charges through
+ * `app.chargeRateLimit` once its calls are routed.
+ *
+ * Rate-limit headers follow draft-ietf-httpapi-ratelimit-headers (see ratelimit.ts);
+ * answers to requests without a valid key carry none: nothing was charged.
+ */
+import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import type { Problem } from "../../../shared/schemas/index.js";
+import { keyFromAuthorization } from "../../auth/keys.js";
+import { consumeRateLimit, type RateLimitDecision, type RateLimitStore } from "../../auth/ratelimit.js";
+import { type KeyService, type Principal, VERIFY_FAILURE_MESSAGES } from "../../auth/service.js";
+import { isDatabaseUnavailable } from "../../db/errors.js";
+import { problem } from "../problems.js";
+import { sendProblem } from "./errors.js";
+import { rateLimitHeaders } from "./ratelimit.js";
+
+export interface GatePolicy {
+  /** Units charged at the gate, or `per-call`: the route charges once it knows its calls. */
+  cost: number | "per-call";
+  /** How the route answers a refusal (401, 429, 503); problem+json unless given (tRPC refuses in its own shape). */
+  refuse?: (request: FastifyRequest, reply: FastifyReply, problem: Problem) => Promise<FastifyReply> | FastifyReply;
+}
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Present on keyed routes: the key is checked and `cost` charged before the body is read. */
+    gate?: GatePolicy;
+  }
+  interface FastifyRequest {
+    /** The verified caller on a gated route, once the gate let the request through. */
+    principal: Principal | null;
+  }
+  interface FastifyInstance {
+    /**
+     * Charges the request's key `cost` units and sets the rate-limit headers on the reply; resolves
+     * to the 429 problem when that spends the limit (with `Retry-After` set), or null.
+     */
+    chargeRateLimit(request: FastifyRequest, reply: FastifyReply, cost: number): Promise<Problem | null>;
+  }
+}
+
+/** The part of pino's logger (which buildApp gives Fastify) that FastifyBaseLogger leaves out. */
+type PinoChild = FastifyBaseLogger & { setBindings(bindings: Record<string, unknown>): void };
+
+export interface GateOptions {
+  keys: Pick<KeyService, "verify">;
+  store: RateLimitStore;
+  /** Units per minute for keys without their own limit. */
+  perMinute: number;
+  /** Milliseconds since the epoch; tests pass a fake clock. */
+  now: () => number;
+}
+
+const plugin: FastifyPluginAsync<GateOptions> = async (app, opts) => {
+  app.decorateRequest("principal", null);
+
+  async function charge(request: FastifyRequest, reply: FastifyReply, cost: number): Promise<Problem | null> {
+    const principal = request.principal;
+    if (!principal) throw new Error("chargeRateLimit on a request the gate did not let through");
+    let decision: RateLimitDecision;
+    try {
+      decision = await consumeRateLimit(opts.store, {
+        keyId: principal.keyId,
+        limit: principal.rateLimitPerMinute ?? opts.perMinute,
+        cost,
+        now: opts.now(),
+      });
+    } catch (error) {
+      // Fail open: a counter we cannot write must not take the API down with it.
+      request.log.warn({ err: error }, "rate-limit counter unavailable; request not limited");
+      return null;
+    }
+    reply.headers(rateLimitHeaders(decision));
+    if (decision.allowed) return null;
+    reply.header("retry-after", String(decision.resetSeconds));
+    return problem(
+      "rate_limited",
+      `This key's limit of ${decision.limit} units per minute is used up (this request costs ${cost}); retry in ${decision.resetSeconds} s.`,
+      request.id,
+    );
+  }
+  app.decorate("chargeRateLimit", charge);
+
+  app.addHook("onRequest", async (request, reply) => {
+    const gate = request.routeOptions.config.gate;
+    if (!gate) return;
+    const refuse = async (refusal: Problem) => (gate.refuse ? gate.refuse(request, reply, refusal) : sendProblem(reply, refusal));
+    let verified: Awaited<ReturnType<KeyService["verify"]>>;
+    try {
+      verified = await opts.keys.verify(keyFromAuthorization(request.headers.authorization));
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      return refuse(problem("unavailable", "The API key cannot be checked: the database does not answer.", request.id));
+    }
+    if (verified.code !== "VALID") return refuse(problem("unauthorized", VERIFY_FAILURE_MESSAGES[verified.code], request.id));
+    request.principal = verified.principal;
+    // Every later line about this request names the key by id (never the key), "request completed" included:
+    // reply.log is the same pino child, and adding a binding to it costs less than a child of its own.
+    (request.log as PinoChild).setBindings({ key_id: verified.principal.keyId });
+    if (gate.cost === "per-call") return;
+    const limited = await charge(request, reply, gate.cost);
+    if (limited) return refuse(limited);
+  });
+};
+
+export const gatePlugin = fp(plugin, { name: "catalog-gate", fastify: "5.x" });

@@ -1,0 +1,27 @@
+/**
+ * Runs an operation outside tRPC's chain (the REST routes, the MCP tools): the
+ * same input schema and call as its procedure, and the answer checked against
+ * the output schema, as tRPC checks it, so no transport answers what the
+ * contract does not allow.
+ */
+import { TRPCError } from "@trpc/server";
+import type { CallContext } from "./context.js";
+import type { AnyOperation } from "./operations/index.js";
+
+/** Parses the input and runs the call; the answer is not yet checked (see checkedOutput). */
+export async function runCall(operation: AnyOperation, ctx: CallContext, rawInput: unknown): Promise<unknown> {
+  const input = operation.input.safeParse(rawInput);
+  if (!input.success) throw new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: input.error });
+  return operation.call(ctx, input.data);
+}
+
+/** The answer as the output schema parses it; a mismatch is our fault, a masked 500 as in tRPC. */
+export function checkedOutput(operation: AnyOperation, output: unknown): unknown {
+  const checked = operation.output.safeParse(output);
+  if (!checked.success) throw new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "Output validation failed", cause: checked.error });
+  return checked.data;
+}
+
+export async function invoke(operation: AnyOperation, ctx: CallContext, rawInput: unknown): Promise<unknown> {
+  return checkedOutput(operation, await runCall(operation, ctx, rawInput));
+}

@@ -1,0 +1,61 @@
+/**
+ * What an operation is: the one declaration every transport is derived from
+ * (tRPC procedure, REST route, MCP tool, OpenAPI entry, /llms.txt line, rate-limit
+ * cost). See docs/architecture.md, "Adding an operation".
+ */
+import type { z } from "zod";
+import type { CallContext } from "../context.js";
+
+/** A query reads (GET on REST, `.query` on tRPC); a mutation takes a JSON body (POST, `.mutate`), still without side effects here. */
+export type OperationKind = "query" | "mutation";
+
+export interface RestBinding<K extends OperationKind> {
+  method: K extends "query" ? "GET" : "POST";
+  /** Under each API prefix (`/api/v1`, `/v1`), OpenAPI style: `/products/{id}`. */
+  path: `/${string}`;
+  /** Beyond 400, 401, 429 and 503, which every operation can answer: e.g. `{ 404: "No product with that id" }`. */
+  errors?: Record<number, string>;
+}
+
+export interface McpBinding {
+  /** The tool's name, snake_case as agents expect. */
+  tool: string;
+  /** Written for a language model: what it is for, what it returns, what to call instead. */
+  description: string;
+}
+
+export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType, K extends OperationKind = OperationKind> {
+  kind: K;
+  /** Short, for humans: OpenAPI summary, MCP tool title. */
+  title: string;
+  /** Longer, for the OpenAPI document and /llms.txt. */
+  description?: string;
+  /** OpenAPI tag. */
+  tag: string;
+  input: I;
+  output: O;
+  rest: RestBinding<K>;
+  mcp?: McpBinding;
+  /** Rate-limit units one call costs (a lookup is 1). Charged for the operation matched, never guessed from the URL. */
+  cost: number;
+  /** `key`: only callers with a valid API key (checked before any body is read). */
+  auth: "key";
+  /** The service call. Input is parsed with `input` before; the answer is checked against `output` after. */
+  call(ctx: CallContext, input: z.output<I>): Promise<z.input<O>>;
+}
+
+/** What a call that runs no operation costs: /health, /metrics, an MCP message other than a tool call, a tRPC path that routes nowhere. */
+export const UNIT_COST = 1;
+
+/** Any declared operation, discriminated by `kind`. */
+export type AnyOperation = Operation<z.ZodObject, z.ZodType, "query"> | Operation<z.ZodObject, z.ZodType, "mutation">;
+
+/** Declares a query; the function only fixes `kind` and infers the schemas' types for `call`. */
+export function query<I extends z.ZodObject, O extends z.ZodType>(spec: Omit<Operation<I, O, "query">, "kind">): Operation<I, O, "query"> {
+  return { kind: "query", ...spec };
+}
+
+/** Declares a mutation (a POST with a JSON body). */
+export function mutation<I extends z.ZodObject, O extends z.ZodType>(spec: Omit<Operation<I, O, "mutation">, "kind">): Operation<I, O, "mutation"> {
+  return { kind: "mutation", ...spec };
+}

@@ -1,0 +1,144 @@
+/**
+ * The composition root: the one place that turns the configuration into parts
+ * (database → embedder and reranker → services → app). The server, the CLI,
+ * the test helpers and the benchmarks all build through it. Each part is made
+ * the first time it is asked for, so a command that needs only the database
+ * never loads the sentence encoder; `close()` closes what the root made, in
+ * reverse order (the app, then pending key usage is written, then the encoder
+ * and the database), and leaves parts that were handed in to their owner.
+ */
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "./app.js";
+import { rateLimitStore, resolveRateLimitStore } from "./api/http/ratelimit.js";
+import type { Config } from "./config.js";
+import type { Database } from "./db/client.js";
+import { type DatabaseHandle, openDatabase } from "./db/open.js";
+import { createMetrics, type Metrics } from "./metrics/index.js";
+import type { Embedder } from "./search/embedder.js";
+import { createEmbedder, createReranker } from "./search/providers.js";
+import { checkEmbeddingModel } from "./search/reindex.js";
+import type { Reranker } from "./search/reranker.js";
+import type { RetrievalMode } from "./search/service.js";
+import { type BaseServices, createBaseServices, createServices, type Services } from "./services.js";
+
+export interface RootOptions {
+  /** `server` owns an embedded data dir (and shares it on a socket); `cli` reaches a running server's. */
+  role: "server" | "cli";
+  /** An open database instead of the one the configuration names (tests: in-memory PGlite). Its owner closes it. */
+  database?: DatabaseHandle;
+  /** An embedder instead of the configured one (tests share one per worker). Its owner closes it. */
+  embedder?: Embedder;
+  /** A reranker instead of RERANKER's, built on the catalog database. */
+  reranker?: (db: Database) => Reranker;
+  /** The services' clock (key expiry, caches) and the rate-limit windows'; tests move it. */
+  clock?: () => Date;
+  /** Anything but `hybrid` is for measuring each half of retrieval (bench/relevance.ts). */
+  retrieval?: RetrievalMode;
+}
+
+export interface Root {
+  readonly config: Config;
+  readonly metrics: Metrics;
+  /** Opened and migrated. */
+  database(): Promise<DatabaseHandle>;
+  embedder(): Promise<Embedder>;
+  reranker(): Promise<Reranker>;
+  /** The services that need no embedder (keys, catalog lookups, health). */
+  base(): Promise<BaseServices>;
+  /** Every service, on an embedder whose model made the catalog's vectors (or it refuses, naming the fix). */
+  services(): Promise<Services>;
+  /** The HTTP app, not yet listening. */
+  app(): Promise<FastifyInstance>;
+  close(): Promise<void>;
+}
+
+export function createRoot(config: Config, options: RootOptions): Root {
+  const clock = options.clock ?? (() => new Date());
+  const metrics = createMetrics();
+  const closers: (() => Promise<void>)[] = [];
+
+  /** A part made once, on first use. */
+  function once<T>(make: () => Promise<T>): () => Promise<T> {
+    let made: Promise<T> | undefined;
+    return () => {
+      made ??= make();
+      return made;
+    };
+  }
+
+  const database = once(async () => {
+    const handle =
+      options.database ??
+      (await openDatabase({
+        databaseUrl: config.DATABASE_URL,
+        replicaUrls: config.DATABASE_REPLICA_URLS,
+        dataDir: config.DATA_DIR,
+        poolSize: options.role === "server" ? config.DATABASE_POOL_SIZE : 2,
+        role: options.role,
+      }));
+    if (!options.database) closers.push(() => handle.close());
+    await handle.migrate();
+    return handle;
+  });
+
+  const embedder = once(async () => {
+    if (options.embedder) return options.embedder;
+    const made = await createEmbedder(config);
+    closers.push(() => made.close());
+    return made;
+  });
+
+  const reranker = once(async () => {
+    const { read } = await database();
+    return options.reranker ? options.reranker(read) : createReranker(config, read);
+  });
+
+  const base = once(async () => {
+    const built = createBaseServices({ database: await database(), clock, settings: config });
+    // Last-used times are written in batches; the last batch before the database closes.
+    closers.push(() => built.keys.flushUsage());
+    return built;
+  });
+
+  const services = once(async () => {
+    const [handle, encoder] = await Promise.all([database(), embedder()]);
+    await checkEmbeddingModel(handle.db, encoder);
+    return createServices(await base(), {
+      database: handle,
+      embedder: encoder,
+      reranker: await reranker(),
+      clock,
+      settings: config,
+      ...(options.retrieval ? { retrieval: options.retrieval } : {}),
+      observeSearch: metrics.observeSearch,
+    });
+  });
+
+  const app = once(async () => {
+    const [built, handle] = await Promise.all([services(), database()]);
+    const now = () => clock().getTime();
+    const store = rateLimitStore({
+      kind: resolveRateLimitStore(config.RATE_LIMIT_STORE, handle.kind),
+      shared: built.keys.rateLimitStore,
+      syncMs: config.RATE_LIMIT_SYNC_MS,
+      now,
+    });
+    const fastify = await buildApp({ services: built, config, metrics, rateLimitStore: store, now });
+    closers.push(() => fastify.close());
+    return fastify;
+  });
+
+  return {
+    config,
+    metrics,
+    database,
+    embedder,
+    reranker,
+    base,
+    services,
+    app,
+    async close() {
+      for (const close of closers.splice(0).reverse()) await close();
+    },
+  };
+}
