@@ -47,7 +47,7 @@ function isZodError(value: unknown): value is Error & { issues: $ZodIssue[] } {
 }
 
 /** `[{param, message}]` from Zod issues; the first path segment is the parameter name. */
-export function parameterErrors(issues: readonly $ZodIssue[]): NonNullable<Problem["errors"]> {
+function parameterErrors(issues: readonly $ZodIssue[]): NonNullable<Problem["errors"]> {
   const seen = new Set<string>();
   return issues.flatMap((issue) => {
     const param = issue.path.length > 0 ? String(issue.path[0]) : "(input)";
@@ -77,7 +77,7 @@ const CODE_BY_TRPC: Partial<Record<TRPCError["code"], ErrorCode>> = {
  * A request the HTTP gate refused (401, 429, 503) before any call ran, carrying the problem it
  * decided on; tRPC answers it in tRPC's shape with the same code and detail.
  */
-export class Refusal extends Error {
+class Refusal extends Error {
   override readonly name = "Refusal";
   constructor(readonly problem: Problem) {
     super(problem.detail);

@@ -9,7 +9,7 @@ import { sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.js";
 import { rateLimits } from "../db/schema.js";
 
-export const RATE_LIMIT_WINDOW_MS = 60_000;
+const RATE_LIMIT_WINDOW_MS = 60_000;
 
 export interface RateLimitStore {
   /**

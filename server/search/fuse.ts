@@ -1,7 +1,7 @@
 import type { Ranked } from "./retrieve.js";
 
 /** The constant from Cormack et al.'s reciprocal rank fusion; damps the weight of the very top ranks. */
-export const RRF_K = 60;
+const RRF_K = 60;
 
 /** Reciprocal rank fusion: ids ordered by the sum of 1/(k + rank) over the lists that hold them. */
 export function reciprocalRankFusion(lists: readonly (readonly Ranked[])[], k = RRF_K): string[] {

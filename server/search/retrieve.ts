@@ -9,7 +9,7 @@ import { products } from "../db/schema.js";
 import { countInBrand } from "../catalog/repository.js";
 
 /** Brand scopes up to this size are ranked exactly (every product compared); larger ones use HNSW. */
-export const EXACT_SCOPE_MAX = 20_000;
+const EXACT_SCOPE_MAX = 20_000;
 
 export interface Ranked {
   id: string;
@@ -29,7 +29,7 @@ function inScope(brandHost: string | null): SQL | undefined {
 }
 
 /** Words of the query joined by `|` or `&`; only letters and digits reach `to_tsquery`. */
-export function tsQueryText(query: string, join: "|" | "&" = "|"): string | null {
+function tsQueryText(query: string, join: "|" | "&" = "|"): string | null {
   const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu);
   return words && words.length > 0 ? words.join(` ${join} `) : null;
 }

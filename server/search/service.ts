@@ -53,7 +53,7 @@ const EMBEDDED_QUERY_CHARS = 200;
 /** Each retrieval returns at least this many, so fusion has something to agree on even for small limits. */
 const MIN_RETRIEVAL = 50;
 /** From this many products, full text tries the products with every word first (see fullTextRanked). */
-export const EVERY_WORD_FIRST_FROM = 50_000;
+const EVERY_WORD_FIRST_FROM = 50_000;
 /** How long a count of the catalog is trusted for that choice. */
 const CATALOG_SIZE_TTL_MS = 60_000;
 
@@ -109,7 +109,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
 }
 
 /** Keeps the reranker's order for ids it knows, once each; candidates it left out follow in retrieval order. */
-export function repairOrder(ids: readonly string[], candidates: readonly Product[]): Product[] {
+function repairOrder(ids: readonly string[], candidates: readonly Product[]): Product[] {
   const byId = new Map(candidates.map((candidate) => [candidate.id, candidate]));
   const seen = new Set<string>();
   const ordered: Product[] = [];

@@ -40,14 +40,14 @@ export interface Reply {
 export type Handler<B> = (body: B, request: RecordedRequest) => Reply | Promise<Reply>;
 
 /** The parts of a chat-completions body the tests look at. */
-export const ChatBodySchema = z.object({
+const ChatBodySchema = z.object({
   model: z.string(),
   messages: z.array(z.object({ role: z.string(), content: z.string() })),
   response_format: z.unknown().optional(),
 });
 export type ChatBody = z.infer<typeof ChatBodySchema>;
 
-export const EmbeddingsBodySchema = z.object({
+const EmbeddingsBodySchema = z.object({
   model: z.string(),
   input: z.union([z.string(), z.array(z.string())]),
   dimensions: z.number().int().positive().optional(),
@@ -146,7 +146,7 @@ export function hashEmbedding(text: string, dimensions: number): number[] {
   return vector;
 }
 
-export function encodeBase64(vector: readonly number[]): string {
+function encodeBase64(vector: readonly number[]): string {
   return Buffer.from(new Float32Array(vector).buffer).toString("base64");
 }
 

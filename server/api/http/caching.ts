@@ -7,14 +7,14 @@
 import { hash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 
-export const CACHE_CONTROL = "private, max-age=0, must-revalidate";
+const CACHE_CONTROL = "private, max-age=0, must-revalidate";
 
-export function strongEtag(body: string | Buffer): string {
+function strongEtag(body: string | Buffer): string {
   return `"${hash("sha256", body, "base64url")}"`;
 }
 
 /** RFC 9110 §13.1.2: If-None-Match compares weakly, so `W/"x"` matches `"x"`; `*` matches any. */
-export function noneMatch(header: string | undefined, etag: string): boolean {
+function noneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   return header.split(",").some((candidate) => {
     const tag = candidate.trim();

@@ -10,7 +10,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onSendHookHandle
 const THRESHOLD = 1024;
 
 /** The encoding to use: br before gzip, anything the client gave q=0 excluded. */
-export function chooseEncoding(header: string | undefined): "br" | "gzip" | null {
+function chooseEncoding(header: string | undefined): "br" | "gzip" | null {
   const accepted = new Set(
     (header ?? "")
       .split(",")

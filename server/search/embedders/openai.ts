@@ -53,7 +53,7 @@ const EmbeddingResponseSchema = z.object({
   ),
 });
 
-export class EmbeddingError extends Error {
+class EmbeddingError extends Error {
   override readonly name = "EmbeddingError";
 }
 

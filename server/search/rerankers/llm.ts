@@ -52,7 +52,7 @@ const MIN_ATTEMPT_MS = 250;
 /** Pause before retrying a 5xx or connection error when the server says nothing. */
 const RETRY_PAUSE_MS = 50;
 
-export const SYSTEM_PROMPT = `You rank search results for an online product catalog. A shopper typed a search query; a keyword and semantic search found the candidate products below. Pick the candidates the shopper most likely wants and list their ids, best first.
+const SYSTEM_PROMPT = `You rank search results for an online product catalog. A shopper typed a search query; a keyword and semantic search found the candidate products below. Pick the candidates the shopper most likely wants and list their ids, best first.
 
 How to judge relevance, in this order:
 1. Product type. A candidate must be the kind of product the query asks for. For "hiking boots", boots come before socks, insoles or laces, however many words those share with the query.
@@ -239,7 +239,7 @@ function userPrompt(query: string, cards: readonly Card[], wanted: number): stri
 }
 
 /** One line per product: name | brand | price | description, each cleaned and bounded. */
-export function cardText(product: Product, descriptionChars: number): string {
+function cardText(product: Product, descriptionChars: number): string {
   const parts = [clip(clean(product.name), NAME_CHARS) || "(no name)"];
   const brands = clip(clean(product.brands.join(", ")), BRAND_CHARS);
   parts.push(brands ? `brand: ${brands}` : "brand: -");
@@ -370,7 +370,6 @@ function classify(error: unknown): Attempt {
 }
 
 // Now in ../openai-errors.ts; still exported here, as it was before the move.
-export { retryAfter };
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

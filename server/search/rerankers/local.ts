@@ -77,7 +77,7 @@ function queryTerms(text: string): Term[] {
 }
 
 /** Raw features of one candidate; exported for tuning (bench/relevance). */
-export function features(
+function features(
   query: readonly Term[],
   document: Document,
   idf: ReadonlyMap<string, number>,
@@ -120,7 +120,7 @@ const ACCESSORY_MARKERS = new Set(["for", "fits", "compatible"]);
  * 1 when every query word the name holds comes after "for"/"fits"/"compatible"
  * ("Leather Case for iPhone 6") and the query itself has no such word.
  */
-export function accessoryOf(query: string, name: string): number {
+function accessoryOf(query: string, name: string): number {
   const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   const asked = words(query);
   if (asked.some((word) => ACCESSORY_MARKERS.has(word))) return 0;
