@@ -53,7 +53,15 @@ export interface OpenOptions {
   poolSize: number;
   /** `server` shares its embedded database on a socket; `cli` reaches a running server's. */
   role: "server" | "cli";
+  /** How long a client of the server's socket may keep the embedded database to itself (see socket.ts); tests shorten it. */
+  socketHoldLimitMs?: number;
+  /** Told what an operator should know (a socket client cut off); default: a line on stderr. */
+  warn?: (message: string) => void;
 }
+
+const warnOnStderr = (message: string) => {
+  process.stderr.write(`warning: ${message}\n`);
+};
 
 /**
  * Opens whichever database the configuration names, taking ownership of an
@@ -66,6 +74,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     return openPostgres({ url: options.databaseUrl, replicaUrls, max: options.poolSize, timeouts });
   }
 
+  const warn = options.warn ?? warnOnStderr;
   mkdirSync(options.dataDir, { recursive: true });
   const socketPath = options.role === "server" ? socketPathFor(options.dataDir) : null;
   const lock = acquireDataDir(options.dataDir, options.role === "server" ? "the catalog server" : "the catalog CLI", socketPath);
@@ -87,7 +96,10 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       };
     }
     rmSync(socketPath, { force: true });
-    const socket = await serveOnSocket(client, socketPath);
+    const socket = await serveOnSocket(client, socketPath, {
+      warn,
+      ...(options.socketHoldLimitMs ? { holdLimitMs: options.socketHoldLimitMs } : {}),
+    });
     chmodSync(socketPath, 0o600);
     return {
       ...handle,
