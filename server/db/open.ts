@@ -8,13 +8,15 @@
  * CLI reaches the running server's database instead of opening the files twice.
  *
  * This module decides and takes ownership; the drivers are in pglite.ts and
- * postgres.ts, the data dir's lock and socket in lock.ts and socket.ts.
+ * postgres.ts, the data dir's lock, socket and modes in lock.ts, socket.ts
+ * and permissions.ts.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import type { DatabaseHandle } from "./handle.js";
 import { acquireDataDir, type LockHolder } from "./lock.js";
+import { createPrivateDir, restrictToOwner } from "./permissions.js";
 import { openPglite } from "./pglite.js";
 import { CLI_TIMEOUTS, openPostgres, SERVER_TIMEOUTS } from "./postgres.js";
 import { serveOnSocket } from "./socket.js";
@@ -55,7 +57,7 @@ export interface OpenOptions {
   role: "server" | "cli";
   /** How long a client of the server's socket may keep the embedded database to itself (see socket.ts); tests shorten it. */
   socketHoldLimitMs?: number;
-  /** Told what an operator should know (a socket client cut off); default: a line on stderr. */
+  /** Told what an operator should know (a loose data dir tightened, a socket client cut off); default: a line on stderr. */
   warn?: (message: string) => void;
 }
 
@@ -75,7 +77,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   }
 
   const warn = options.warn ?? warnOnStderr;
-  mkdirSync(options.dataDir, { recursive: true });
+  const existed = createPrivateDir(options.dataDir);
   const socketPath = options.role === "server" ? socketPathFor(options.dataDir) : null;
   const lock = acquireDataDir(options.dataDir, options.role === "server" ? "the catalog server" : "the catalog CLI", socketPath);
   if (!lock.acquired) {
@@ -85,7 +87,16 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     throw new DataDirBusyError(options.dataDir, lock.holder);
   }
   try {
+    const loose = restrictToOwner(options.dataDir);
+    if (existed && loose > 0) {
+      warn(
+        `DATA_DIR ${options.dataDir} was open to other users (${loose} files or folders readable or writable by group or others); ` +
+          `restricted them to the owner`,
+      );
+    }
     const { handle, client } = await openPglite(options.dataDir);
+    // The files PGlite writes into a new data dir, which it makes 0666 (see permissions.ts).
+    restrictToOwner(options.dataDir);
     if (!socketPath) {
       return {
         ...handle,
