@@ -43,6 +43,11 @@ export class LruCache<K, V> {
     this.#entries.clear();
   }
 
+  /** The keys held, least recently used first; expired ones too, until they are next read. */
+  keys(): MapIterator<K> {
+    return this.#entries.keys();
+  }
+
   get size(): number {
     return this.#entries.size;
   }

@@ -46,7 +46,11 @@ export const ConfigSchema = z.object({
     .pipe(z.array(prefix).min(1, "must name at least one prefix")),
   SAMPLE_CATALOG: boolean(true),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** How long a verified key is trusted before the database is asked again; bounds how late a revocation bites. */
+  /**
+   * How long a key read from the database is trusted without the database confirming it. The server confirms its keys
+   * every second (a revocation bites within about a second), so this bounds a revocation's delay only while the
+   * database cannot be read. 0: every request reads its key.
+   */
   KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
   /** Products (without raw_data) served from memory; the cache is dropped within a second of any import. 0 turns it off. */
   PRODUCT_CACHE_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(10_000),

@@ -12,7 +12,10 @@ import { EmbeddingMismatchError } from "./search/reindex.js";
 
 /** How often last-used times of keys are written (batched: one write per interval, not per request). */
 const USAGE_FLUSH_MS = 30_000;
-/** How often the server checks whether an import (from any process) changed the catalog; bounds how stale a cached product can be. */
+/**
+ * How often the server checks whether an import changed the catalog, or an issue, revocation or rotation changed the keys
+ * (from any process); bounds how stale a cached product or key can be.
+ */
 const CATALOG_SYNC_MS = 1_000;
 /** How long SIGTERM/SIGINT waits for requests in flight before exiting anyway (with code 1). */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -39,7 +42,10 @@ async function main(): Promise<void> {
   // In the background: searches work meanwhile, just with colder caches.
   void (await root.reranker()).warm?.().catch((error: unknown) => app.log.warn({ err: error }, "reranker warm-up failed"));
   const usageTimer = setInterval(() => void services.keys.flushUsage().catch(() => undefined), USAGE_FLUSH_MS).unref();
-  const catalogTimer = setInterval(() => void services.catalog.syncCache().catch(() => undefined), CATALOG_SYNC_MS).unref();
+  const catalogTimer = setInterval(() => {
+    void services.catalog.syncCache().catch(() => undefined);
+    void services.keys.syncCache().catch(() => undefined);
+  }, CATALOG_SYNC_MS).unref();
   const scrapes =
     config.METRICS_PORT === undefined
       ? undefined

@@ -1,7 +1,9 @@
-/** API key rows: the only queries that touch `api_keys`. */
+/** API key rows: the only queries that touch `api_keys`, and the version that tells servers they changed. */
+import { randomUUID } from "node:crypto";
 import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.js";
 import { apiKeys, type ApiKeyRow } from "../db/schema.js";
+import { getMeta, setMeta } from "../catalog/repository.js";
 
 export type KeyRecord = Omit<ApiKeyRow, "hash">;
 
@@ -72,4 +74,32 @@ export async function touchKeys(db: DbOrTx, ids: readonly string[], at: Date): P
     .update(apiKeys)
     .set({ lastUsedAt: at })
     .where(inArray(apiKeys.id, [...ids]));
+}
+
+/** Rows for many hashes at once (the keys a server holds in memory), each with its hash. */
+export async function findKeysByHashes(db: DbOrTx, hashes: readonly string[]): Promise<{ hash: string; record: KeyRecord }[]> {
+  const found: { hash: string; record: KeyRecord }[] = [];
+  // In slices, well under Postgres's 65,535 parameters a statement.
+  for (let start = 0; start < hashes.length; start += 1_000) {
+    const rows = await db
+      .select({ ...publicColumns, hash: apiKeys.hash })
+      .from(apiKeys)
+      .where(inArray(apiKeys.hash, hashes.slice(start, start + 1_000)));
+    for (const { hash, ...record } of rows) found.push({ hash, record });
+  }
+  return found;
+}
+
+/**
+ * Changed in the transaction of every issue, revocation and rotation, so
+ * servers (in this process or not) learn that the keys they hold may be stale.
+ */
+const KEYS_VERSION = "keys_version";
+
+export async function bumpKeysVersion(db: DbOrTx): Promise<void> {
+  await setMeta(db, KEYS_VERSION, randomUUID());
+}
+
+export async function keysVersion(db: DbOrTx): Promise<string | null> {
+  return getMeta(db, KEYS_VERSION);
 }

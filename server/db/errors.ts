@@ -21,8 +21,19 @@ export class DatabaseTimeoutError extends Error {
   }
 }
 
+/**
+ * A read this process chose not to send, to keep the database answering under
+ * a flood (of unknown API keys, say): to the client, the same as a database
+ * that is not answering, and as retryable.
+ */
+export class DatabaseShedError extends Error {
+  override readonly name = "DatabaseShedError";
+  readonly code = "DATABASE_SHED";
+}
+
 const UNAVAILABLE_CODES = new Set([
   "DATABASE_TIMEOUT",
+  "DATABASE_SHED",
   "ECONNREFUSED",
   "ECONNRESET",
   "ENOENT",

@@ -4,7 +4,7 @@
  */
 import { and, desc, eq, isNotNull, sql, type SQL } from "drizzle-orm";
 import type { Database, DbOrTx } from "../db/client.js";
-import { VECTOR_SESSION_SETTINGS } from "../db/open.js";
+import { VECTOR_SESSION_SETTINGS } from "../db/vector-settings.js";
 import { products } from "../db/schema.js";
 import { countInBrand } from "../catalog/repository.js";
 
@@ -77,7 +77,7 @@ async function rankedMatches(db: Database, text: string, brandHost: string | nul
  * Cosine similarity over stored vectors. A brand scope of up to
  * EXACT_SCOPE_MAX products is ranked exactly (every product compared); the
  * whole catalog and larger brands go through HNSW with the session's
- * iterative scan (see VECTOR_SESSION_SETTINGS in db/open.ts), whose relaxed
+ * iterative scan (see db/vector-settings.ts), whose relaxed
  * order is re-sorted here.
  */
 export async function vectorRanked(
