@@ -18,7 +18,7 @@ import type { Problem } from "../../../shared/schemas/index.js";
 import { keyFromAuthorization } from "../../auth/keys.js";
 import { consumeRateLimit, type RateLimitDecision, type RateLimitStore } from "../../auth/ratelimit.js";
 import { type KeyService, type Principal, VERIFY_FAILURE_MESSAGES } from "../../auth/service.js";
-import { isDatabaseUnavailable } from "../../db/errors.js";
+import { DatabaseShedError, isDatabaseUnavailable } from "../../db/errors.js";
 import { problem } from "../problems.js";
 import { sendProblem } from "./errors.js";
 import { rateLimitHeaders } from "./ratelimit.js";
@@ -98,6 +98,11 @@ const plugin: FastifyPluginAsync<GateOptions> = async (app, opts) => {
     try {
       verified = await opts.keys.verify(keyFromAuthorization(request.headers.authorization));
     } catch (error) {
+      if (error instanceof DatabaseShedError) {
+        // Too many unknown keys this second: the key table is spared; a real client retries in a moment.
+        reply.header("retry-after", "1");
+        return refuse(problem("unavailable", "The API key cannot be checked right now (too many unknown keys); retry in a second.", request.id));
+      }
       if (!isDatabaseUnavailable(error)) throw error;
       return refuse(problem("unavailable", "The API key cannot be checked: the database does not answer.", request.id));
     }
