@@ -33,6 +33,8 @@ import { z } from "zod";
 import { type ExtractLine, extractFiles } from "../server/ingest/extract/cli.js";
 import { decodePage, extractProduct } from "../server/ingest/extract/index.js";
 import { toCurrencyCode } from "../server/ingest/extract/price.js";
+import { loadConfig } from "../server/config.js";
+import { importLimits } from "../server/ingest/limits.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const DATASET = resolve(ROOT, "../shared/data/pdp/product-extraction-benchmark");
@@ -73,7 +75,7 @@ const AMBIGUOUS: Record<string, string[]> = {
 type Runner = (files: string[], sidecar: string) => AsyncIterable<ExtractLine>;
 
 /** In-process: the same generator `catalog extract` streams out. */
-const moduleRunner: Runner = (files, sidecar) => extractFiles(files, { urlsFile: sidecar });
+const moduleRunner: Runner = (files, sidecar) => extractFiles(files, { urlsFile: sidecar }, importLimits(loadConfig(process.env)));
 
 /** Through the CLI: `catalog extract --urls SIDECAR FILE…`, NDJSON on stdout (BENCH_CLI_ENTRY replaces the entry script). */
 const cliRunner: Runner = async function* (files, sidecar) {

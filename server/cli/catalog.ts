@@ -1,5 +1,6 @@
 /** Entry point of `npm run -s catalog -- <command>`; the commands are in run.ts. */
 import { ConfigError } from "../config.js";
+import { describeDatabaseError } from "../db/errors.js";
 import { DataDirBusyError } from "../db/open.js";
 import { run, UsageError, USAGE, type Out } from "./run.js";
 
@@ -12,6 +13,8 @@ run(process.argv.slice(2), process.env, out).then(
       process.exit(2);
     }
     if (error instanceof ConfigError || error instanceof DataDirBusyError) out.err(error.message);
+    // A failed query's message lists its parameters (whole records): print the database's reason instead.
+    else if (error instanceof Error && error.message.startsWith("Failed query:")) out.err(`catalog: ${describeDatabaseError(error)}`);
     else out.err(`catalog: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     process.exit(1);
   },

@@ -14,6 +14,7 @@ import { createCatalogService } from "../catalog/service.js";
 import { createEmbedder, createReranker } from "../search/providers.js";
 import { checkEmbeddingModel, reindex } from "../search/reindex.js";
 import { importRecords } from "../ingest/import.js";
+import { importLimits } from "../ingest/limits.js";
 import { extractFiles, ExtractInputError, importLines, type PageUrlOptions } from "../ingest/extract/cli.js";
 import type { KeyRecord } from "../auth/store.js";
 import { createServices } from "../services.js";
@@ -30,13 +31,15 @@ export const USAGE = `Usage: npm run -s catalog -- <command>
   keys rotate ID [--grace-days N]                               issue a successor; the old key works N more days (default 7)
   import PATH... [--url URL | --urls FILE] [--report FILE]      import NDJSON records and saved PDP pages (.html, .htm, .html.gz,
                                                                 directories searched recursively); --report writes failures as NDJSON
-  extract FILE... [--url URL | --urls FILE]                     print the record extracted from each page, one NDJSON line each (stores nothing)
+  extract FILE... [--url URL | --urls FILE] [--explain]         print the record extracted from each page, one NDJSON line each (stores nothing);
+                                                                --explain adds each field's layer, rule, confidence and every layer's value
   reindex                                                       re-embed the catalog with the configured EMBEDDINGS (resumable)
   migrate                                                       apply database migrations
   stats                                                         products, brands, embedding model, keys
   mcp                                                           serve the catalog to an agent over MCP on stdin/stdout (no key needed)
 
-Honours DATA_DIR and DATABASE_URL.`;
+Honours DATA_DIR and DATABASE_URL; import and extract honour IMPORT_MAX_LINE_BYTES, IMPORT_MAX_PAGE_BYTES and
+IMPORT_MAX_STRIPPED_HTML_BYTES.`;
 
 export class UsageError extends Error {
   override readonly name = "UsageError";
@@ -106,6 +109,7 @@ function parseArguments(argv: readonly string[]) {
         url: { type: "string" },
         urls: { type: "string" },
         report: { type: "string" },
+        explain: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -202,7 +206,7 @@ async function runCommand(argv: readonly string[], env: Record<string, string | 
       return await withDatabase(config, async (database) => {
         await checkEmbeddingModel(database.db, embedder);
         const progress = createProgress(total, "importing");
-        const summary = await importRecords({ db: database.db, embedder }, importLines(paths, pages), {
+        const summary = await importRecords({ db: database.db, embedder }, importLines(paths, pages, importLimits(config)), {
           onProgress: (s) => progress.update(s.imported + s.updated + s.unchanged + s.failed, `(${s.failed} failed)`),
         });
         progress.finish();
@@ -220,7 +224,7 @@ async function runCommand(argv: readonly string[], env: Record<string, string | 
     const paths = [sub, ...rest].filter((path): path is string => Boolean(path));
     if (paths.length === 0) throw new UsageError("extract needs at least one FILE");
     let failed = 0;
-    for await (const line of extractFiles(paths, pageOptions(values))) {
+    for await (const line of extractFiles(paths, pageOptions(values), importLimits(config), values.explain === true)) {
       if ("error" in line) failed++;
       out.log(JSON.stringify(line));
     }
