@@ -6,7 +6,8 @@ import { run, UsageError, USAGE, type Out } from "./run.js";
 
 const out: Out = { log: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) };
 run(process.argv.slice(2), process.env, out).then(
-  (code) => process.exit(code),
+  // Exit once stdout has drained: a pipe takes 64 KiB at a time, and exiting earlier cut `extract` lines short.
+  (code) => process.stdout.write("", () => process.exit(code)),
   (error: unknown) => {
     if (error instanceof UsageError) {
       out.err(`${error.message}\n\n${USAGE}`);

@@ -5,6 +5,7 @@
 import { parseGtin } from "../../../shared/gtin.js";
 import { EXTRACTION_LAYERS, type ExtractionLayer } from "../../../shared/schemas/index.js";
 import type { Json } from "./lenient-json.js";
+import type { Rule } from "./rules.js";
 
 /** The fields whose source and confidence a record carries (see ProvenanceSchema). */
 export type Field = "name" | "brand" | "category" | "price" | "currency" | "was_price" | "availability" | "sku" | "gtin" | "mpn";
@@ -36,13 +37,19 @@ export interface Candidate {
   mpn?: string;
   /** Category path segments, broadest first, without the home crumb or the product itself. */
   category?: string[];
-  /** The rule within the layer that found a field, when it is not the layer's plain statement (e.g. `url`, `label`). */
-  how?: Partial<Record<Field, string>>;
+  /** The rule (rules.ts) that found a field, or `itemprop` for a loose microdata property; absent for the layer's plain statement. */
+  how?: Partial<Record<Field, How>>;
   /** The layer's raw JSON for raw_data (the JSON-LD product, or the page-state product). */
   raw?: Json;
 }
 
 export type LayerName = ExtractionLayer;
+
+/**
+ * How a field was found beyond its layer's plain statement: a rule (rules.ts), a loose microdata
+ * `itemprop` outside any item, or a currency read from a symbol several currencies share.
+ */
+export type How = Rule | "itemprop" | "shared_symbol";
 
 /** Most reliable first. */
 export const LAYER_ORDER: readonly LayerName[] = EXTRACTION_LAYERS;

@@ -8,7 +8,7 @@
  * bench:extract` prints how often fields at each confidence were right on
  * pages of sites held out, which is what keeps these numbers honest.
  */
-import type { LayerName } from "./candidate.js";
+import type { How, LayerName } from "./candidate.js";
 
 const LAYER_PRIOR: Record<LayerName, number> = {
   ld_json: 0.9,
@@ -20,29 +20,29 @@ const LAYER_PRIOR: Record<LayerName, number> = {
 };
 
 /** Rules whose findings are weaker or stronger than their layer's plain statement. */
-const RULE_PRIOR: Record<string, number> = {
+const RULE_PRIOR: Partial<Record<How, number>> = {
   itemprop: 0.7,
-  label: 0.7,
-  near_buy_button: 0.65,
-  stock_statement: 0.65,
-  byline: 0.6,
-  enabled_button: 0.6,
-  near_title: 0.55,
-  element: 0.55,
-  sold_out_near_button: 0.55,
-  named_element: 0.5,
+  "visible.labelled_identifiers": 0.7,
+  "visible.price_near_buy_button": 0.65,
+  "visible.stock_wording": 0.65,
+  "visible.brand_byline": 0.6,
+  "visible.enabled_button_in_stock": 0.6,
+  "availability.enabled_button_beats_markup": 0.6,
+  "availability.sold_out_beats_markup": 0.6,
+  "visible.price_near_title": 0.55,
+  "visible.brand_element": 0.55,
+  "visible.named_sku_element": 0.5,
   shared_symbol: 0.45,
-  url: 0.4,
-  anywhere: 0.4,
-  named_old: 0.3,
-  site_name: 0.3,
+  "sku.from_url": 0.4,
+  "visible.price_anywhere": 0.4,
+  "visible.price_named_old": 0.3,
 };
 
 /**
  * `agreeing`: other layers stating the same value; `disagreeing`: other layers stating another.
  * Each agreeing layer halves the remaining doubt; disagreement with no support takes a quarter off.
  */
-export function confidenceOf(layer: LayerName, rule: string | undefined, agreeing: number, disagreeing: number): number {
+export function confidenceOf(layer: LayerName, rule: How | undefined, agreeing: number, disagreeing: number): number {
   let confidence = (rule === undefined ? undefined : RULE_PRIOR[rule]) ?? LAYER_PRIOR[layer];
   for (let i = 0; i < agreeing; i++) confidence = 1 - (1 - confidence) / 2;
   if (agreeing === 0 && disagreeing > 0) confidence *= 0.75;

@@ -15,7 +15,7 @@ import type { Identifiers, Media, Offers, Provenance, RawData } from "../../../s
 import { parseHttpUrl } from "../../../shared/url.js";
 import { CATEGORY_SEPARATOR } from "../record.js";
 import { cleanStrings, nestedDeeperThan } from "../sanitize.js";
-import { type Candidate, type Field, LAYER_ORDER, type LayerName } from "./candidate.js";
+import { type Candidate, type Field, type How, LAYER_ORDER, type LayerName } from "./candidate.js";
 import { withoutProduct } from "./category.js";
 import { confidenceOf } from "./confidence.js";
 import { type Page, parsePage } from "./dom.js";
@@ -59,7 +59,7 @@ export interface ExtractedRecord {
 
 /** Per field: the value chosen, its provenance, and what each layer stated. */
 export type ExplainedRecord = Partial<
-  Record<Field, { value: string; source: LayerName; confidence: number; rule?: string; layers: Partial<Record<LayerName, string>> }>
+  Record<Field, { value: string; source: LayerName; confidence: number; rule?: How; layers: Partial<Record<LayerName, string>> }>
 >;
 
 export type ExtractResult = { ok: true; record: ExtractedRecord; explained?: ExplainedRecord } | { ok: false; error: string };
@@ -84,7 +84,7 @@ export function extractFromPage(page: Page, options: ExtractOptions = {}): Extra
 }
 
 /** The layers' findings, most reliable first. */
-export function extractLayers(page: Page, options: ExtractOptions = {}): { layers: Candidate[]; siteName?: string; urls: PageUrls } {
+export function extractLayers(page: Page, options: ExtractOptions = {}): { layers: Candidate[]; urls: PageUrls } {
   const rules = options.rules ?? ALL_RULES;
   const tags = metaTags(page);
   const urls = pageUrls(page, tags);
@@ -99,20 +99,19 @@ export function extractLayers(page: Page, options: ExtractOptions = {}): { layer
   if (rules.on("page_state")) push(pageStateLayer(page, knownName, hint));
   push(visibleLayer(page, rules));
   layers.sort((a, b) => LAYER_ORDER.indexOf(a.layer) - LAYER_ORDER.indexOf(b.layer));
-  const siteName = tags.get("og:site_name")?.[0] ?? tags.get("application-name")?.[0];
-  return siteName ? { layers, siteName, urls } : { layers, urls };
+  return { layers, urls };
 }
 
 /** A field's value, the layer that stated it, and the rule within that layer (if any). */
 interface Chosen<T> {
   value: T;
   layer: LayerName;
-  rule?: string | undefined;
+  rule?: How | undefined;
 }
 
 function extract(page: Page, options: ExtractOptions): ExtractResult {
   const rules = options.rules ?? ALL_RULES;
-  const { layers, siteName, urls } = extractLayers(page, options);
+  const { layers, urls } = extractLayers(page, options);
   const jsonLdUrl = layers.find((layer) => layer.layer === "ld_json")?.url;
   const url = resolvePageUrl([urls.canonical, urls.og, jsonLdUrl], options.url);
   if ("error" in url) return { ok: false, error: url.error };
@@ -133,9 +132,9 @@ function extract(page: Page, options: ExtractOptions): ExtractResult {
   const was = priced?.was ?? null;
   const availability = chooseAvailability(layers, rules);
 
-  const statedBrands = first("brands", "brand");
-  const brands: Chosen<string[]> | undefined =
-    statedBrands ?? (siteName && rules.on("brand.site_name") ? { value: [siteName], layer: "opengraph", rule: "site_name" } : undefined);
+  // The site's own name (og:site_name) is never taken for the brand: on the labelled pages it named a
+  // retailer (eBay, craigslist, Leroy Merlin) whenever the page stated no brand of its own.
+  const brands = first("brands", "brand");
   const desc = htmlToText(first("desc")?.value ?? "").slice(0, 100_000);
   const categoryFound = first("category", "category");
   const categorySegments = withoutProduct(categoryFound?.value, name);
@@ -181,14 +180,15 @@ function extract(page: Page, options: ExtractOptions): ExtractResult {
     const agreeing = others.filter((value) => value !== undefined && same(value, shown)).length;
     const disagreeing = others.filter((value) => value !== undefined && !same(value, shown)).length;
     const confidence = confidenceOf(chosen.layer, chosen.rule, agreeing, disagreeing);
-    record.provenance[field] = { source: chosen.layer, confidence, ...(chosen.rule ? { rule: chosen.rule } : {}) };
+    const provenance = { source: chosen.layer, confidence, ...(chosen.rule ? { rule: chosen.rule } : {}) };
+    record.provenance[field] = provenance;
     if (options.explain) {
       const perLayer: Partial<Record<LayerName, string>> = {};
       for (const layer of layers) {
         const value = stated(layer);
         if (value !== undefined) perLayer[layer.layer] = value;
       }
-      explained[field] = { value: shown, ...record.provenance[field], layers: perLayer };
+      explained[field] = { value: shown, ...provenance, layers: perLayer };
     }
   };
   const exact: Same = (a, b) => a === b;
@@ -290,10 +290,10 @@ function chooseAvailability(layers: Candidate[], rules: RuleSet): Chosen<string>
   const visible = layers.find((layer) => layer.layer === "visible");
   if (stated.layer !== "visible") {
     if (!isBuyable(stated.availability) && visible?.buyButton && rules.on("availability.enabled_button_beats_markup")) {
-      return { value: "InStock", layer: "visible", rule: "enabled_button" };
+      return { value: "InStock", layer: "visible", rule: "availability.enabled_button_beats_markup" };
     }
     if (isBuyable(stated.availability) && visible?.soldOut && rules.on("availability.sold_out_beats_markup")) {
-      return { value: "OutOfStock", layer: "visible", rule: visible.how?.availability ?? "sold_out_near_button" };
+      return { value: "OutOfStock", layer: "visible", rule: "availability.sold_out_beats_markup" };
     }
   }
   return { value: stated.availability, layer: stated.layer, rule: stated.how?.availability };
@@ -348,7 +348,7 @@ function chooseSku(layers: Candidate[], pageUrl: string, rules: RuleSet): Chosen
   const found = ordered.find((layer) => layer.sku && !/\s/.test(layer.sku));
   if (found?.sku) return { value: found.sku, layer: found.layer, rule: found.how?.sku };
   const inUrl = rules.on("sku.from_url") ? identifierInUrl(pageUrl) : undefined;
-  return inUrl ? { value: inUrl, layer: "visible", rule: "url" } : undefined;
+  return inUrl ? { value: inUrl, layer: "visible", rule: "sku.from_url" } : undefined;
 }
 
 /** A labelled MPN on the page beats the markup's. */

@@ -6,6 +6,7 @@
 import { asArray, type Candidate, cleanGtin, cleanIdentifier, isObject, type JsonObject, type LayerName, str } from "./candidate.js";
 import type { Json } from "./lenient-json.js";
 import { compareAmounts, isBuyable, normaliseAvailability, parseStatedAmount, toCurrencyCode } from "./price.js";
+import { cleanSegments } from "./category.js";
 import { ALL_RULES, type RuleSet } from "./rules.js";
 
 /** schema.org types that describe a thing for sale (Product and its common subtypes). */
@@ -214,17 +215,14 @@ export function offerFacts(offers: Json[], rules: RuleSet = ALL_RULES): OfferFac
 }
 
 /**
- * A category as schema.org writes it: a path string ("Clothing > Outerwear", "Home/Kitchen"), a list of
- * names, or a Thing with a name. Numeric ids (Google's taxonomy numbers) are not names.
+ * A category as schema.org writes it: a path string ("Clothing > Outerwear", "Home/Kitchen") or a Thing
+ * with a name; of several categories, the first. Numeric ids (Google's taxonomy numbers) are not names.
  */
 export function categorySegments(value: Json | undefined): string[] | undefined {
-  const names = asArray(value)
+  const first = asArray(value)
     .map((item) => (isObject(item) ? str(prop(item, "name")) : str(item)))
-    .filter((name): name is string => name !== undefined);
-  const segments = (names.length === 1 ? names[0]!.split(/\s*[>»›|]\s*|\s+\/\s+|(?<=\S)\/(?=\S)/) : names)
-    .map((segment) => segment.trim())
-    .filter((segment) => segment.length > 0 && segment.length <= 200 && !/^\d+$/.test(segment));
-  return segments.length > 0 ? segments.slice(0, 20) : undefined;
+    .find((name): name is string => name !== undefined && !/^\d+$/.test(name));
+  return first ? cleanSegments(first.split(/\s*[>»›|]\s*|\s+\/\s+|(?<=\S)\/(?=\S)/)) : undefined;
 }
 
 export interface Crumb {

@@ -9,7 +9,7 @@ import { ancestors, attr, descendants, type Element, fold, isTag, isText, type P
 import { propertyValue } from "./microdata.js";
 import { categoryFromCrumbs } from "./category.js";
 import { currencyInText, normaliseAvailability, parseAmount, sharedSymbolCurrencies, toCurrencyCode } from "./price.js";
-import type { RuleSet } from "./rules.js";
+import type { Rule, RuleSet } from "./rules.js";
 import { type Crumb, stripUndefined } from "./schema-org.js";
 
 const BUY =
@@ -101,15 +101,15 @@ export function visibleLayer(page: Page, rules: RuleSet): Candidate {
   for (const field of ["sku", "mpn", "gtin"] as const) {
     if (candidate[field] === undefined && labelled[field] !== undefined) {
       candidate[field] = labelled[field];
-      how[field] = "label";
+      how[field] = "visible.labelled_identifiers";
     }
   }
   if (candidate.sku === undefined && rules.on("visible.named_sku_element")) {
     candidate.sku = namedIdentifier(page);
-    if (candidate.sku) how.sku = "named_element";
+    if (candidate.sku) how.sku = "visible.named_sku_element";
   }
   if (!candidate.brands) {
-    const brand = labelled.brand ? { name: labelled.brand, how: "label" } : brandOnPage(page, title, rules);
+    const brand = brandNearTitle(title, rules) ?? (labelled.brand ? { name: labelled.brand, how: "visible.labelled_identifiers" } : undefined);
     if (brand) {
       candidate.brands = [brand.name];
       how.brand = brand.how;
@@ -129,30 +129,29 @@ const BRAND_NAMED = /(?:^|[-_\s])(?:brand|brand-?name|product-?brand|manufacture
 const NOT_THE_BRAND = /navbar|logo-?link|site-?brand|header|menu|filter|facet|refine|list|carousel|slider|related|recommend/i;
 
 /**
- * The brand as the page shows it near the title: an element named for the
- * brand (its text, or its logo's alt/title), else a byline under the title
- * ("Visit the Acme Store", "Brand: Acme", "by Acme").
+ * The brand as the page shows it by the product's title: an element named for
+ * the brand (its text, or its logo's alt/title), or a byline ("Visit the Acme
+ * Store", "Brand: Acme", "by Acme"); the nearest to the title wins, within
+ * four levels of it. Elsewhere on a page, brand-named elements are the site's
+ * logo, menus and filters far more often than the product's brand.
  */
-function brandOnPage(page: Page, title: Element | undefined, rules: RuleSet): { name: string; how: string } | undefined {
-  if (rules.on("visible.brand_element")) {
-    for (const element of page.elements) {
-      if (["script", "style", "meta", "link", "option", "select", "input", "title", "body", "html"].includes(element.name)) continue;
+function brandNearTitle(title: Element | undefined, rules: RuleSet): { name: string; how: Rule } | undefined {
+  if (!title || !(rules.on("visible.brand_element") || rules.on("visible.brand_byline"))) return undefined;
+  const seen = new Set<Element>();
+  for (const region of ancestors(title).slice(0, 4)) {
+    if (region.name === "body" || CHROME.has(region.name)) break;
+    for (const element of descendants(region)) {
+      if (seen.has(element)) continue;
+      seen.add(element);
       const names = `${element.attribs.class ?? ""} ${element.attribs.id ?? ""} ${element.attribs["data-testid"] ?? ""}`;
-      if (!BRAND_NAMED.test(names) || NOT_THE_BRAND.test(names)) continue;
-      if (
-        ancestors(element).some((parent) => CHROME.has(parent.name) || NOT_THE_BRAND.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`))
-      )
-        continue;
-      const name = brandFromElement(element);
-      if (name) return { name, how: "element" };
-    }
-  }
-  if (rules.on("visible.brand_byline") && title) {
-    const region = ancestors(title)[1] ?? ancestors(title)[0];
-    for (const element of region ? descendants(region) : []) {
-      if (!/byline/i.test(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`) && element.name !== "a") continue;
-      const name = brandInByline(textOf(element, 200));
-      if (name) return { name, how: "byline" };
+      if (rules.on("visible.brand_element") && BRAND_NAMED.test(names) && !NOT_THE_BRAND.test(names)) {
+        const name = brandFromElement(element);
+        if (name && /\p{L}/u.test(name)) return { name, how: "visible.brand_element" };
+      }
+      if (rules.on("visible.brand_byline") && (/byline/i.test(names) || element.name === "a")) {
+        const name = brandInByline(textOf(element, 200));
+        if (name) return { name, how: "visible.brand_byline" };
+      }
     }
   }
   return undefined;
@@ -268,6 +267,18 @@ function describe(element: Element): string {
   return `${a.class ?? ""} ${a.id ?? ""} ${a.name ?? ""} ${a["data-testid"] ?? ""} ${a["data-test"] ?? ""} ${a["aria-label"] ?? ""}`;
 }
 
+/** Containers whose buttons are not the product's: other products, chrome, and templates of what appears after a click. */
+const NOT_THE_PRODUCTS_BUTTON = /template|mini-?cart|cart-?drawer|flyout|acknowledg|added-?to-?cart/i;
+
+function elsewhere(element: Element): boolean {
+  return ancestors(element).some((parent) => {
+    // The body's and root's classes are page-wide flags, not a container's name.
+    if (parent.name === "body" || parent.name === "html") return false;
+    const names = `${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`;
+    return CHROME.has(parent.name) || parent.name === "template" || OTHER_PRODUCTS.test(names) || NOT_THE_PRODUCTS_BUTTON.test(names);
+  });
+}
+
 export function findBuyButton(page: Page): Element | undefined {
   const candidates = [...page.byTag("button"), ...page.byTag("input"), ...page.byTag("a")];
   let best: Element | undefined;
@@ -276,20 +287,16 @@ export function findBuyButton(page: Page): Element | undefined {
     const label = element.name === "input" ? (element.attribs.value ?? "") : textOf(element, 200);
     if (label.length > 60) continue;
     if (BUY.test(label) || BUY.test(describe(element))) {
-      // Buttons of other products (carousels, "you may also like") and of the mini-cart do not count.
-      if (
-        ancestors(element).some(
-          (parent) =>
-            ["header", "nav", "footer"].includes(parent.name) || OTHER_PRODUCTS.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`),
-        )
-      )
-        continue;
+      // Buttons of other products (carousels, "you may also like"), of the mini-cart and of templates do not count.
+      if (elsewhere(element)) continue;
       if (!best || (best.name === "a" && element.name !== "a")) best = element;
       if (element.name !== "a") break;
     }
   }
   if (best) return best;
-  return page.elements.find((element) => element.name === "form" && /cart|basket|warenkorb|panier|carrello/i.test(element.attribs.action ?? ""));
+  return page.elements.find(
+    (element) => element.name === "form" && /cart|basket|warenkorb|panier|carrello/i.test(element.attribs.action ?? "") && !elsewhere(element),
+  );
 }
 
 function priceText(element: Element): string | undefined {
@@ -371,7 +378,7 @@ export function priceNear(
   button: Element | undefined,
   title: Element | undefined,
   rules: RuleSet,
-): { facts: Partial<Candidate>; how: string } | undefined {
+): { facts: Partial<Candidate>; how: Rule } | undefined {
   const climb = (anchor: Element, levels: number, strict: boolean): Partial<Candidate> | undefined => {
     let level = 0;
     for (const container of ancestors(anchor)) {
@@ -382,17 +389,17 @@ export function priceNear(
     return undefined;
   };
   const byButton = button && rules.on("visible.price_near_buy_button") ? climb(button, 8, true) : undefined;
-  if (byButton) return { facts: byButton, how: "near_buy_button" };
+  if (byButton) return { facts: byButton, how: "visible.price_near_buy_button" };
   const byTitle = title && rules.on("visible.price_near_title") ? climb(title, 6, true) : undefined;
-  if (byTitle) return { facts: byTitle, how: "near_title" };
+  if (byTitle) return { facts: byTitle, how: "visible.price_near_title" };
   if (!rules.on("visible.price_anywhere")) return undefined;
   const chrome = new Set(["header", "nav", "footer"].flatMap((tag) => page.byTag(tag).flatMap((element) => descendants(element))));
   const main = page.elements.filter((element) => !chrome.has(element));
   const anywhere = priceFrom(main);
-  if (anywhere) return { facts: anywhere, how: "anywhere" };
+  if (anywhere) return { facts: anywhere, how: "visible.price_anywhere" };
   // Some themes name the only price they show "price-old"; when nothing else is there, take it.
   const old = rules.on("visible.price_named_old") ? priceFrom(main, false) : undefined;
-  return old ? { facts: old, how: "named_old" } : undefined;
+  return old ? { facts: old, how: "visible.price_named_old" } : undefined;
 }
 
 const STOCK_HINT = /availab|stock|inventory|lieferbar|verf[üu]gbar|dispon|voorraad|lager|magazyn|sklad|наличи/i;
@@ -439,27 +446,38 @@ function buttonDisabled(button: Element): boolean {
   );
 }
 
-function stockNear(button: Element | undefined, page: Page, rules: RuleSet): { availability: string; how: string } | undefined {
-  const stated = rules.on("visible.stock_statement") ? stockStatement(page) : undefined;
-  if (stated) return { availability: stated, how: "stock_statement" };
-  if (!button) return undefined;
+/**
+ * What the page shows about stock. Out-of-stock wording counts only where
+ * nothing can be bought: beside an enabled buy button it is most often one
+ * size or colour's label, or a template shown later, and the page is left
+ * saying nothing rather than sold out.
+ */
+function stockNear(button: Element | undefined, page: Page, rules: RuleSet): { availability: string; how: Rule } | undefined {
+  const enabled = button !== undefined && !buttonDisabled(button);
+  const stated = rules.on("visible.stock_wording") ? stockStatement(page) : undefined;
+  if (stated === "InStock" || (stated === "OutOfStock" && !enabled)) return { availability: stated, how: "visible.stock_wording" };
+  if (!button || stated === "OutOfStock") return undefined;
+  if (!enabled) {
+    const says = OUT_OF_STOCK.test(textOf(button, 200)) || soldOutAround(button);
+    return says && rules.on("visible.stock_wording") ? { availability: "OutOfStock", how: "visible.stock_wording" } : undefined;
+  }
+  if (rules.on("visible.stock_wording") && soldOutAround(button)) return undefined;
+  return rules.on("visible.enabled_button_in_stock") ? { availability: "InStock", how: "visible.enabled_button_in_stock" } : undefined;
+}
+
+/** Out-of-stock wording in the buy button's neighbourhood (not in option lists). */
+function soldOutAround(button: Element): boolean {
   const region = ancestors(button)[3] ?? ancestors(button)[0];
-  if (region && rules.on("visible.sold_out_near_button")) {
-    for (const element of descendants(region)) {
-      if (["option", "li", "select", "script", "style"].includes(element.name)) continue;
-      const own = element.children
-        .filter(isText)
-        .map((node) => node.data)
-        .join(" ");
-      if (own.length > 0 && own.length < 120 && OUT_OF_STOCK.test(own)) return { availability: "OutOfStock", how: "sold_out_near_button" };
-    }
+  if (!region) return false;
+  for (const element of descendants(region)) {
+    if (["option", "li", "select", "script", "style"].includes(element.name)) continue;
+    const own = element.children
+      .filter(isText)
+      .map((node) => node.data)
+      .join(" ");
+    if (own.length > 0 && own.length < 120 && OUT_OF_STOCK.test(own)) return true;
   }
-  if (buttonDisabled(button)) {
-    return OUT_OF_STOCK.test(textOf(button, 200)) && rules.on("visible.sold_out_near_button")
-      ? { availability: "OutOfStock", how: "sold_out_near_button" }
-      : undefined;
-  }
-  return rules.on("visible.enabled_button_in_stock") ? { availability: "InStock", how: "enabled_button" } : undefined;
+  return false;
 }
 
 /** "SKU: 123", "Art.-Nr. 123", "Brand: Acme" — in one text, or the label then the value in the next node. */

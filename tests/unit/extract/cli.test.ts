@@ -54,6 +54,14 @@ describe("catalog extract", () => {
     );
   });
 
+  it("with explain, adds each field's layer, confidence and every layer's value (`catalog extract --explain`)", async () => {
+    const [line] = await collect(extractFiles([join(work, "shop/kettle.html")], {}, DEFAULT_LIMITS, true));
+    expect(line && "explain" in line && line.explain?.price).toMatchObject({ value: "79.99", source: "ld_json", layers: { ld_json: "79.99" } });
+    const [plain] = await collect(extractFiles([join(work, "shop/kettle.html")], {}, DEFAULT_LIMITS));
+    expect(plain && "explain" in plain).toBe(false);
+    expect(plain && "pdp" in plain && plain.pdp.provenance.price).toMatchObject({ source: "ld_json" });
+  });
+
   it("rejects a malformed sidecar line with its place", async () => {
     const bad = join(work, "bad-urls.ndjson");
     await writeFile(bad, '{"path": "a.html"}\n');
