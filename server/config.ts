@@ -10,6 +10,16 @@ const boolean = (fallback: boolean) =>
     .optional()
     .transform((value) => (value === undefined ? fallback : ["true", "1", "yes"].includes(value)));
 
+const MiB = 1024 * 1024;
+/** A size in bytes, from 1 KiB to 1 GiB. */
+const bytes = (fallback: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1024, "must be at least 1024 bytes")
+    .max(1024 * MiB, "must be at most 1 GiB")
+    .default(fallback);
+
 const prefix = z
   .string()
   .trim()
@@ -71,6 +81,16 @@ export const ConfigSchema = z.object({
   MAX_BATCH_CALLS: z.coerce.number().int().min(1).max(100).default(10),
   /** Largest request body read (tRPC mutations, MCP messages, POST operations); more is refused before it is parsed. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16_777_216).default(262_144),
+
+  /**
+   * Caps on what an import reads and stores (`catalog import`, `catalog extract`); each refusal names its setting.
+   * A longer NDJSON line is skipped without being held in memory.
+   */
+  IMPORT_MAX_LINE_BYTES: bytes(16 * MiB),
+  /** A saved page larger than this (after gunzip) is refused before it is parsed: extraction time and memory grow with it. */
+  IMPORT_MAX_PAGE_BYTES: bytes(8 * MiB),
+  /** A record whose `raw_data.strippedHtml` is larger than this is refused. */
+  IMPORT_MAX_STRIPPED_HTML_BYTES: bytes(2 * MiB),
 
   RERANKER: z.enum(["local", "llm", "none"]).default("local"),
   RERANK_CANDIDATES: z.coerce.number().int().min(1).max(200).default(40),

@@ -12,6 +12,7 @@ import { createRoot, type Root } from "../compose.js";
 import { type Config, loadConfig } from "../config.js";
 import { ExtractInputError, extractFiles, importLines, type PageUrlOptions } from "../ingest/extract/cli.js";
 import { importRecords } from "../ingest/import.js";
+import { importLimits } from "../ingest/limits.js";
 import { serveStdio } from "../mcp/stdio.js";
 import { checkEmbeddingModel, reindex } from "../search/reindex.js";
 import { createProgress } from "./progress.js";
@@ -175,7 +176,7 @@ const COMMANDS: Record<string, Command> = {
         const [database, embedder] = await Promise.all([root.database(), root.embedder()]);
         await checkEmbeddingModel(database.db, embedder);
         const progress = createProgress(total, "importing");
-        const summary = await importRecords({ db: database.db, embedder }, importLines(paths, pages), {
+        const summary = await importRecords({ db: database.db, embedder }, importLines(paths, pages, importLimits(config)), {
           onProgress: (s) => progress.update(s.imported + s.updated + s.unchanged + s.failed, `(${s.failed} failed)`),
         });
         progress.finish();
@@ -187,11 +188,16 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   extract: {
-    usage: [["extract FILE... [--url URL | --urls FILE]", "print the record extracted from each page, one NDJSON line each (stores nothing)"]],
-    run: async ({ args: paths, flags, out }) => {
+    usage: [
+      [
+        "extract FILE... [--url URL | --urls FILE] [--explain]",
+        "print the record extracted from each page, one NDJSON line each (stores nothing); --explain adds each field's layer, rule, confidence and every layer's value",
+      ],
+    ],
+    run: async ({ args: paths, flags, config, out }) => {
       if (paths.length === 0) throw new UsageError("extract needs at least one FILE");
       let failed = 0;
-      for await (const line of extractFiles(paths, pageOptions(flags))) {
+      for await (const line of extractFiles(paths, pageOptions(flags), importLimits(config), flags.explain === true)) {
         if ("error" in line) failed++;
         out.log(JSON.stringify(line));
       }
@@ -250,7 +256,7 @@ export const USAGE = [
   "",
   ...Object.values(COMMANDS).flatMap((command) => command.usage.map(([synopsis, what]) => `  ${synopsis.padEnd(SYNOPSIS_WIDTH)}  ${what}`)),
   "",
-  "Honours DATA_DIR and DATABASE_URL.",
+  "Honours DATA_DIR and DATABASE_URL; import and extract honour IMPORT_MAX_LINE_BYTES, IMPORT_MAX_PAGE_BYTES and IMPORT_MAX_STRIPPED_HTML_BYTES.",
 ].join("\n");
 
 function parseArguments(argv: readonly string[]) {
@@ -267,6 +273,7 @@ function parseArguments(argv: readonly string[]) {
         url: { type: "string" },
         urls: { type: "string" },
         report: { type: "string" },
+        explain: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });

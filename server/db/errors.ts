@@ -50,3 +50,20 @@ const UNAVAILABLE_CODES = new Set([
   "57P03", // cannot_connect_now
   "53300", // too_many_connections
 ]);
+
+/**
+ * A database error in words safe to print: the driver's own message and SQLSTATE, never the query's
+ * parameters (drizzle puts every parameter of a failed query in its message, a whole batch of records).
+ */
+export function describeDatabaseError(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (!current.message.startsWith("Failed query:")) {
+      const code = (current as { code?: unknown }).code;
+      const message = current.message.replace(/\s+/g, " ").slice(0, 300);
+      return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? `${message} (SQLSTATE ${code})` : message;
+    }
+    current = current.cause;
+  }
+  return current instanceof Error ? "the query failed" : String(current).slice(0, 300);
+}

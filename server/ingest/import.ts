@@ -1,9 +1,12 @@
 /**
  * Import: validated records in, embedded and upserted in transactions. A
  * record whose content hash is already stored is skipped without embedding,
- * so importing the same file twice changes nothing.
+ * so importing the same file twice changes nothing. A batch the database
+ * refuses is written again record by record, so that only the record at
+ * fault fails; the summary counts what is found stored afterwards.
  */
 import type { Database } from "../db/client.js";
+import { describeDatabaseError, isDatabaseUnavailable } from "../db/errors.js";
 import { bumpCatalogVersion, findExisting, upsertProducts } from "../catalog/repository.js";
 import type { Embedder } from "../search/embedder.js";
 import type { ParsedLine } from "./ndjson.js";
@@ -45,7 +48,7 @@ export async function importRecords(
     summary.failures.push({ source, line, reason });
   };
 
-  let batch: { source: string; line: number; record: PreparedRecord }[] = [];
+  let batch: BatchItem[] = [];
   const flush = async () => {
     if (batch.length > 0) await writeBatch(deps, batch, summary, fail);
     batch = [];
@@ -57,16 +60,25 @@ export async function importRecords(
       fail(parsed.source, parsed.line, parsed.error);
       continue;
     }
-    batch.push({ source: parsed.source, line: parsed.line, record: prepareRecord(parsed.record) });
+    let record: PreparedRecord;
+    try {
+      record = prepareRecord(parsed.record);
+    } catch (error) {
+      fail(parsed.source, parsed.line, `cannot prepare the record: ${(error as Error).message}`);
+      continue;
+    }
+    batch.push({ source: parsed.source, line: parsed.line, record });
     if (batch.length >= batchSize) await flush();
   }
   await flush();
   return summary;
 }
 
+type BatchItem = { source: string; line: number; record: PreparedRecord };
+
 async function writeBatch(
   deps: ImportDeps,
-  batch: { source: string; line: number; record: PreparedRecord }[],
+  batch: BatchItem[],
   summary: ImportSummary,
   fail: (source: string, line: number, reason: string) => void,
 ): Promise<void> {
@@ -100,12 +112,49 @@ async function writeBatch(
     const { embeddingText: _text, ...row } = record;
     return { ...row, embedding: vectors[index] ?? null, embeddingModel: deps.embedder.model };
   });
-  await deps.db.transaction(async (tx) => {
-    await upsertProducts(tx, rows);
-    await bumpCatalogVersion(tx);
-  });
-  for (const item of toWrite) {
-    if (hashById.has(item.record.id)) summary.updated++;
+  const write = (part: typeof rows) =>
+    deps.db.transaction(async (tx) => {
+      await upsertProducts(tx, part);
+      await bumpCatalogVersion(tx);
+    });
+  let written = toWrite;
+  try {
+    await write(rows);
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw error;
+    // One record the database refuses must not cost the others theirs: write them one by one.
+    written = [];
+    for (const [index, item] of toWrite.entries()) {
+      try {
+        await write([rows[index]!]);
+        written.push(item);
+      } catch (single) {
+        if (isDatabaseUnavailable(single)) throw single;
+        fail(item.source, item.line, `the database refused the record: ${describeDatabaseError(single)}`);
+      }
+    }
+  }
+  await countStored(deps, written, hashById, summary, fail);
+}
+
+/** Counts as imported or updated only what is found stored with the hash just written. */
+async function countStored(
+  deps: ImportDeps,
+  written: BatchItem[],
+  hashBefore: Map<string, string>,
+  summary: ImportSummary,
+  fail: (source: string, line: number, reason: string) => void,
+): Promise<void> {
+  if (written.length === 0) return;
+  const stored = await findExisting(
+    deps.db,
+    written.map((item) => item.record.id),
+    [],
+  );
+  const hashNow = new Map(stored.map((row) => [row.id, row.contentHash]));
+  for (const item of written) {
+    if (hashNow.get(item.record.id) !== item.record.contentHash) fail(item.source, item.line, "not stored: the write did not take effect");
+    else if (hashBefore.has(item.record.id)) summary.updated++;
     else summary.imported++;
   }
 }

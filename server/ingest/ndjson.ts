@@ -1,24 +1,64 @@
-/** Reads NDJSON product records line by line, parsing and validating each. */
+/**
+ * Reads NDJSON product records line by line, parsing and validating each.
+ * Lines are split from the byte stream here (not by readline) so that a line
+ * longer than the cap is skipped as it streams by, never held in memory.
+ */
 import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
-import { describeIssues, ImportRecordSchema, type ImportRecord } from "./record.js";
+import type { ImportLimits } from "./limits.js";
+import { overCap } from "./limits.js";
+import { describeIssues, exceedsLimits, ImportRecordSchema, type ImportRecord } from "./record.js";
 
 export type ParsedLine = { source: string; line: number; record: ImportRecord } | { source: string; line: number; error: string };
 
-export async function* readNdjson(path: string): AsyncGenerator<ParsedLine> {
+/**
+ * `limits` are the configured caps (server/config.ts); without them nothing is capped, which is for the
+ * files the project ships (the sample catalog) and benchmarks, never for an operator's input.
+ */
+export async function* readNdjson(path: string, limits?: ImportLimits): AsyncGenerator<ParsedLine> {
   const raw = createReadStream(path);
   const input = path.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
-  const lines = createInterface({ input, crlfDelay: Infinity });
+  const maxLineBytes = limits?.maxLineBytes ?? Number.POSITIVE_INFINITY;
   let line = 0;
-  for await (const text of lines) {
+  for await (const item of splitLines(input, maxLineBytes)) {
     line++;
-    if (text.trim() === "") continue;
-    yield parseLine(path, line, text);
+    if ("bytes" in item) {
+      yield { source: path, line, error: overCap("line", "IMPORT_MAX_LINE_BYTES", maxLineBytes, item.bytes) };
+      continue;
+    }
+    if (item.text.trim() === "") continue;
+    yield parseLine(path, line, item.text, limits);
   }
 }
 
-export function parseLine(source: string, line: number, text: string): ParsedLine {
+/** Lines of a byte stream (LF or CRLF), each as text, or as its size when it is longer than `maxBytes`. */
+export async function* splitLines(input: Readable, maxBytes: number): AsyncGenerator<{ text: string } | { bytes: number }> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  const finish = () => {
+    const item = size > maxBytes ? { bytes: size } : { text: Buffer.concat(parts).toString("utf8").replace(/\r$/, "") };
+    parts = [];
+    size = 0;
+    return item;
+  };
+  for await (const chunk of input as AsyncIterable<Buffer>) {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(10, start);
+      const end = newline === -1 ? chunk.length : newline;
+      size += end - start;
+      if (size <= maxBytes) parts.push(chunk.subarray(start, end));
+      else parts = [];
+      if (newline === -1) break;
+      yield finish();
+      start = newline + 1;
+    }
+  }
+  if (size > 0) yield finish();
+}
+
+export function parseLine(source: string, line: number, text: string, limits?: ImportLimits): ParsedLine {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -29,5 +69,7 @@ export function parseLine(source: string, line: number, text: string): ParsedLin
     return { source, line, error: "not a JSON object" };
   }
   const parsed = ImportRecordSchema.safeParse(json);
-  return parsed.success ? { source, line, record: parsed.data } : { source, line, error: describeIssues(parsed.error) };
+  if (!parsed.success) return { source, line, error: describeIssues(parsed.error) };
+  const refused = limits && exceedsLimits(parsed.data, limits);
+  return refused ? { source, line, error: refused } : { source, line, record: parsed.data };
 }

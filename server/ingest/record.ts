@@ -4,11 +4,16 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { IdentifiersSchema, MediaSchema, OffersSchema, ProductIdSchema, RawDataSchema } from "../../shared/schemas/index.js";
+import { IdentifiersSchema, MediaSchema, OffersSchema, ProductIdSchema, ProvenanceSchema, RawDataSchema } from "../../shared/schemas/index.js";
 import { brandHost, parseHttpUrl, productUrlKey } from "../../shared/url.js";
 import { productIdFromUrlKey } from "../catalog/ids.js";
 import type { NewProductRow } from "../db/schema.js";
 import { embeddingText } from "../search/embedding-text.js";
+import { type ImportLimits, overCap } from "./limits.js";
+import { cleanStrings, MAX_JSON_DEPTH, nestedDeeperThan } from "./sanitize.js";
+
+/** Segments of a category path, e.g. "Clothing > Outerwear > Rain Jackets". */
+export const CATEGORY_SEPARATOR = " > ";
 
 export const ImportRecordSchema = z.object({
   id: ProductIdSchema.optional(),
@@ -24,9 +29,20 @@ export const ImportRecordSchema = z.object({
     .default([]),
   brands: z.array(z.string().trim().min(1).max(200)).max(20).default([]),
   price_label: z.string().max(200).default(""),
-  raw_data: RawDataSchema.nullable().optional(),
+  raw_data: RawDataSchema.nullable()
+    .optional()
+    .refine((value) => !nestedDeeperThan(value), `must not nest JSON deeper than ${MAX_JSON_DEPTH} levels`),
   offers: OffersSchema.nullable().optional(),
   identifiers: IdentifiersSchema.nullable().optional(),
+  /** The product's category as a path; an array of segments is joined with " > ". */
+  category: z
+    .union([z.string(), z.array(z.string().trim().min(1).max(200)).max(20)])
+    .transform((value) => (Array.isArray(value) ? value.join(CATEGORY_SEPARATOR) : value.trim()))
+    .pipe(z.string().max(1000))
+    .nullable()
+    .optional(),
+  /** Per field, the layer it was read from and how sure the extractor is (see docs/extraction.md). */
+  provenance: ProvenanceSchema.nullable().optional(),
 });
 
 export type ImportRecord = z.infer<typeof ImportRecordSchema>;
@@ -51,7 +67,21 @@ function contentHash(record: ImportRecord, id: string): string {
   return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
 }
 
-export function prepareRecord(record: ImportRecord): PreparedRecord {
+/** Why a valid record is still refused under the import's caps; undefined when it is within them. */
+export function exceedsLimits(record: ImportRecord, limits: ImportLimits): string | undefined {
+  const html = record.raw_data?.strippedHtml;
+  // At most 3 UTF-8 bytes per UTF-16 unit: bytes are counted only when the cap is within reach.
+  if (html && html.length > limits.maxStrippedHtmlBytes / 3) {
+    const size = Buffer.byteLength(html);
+    if (size > limits.maxStrippedHtmlBytes)
+      return overCap("raw_data.strippedHtml", "IMPORT_MAX_STRIPPED_HTML_BYTES", limits.maxStrippedHtmlBytes, size);
+  }
+  return undefined;
+}
+
+/** The record ready to store: text cleaned of what Postgres refuses (NUL, unpaired surrogates), id and hash derived. */
+export function prepareRecord(input: ImportRecord): PreparedRecord {
+  const record = cleanStrings(input);
   const urlKey = productUrlKey(record.url) ?? "";
   const id = record.id ?? productIdFromUrlKey(urlKey);
   return {

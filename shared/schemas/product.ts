@@ -22,6 +22,11 @@ export const OffersSchema = z
     price: z.string().nullable().describe("Lowest current price as a decimal string, e.g. `24.99`."),
     currency: z.string().nullable().describe("ISO 4217 code, e.g. `USD`."),
     availability: z.string().nullable().describe("schema.org availability name, e.g. `InStock`, `OutOfStock`, `PreOrder`."),
+    was_price: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("The crossed-out or list price as a decimal string, when the page states one above `price`; same currency."),
   })
   .meta({ id: "Offers" });
 
@@ -32,6 +37,33 @@ export const IdentifiersSchema = z
     mpn: z.string().nullable().describe("Manufacturer part number."),
   })
   .meta({ id: "Identifiers" });
+
+/** Where an extracted field was read, most trustworthy first (see docs/extraction.md). */
+export const EXTRACTION_LAYERS = ["ld_json", "microdata", "rdfa", "opengraph", "page_state", "visible"] as const;
+export const ExtractionLayerSchema = z.enum(EXTRACTION_LAYERS);
+
+export const FieldProvenanceSchema = z.object({
+  source: ExtractionLayerSchema,
+  confidence: z.number().min(0).max(1).describe("Estimated probability that the value is right; below CONFIDENT_AT it is a guess."),
+  rule: z.string().max(100).optional().describe("The rule within the layer, when it is not the layer's plain statement (e.g. `url`, `site_name`)."),
+});
+
+/** Confidence from which an extracted field counts as stated by the page rather than guessed. */
+export const CONFIDENT_AT = 0.5;
+
+const provenance = FieldProvenanceSchema.optional();
+export const ProvenanceSchema = z.object({
+  name: provenance,
+  brand: provenance,
+  category: provenance,
+  price: provenance,
+  currency: provenance,
+  was_price: provenance,
+  availability: provenance,
+  sku: provenance,
+  gtin: provenance,
+  mpn: provenance,
+});
 
 export const ProductIdSchema = z.string().regex(/^[A-Za-z0-9._~:-]{1,128}$/, "must be 1–128 characters of letters, digits and . _ ~ : -");
 
@@ -58,6 +90,9 @@ export const SearchResponseSchema = z
 export type Media = z.infer<typeof MediaSchema>;
 export type Offers = z.infer<typeof OffersSchema>;
 export type Identifiers = z.infer<typeof IdentifiersSchema>;
+export type ExtractionLayer = z.infer<typeof ExtractionLayerSchema>;
+export type FieldProvenance = z.infer<typeof FieldProvenanceSchema>;
+export type Provenance = z.infer<typeof ProvenanceSchema>;
 export type RawData = z.infer<typeof RawDataSchema>;
 export type Product = z.infer<typeof ProductSchema>;
 export type ProductEnvelope = z.infer<typeof ProductEnvelopeSchema>;

@@ -27,6 +27,9 @@ describe("loadConfig", () => {
       RATE_LIMIT_SYNC_MS: 250,
       DATABASE_REPLICA_URLS: [],
       RERANKER: "local",
+      IMPORT_MAX_LINE_BYTES: 16 * 1024 * 1024,
+      IMPORT_MAX_PAGE_BYTES: 8 * 1024 * 1024,
+      IMPORT_MAX_STRIPPED_HTML_BYTES: 2 * 1024 * 1024,
     });
     expect(config.METRICS_PORT).toBeUndefined();
   });

@@ -2,7 +2,13 @@
  * What one layer found on a page. Every member is optional: the merge in
  * index.ts takes each field from the most trustworthy layer that has it.
  */
+import { parseGtin } from "../../../shared/gtin.js";
+import { EXTRACTION_LAYERS, type ExtractionLayer } from "../../../shared/schemas/index.js";
 import type { Json } from "./lenient-json.js";
+import type { Rule } from "./rules.js";
+
+/** The fields whose source and confidence a record carries (see ProvenanceSchema). */
+export type Field = "name" | "brand" | "category" | "price" | "currency" | "was_price" | "availability" | "sku" | "gtin" | "mpn";
 
 export interface Candidate {
   layer: LayerName;
@@ -15,6 +21,8 @@ export interface Candidate {
   /** Decimal string; the lowest current price when there are several. */
   price?: string;
   currency?: string;
+  /** When the currency was read from a symbol several share (`$`, `kr`): the currencies it may be; another layer's code decides. */
+  currencies?: string[];
   low?: string;
   high?: string;
   /** The regular price when the page shows a lower sale price. */
@@ -27,14 +35,24 @@ export interface Candidate {
   sku?: string;
   gtin?: string;
   mpn?: string;
+  /** Category path segments, broadest first, without the home crumb or the product itself. */
+  category?: string[];
+  /** The rule (rules.ts) that found a field, or `itemprop` for a loose microdata property; absent for the layer's plain statement. */
+  how?: Partial<Record<Field, How>>;
   /** The layer's raw JSON for raw_data (the JSON-LD product, or the page-state product). */
   raw?: Json;
 }
 
-export type LayerName = "jsonld" | "microdata" | "rdfa" | "opengraph" | "page-state" | "visible";
+export type LayerName = ExtractionLayer;
+
+/**
+ * How a field was found beyond its layer's plain statement: a rule (rules.ts), a loose microdata
+ * `itemprop` outside any item, or a currency read from a symbol several currencies share.
+ */
+export type How = Rule | "itemprop" | "shared_symbol";
 
 /** Most reliable first. */
-export const LAYER_ORDER: LayerName[] = ["jsonld", "microdata", "rdfa", "opengraph", "page-state", "visible"];
+export const LAYER_ORDER: readonly LayerName[] = EXTRACTION_LAYERS;
 
 export type JsonObject = { [key: string]: Json };
 
@@ -66,11 +84,11 @@ export function str(value: Json | undefined, objectKeys: string[] = ["@value"]):
   return undefined;
 }
 
-/** GTIN digits when the value is a plausible GTIN-8/12/13/14 (ISBN included). */
+/** GTIN digits when the value is a valid GTIN-8/12/13/14 (ISBN-13 included), check digit and all. */
 export function cleanGtin(value: string | undefined): string | undefined {
   if (!value) return undefined;
-  const digits = value.replace(/[\s-]/g, "");
-  return /^(\d{8}|\d{12,14})$/.test(digits) && !/^0+$/.test(digits) ? digits : undefined;
+  const gtin = parseGtin(value);
+  return gtin.ok ? gtin.digits : undefined;
 }
 
 export function cleanIdentifier(value: string | undefined): string | undefined {

@@ -5,18 +5,27 @@
  * the bytes are valid UTF-8, else windows-1252 (what browsers assume).
  * Node's TextDecoder carries full ICU, so legacy encodings decode.
  */
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { TextDecoder } from "node:util";
 import { gunzipSync } from "node:zlib";
+import { overCap } from "../limits.js";
 
-export const MAX_PAGE_BYTES = 64 * 1024 * 1024;
+/** A page over IMPORT_MAX_PAGE_BYTES: refused before it is parsed. */
+export class PageTooLargeError extends Error {
+  override readonly name = "PageTooLargeError";
+  constructor(maxBytes: number, size?: number) {
+    super(overCap("page", "IMPORT_MAX_PAGE_BYTES", maxBytes, size));
+  }
+}
 
 export function isGzip(bytes: Uint8Array): boolean {
   return bytes.length > 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }
 
-export function decodePage(input: Uint8Array): string {
-  const bytes = isGzip(input) ? new Uint8Array(gunzipSync(input, { maxOutputLength: MAX_PAGE_BYTES })) : input;
+/** Page bytes to text; `maxBytes` caps the page as read (after gunzip), unset only for trusted pages (tests, benchmarks). */
+export function decodePage(input: Uint8Array, maxBytes: number = Number.POSITIVE_INFINITY): string {
+  if (input.length > maxBytes) throw new PageTooLargeError(maxBytes, input.length);
+  const bytes = isGzip(input) ? gunzip(input, maxBytes) : input;
   const bom = bomEncoding(bytes);
   if (bom) return new TextDecoder(bom.encoding).decode(bytes.subarray(bom.length));
   const declared = declaredCharset(bytes);
@@ -72,9 +81,24 @@ function decoderFor(label: string): TextDecoder | undefined {
   }
 }
 
-/** Reads a saved page (`.html`, `.htm`, `.html.gz`, or any gzip) to text. */
-export async function readPage(path: string): Promise<string> {
-  const bytes = await readFile(path);
-  if (bytes.length > MAX_PAGE_BYTES) throw new Error(`page is larger than ${MAX_PAGE_BYTES / 1024 / 1024} MiB`);
-  return decodePage(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
+function gunzip(input: Uint8Array, maxBytes: number): Uint8Array {
+  try {
+    return new Uint8Array(gunzipSync(input, Number.isFinite(maxBytes) ? { maxOutputLength: maxBytes } : {}));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw new PageTooLargeError(maxBytes);
+    throw error;
+  }
+}
+
+/** Reads a saved page (`.html`, `.htm`, `.html.gz`, or any gzip) to text; a file over `maxBytes` is refused unread. */
+export async function readPage(path: string, maxBytes: number): Promise<string> {
+  const file = await open(path);
+  try {
+    const { size } = await file.stat();
+    if (size > maxBytes) throw new PageTooLargeError(maxBytes, size);
+    const bytes = await file.readFile();
+    return decodePage(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), maxBytes);
+  } finally {
+    await file.close();
+  }
 }

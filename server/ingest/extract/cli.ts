@@ -11,16 +11,19 @@
  *   {"path": "shop/kettle.html.gz", "url": "https://copperleafkitchen.example/products/kettle"}
  *
  * one object a line; a relative `path` is relative to the sidecar's folder.
- * One bad page never stops a batch: it becomes an error line.
+ * One bad page never stops a batch: it becomes an error line. Inside a
+ * directory given, a symbolic link is followed only to a file within that
+ * directory; any other link is reported, not read.
  */
 import { createReadStream } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { readdir, realpath, stat } from "node:fs/promises";
+import { dirname, join, resolve, sep } from "node:path";
 import { createInterface } from "node:readline";
+import type { ImportLimits } from "../limits.js";
 import { readNdjson, type ParsedLine } from "../ndjson.js";
-import { describeIssues, ImportRecordSchema } from "../record.js";
-import { readPage } from "./charset.js";
-import { type ExtractedRecord, extractProduct } from "./index.js";
+import { describeIssues, exceedsLimits, ImportRecordSchema } from "../record.js";
+import { PageTooLargeError, readPage } from "./charset.js";
+import { type ExplainedRecord, type ExtractedRecord, extractProduct } from "./index.js";
 
 /** A mistake in how the command was called (the CLI maps it to its UsageError). */
 export class ExtractInputError extends Error {
@@ -34,7 +37,7 @@ export interface PageUrlOptions {
   urlsFile?: string;
 }
 
-export type ExtractLine = { source: string; pdp: ExtractedRecord } | { source: string; error: string };
+export type ExtractLine = { source: string; pdp: ExtractedRecord; explain?: ExplainedRecord } | { source: string; error: string };
 
 const PAGE = /\.(html?|html?\.gz)$/i;
 const NDJSON = /\.(ndjson|jsonl)(\.gz)?$/i;
@@ -71,27 +74,45 @@ export async function readUrlSidecar(path: string): Promise<Map<string, string>>
   return map;
 }
 
+/** A file to read (its real path when reached through a link), or one refused with the reason. */
+export type FoundFile = { path: string; read: string } | { path: string; refused: string };
+
 /** Files under the given paths, directories searched recursively (sorted, so runs are repeatable). */
-export async function* expandPaths(paths: readonly string[], accept: (path: string) => boolean): AsyncGenerator<string> {
+export async function* expandPaths(paths: readonly string[], accept: (path: string) => boolean): AsyncGenerator<FoundFile> {
   for (const path of paths) {
     let info: Awaited<ReturnType<typeof stat>>;
     try {
       info = await stat(path);
     } catch {
-      yield path; // reported by the reader, so a missing file becomes an error line, not a crash
+      yield { path, read: path }; // reported by the reader, so a missing file becomes an error line, not a crash
       continue;
     }
-    if (!info.isDirectory()) {
-      yield path;
-      continue;
-    }
-    const entries = (await readdir(path, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-    for (const entry of entries) {
-      const child = join(path, entry.name);
-      if (entry.isDirectory()) yield* expandPaths([child], accept);
-      else if (accept(child)) yield child;
-    }
+    if (info.isDirectory()) yield* walk(path, await realpath(path), accept);
+    else yield { path, read: path };
   }
+}
+
+async function* walk(dir: string, root: string, accept: (path: string) => boolean): AsyncGenerator<FoundFile> {
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+  for (const entry of entries) {
+    const child = join(dir, entry.name);
+    if (entry.isDirectory()) yield* walk(child, root, accept);
+    else if (entry.isSymbolicLink()) {
+      if (accept(child)) yield await followLink(child, root);
+    } else if (accept(child)) yield { path: child, read: child };
+  }
+}
+
+async function followLink(path: string, root: string): Promise<FoundFile> {
+  let target: string;
+  try {
+    target = await realpath(path);
+  } catch {
+    return { path, refused: "symbolic link to nothing (its target does not exist)" };
+  }
+  if (!target.startsWith(root + sep)) return { path, refused: `symbolic link to a file outside ${root}; not followed` };
+  const info = await stat(target);
+  return info.isFile() ? { path, read: target } : { path, refused: "symbolic link to something that is not a file; not followed" };
 }
 
 async function urlLookup(options: PageUrlOptions, pageCount: () => Promise<number>): Promise<(path: string) => string | undefined> {
@@ -110,40 +131,52 @@ async function urlLookup(options: PageUrlOptions, pageCount: () => Promise<numbe
 
 async function countPages(paths: readonly string[]): Promise<number> {
   let count = 0;
-  for await (const path of expandPaths(paths, isPagePath)) if (isPagePath(path) || !NDJSON.test(path)) count++;
+  for await (const found of expandPaths(paths, isPagePath)) if (isPagePath(found.path) || !NDJSON.test(found.path)) count++;
   return count;
 }
 
 /** Extracts one page file into a line (never throws for a bad page). */
-export async function extractFile(path: string, url: string | undefined): Promise<ExtractLine> {
+export async function extractFile(found: FoundFile, url: string | undefined, limits: ImportLimits, explain = false): Promise<ExtractLine> {
+  const source = found.path;
+  if ("refused" in found) return { source, error: found.refused };
   let html: string;
   try {
-    html = await readPage(path);
+    html = await readPage(found.read, limits.maxPageBytes);
   } catch (error) {
-    return { source: path, error: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
+    if (error instanceof PageTooLargeError) return { source, error: error.message };
+    return { source, error: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
   }
-  const result = extractProduct(html, url === undefined ? {} : { url });
-  return result.ok ? { source: path, pdp: result.record } : { source: path, error: result.error };
+  const result = extractProduct(html, { ...(url === undefined ? {} : { url }), explain });
+  if (!result.ok) return { source, error: result.error };
+  const refused = exceedsLimits(result.record, limits);
+  if (refused) return { source, error: refused };
+  return result.explained ? { source, pdp: result.record, explain: result.explained } : { source, pdp: result.record };
 }
 
-/** `catalog extract FILE…`: one line per page, in order. */
-export async function* extractFiles(paths: readonly string[], options: PageUrlOptions = {}): AsyncGenerator<ExtractLine> {
+/** `catalog extract`: one line per page, in order; with `explain`, each field's layer, rule and confidence beside it. */
+export async function* extractFiles(
+  paths: readonly string[],
+  options: PageUrlOptions,
+  limits: ImportLimits,
+  explain = false,
+): AsyncGenerator<ExtractLine> {
   const urlOf = await urlLookup(options, () => countPages(paths));
-  for await (const path of expandPaths(paths, isPagePath)) yield extractFile(path, urlOf(path));
+  for await (const found of expandPaths(paths, isPagePath)) yield extractFile(found, urlOf(found.path), limits, explain);
 }
 
 /**
  * `catalog import PATH…`: pages are extracted and validated like any NDJSON
  * line (line 0 stands for "the whole page"); NDJSON files are read as before.
  */
-export async function* importLines(paths: readonly string[], options: PageUrlOptions = {}): AsyncGenerator<ParsedLine> {
+export async function* importLines(paths: readonly string[], options: PageUrlOptions, limits: ImportLimits): AsyncGenerator<ParsedLine> {
   const urlOf = await urlLookup(options, () => countPages(paths.filter((path) => !NDJSON.test(path))));
-  for await (const path of expandPaths(paths, (file) => isPagePath(file) || NDJSON.test(file))) {
+  for await (const found of expandPaths(paths, (file) => isPagePath(file) || NDJSON.test(file))) {
+    const { path } = found;
     if (!isPagePath(path)) {
-      yield* readNdjsonSafely(path);
+      yield* "refused" in found ? [{ source: path, line: 0, error: found.refused }] : readNdjsonSafely(path, found.read, limits);
       continue;
     }
-    const line = await extractFile(path, urlOf(path));
+    const line = await extractFile(found, urlOf(path), limits);
     if ("error" in line) {
       yield { source: path, line: 0, error: line.error };
       continue;
@@ -153,10 +186,10 @@ export async function* importLines(paths: readonly string[], options: PageUrlOpt
   }
 }
 
-async function* readNdjsonSafely(path: string): AsyncGenerator<ParsedLine> {
+async function* readNdjsonSafely(source: string, path: string, limits: ImportLimits): AsyncGenerator<ParsedLine> {
   try {
-    yield* readNdjson(path);
+    for await (const line of readNdjson(path, limits)) yield { ...line, source };
   } catch (error) {
-    yield { source: path, line: 0, error: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
+    yield { source, line: 0, error: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
   }
 }

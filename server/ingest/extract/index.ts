@@ -3,22 +3,30 @@
  *
  * Each layer reads what it can (most reliable first: JSON-LD, microdata,
  * RDFa, Open Graph, embedded page state, visible HTML); every field of the
- * record is taken from the most trustworthy layer that has it. Prices travel
- * as a unit: amount, range and sale price come from one layer, the currency
- * from that layer or the next that states one.
+ * record is taken from the most trustworthy layer that has it, and the record's
+ * `provenance` says which layer (and rule) that was and how sure it is (see
+ * confidence.ts, docs/extraction.md). Prices travel as a unit: amount, range
+ * and sale price come from one layer, the currency from that layer or the next
+ * that states one.
  *
  * Expected outcomes (no URL, no name) are values, never exceptions.
  */
-import type { Identifiers, Media, Offers, RawData } from "../../../shared/schemas/index.js";
+import type { Identifiers, Media, Offers, Provenance, RawData } from "../../../shared/schemas/index.js";
 import { parseHttpUrl } from "../../../shared/url.js";
-import { type Candidate, LAYER_ORDER } from "./candidate.js";
+import { CATEGORY_SEPARATOR } from "../record.js";
+import { cleanStrings, nestedDeeperThan } from "../sanitize.js";
+import { type Candidate, type Field, type How, LAYER_ORDER, type LayerName } from "./candidate.js";
+import { withoutProduct } from "./category.js";
+import { confidenceOf } from "./confidence.js";
 import { type Page, parsePage } from "./dom.js";
 import { jsonLdLayer } from "./jsonld.js";
+import type { Json } from "./lenient-json.js";
 import { microdataLayer } from "./microdata.js";
 import { metaTags, openGraphLayer } from "./opengraph.js";
 import { pageStateLayer } from "./page-state.js";
-import { isBuyable, priceLabel } from "./price.js";
+import { compareAmounts, isBuyable, priceLabel } from "./price.js";
 import { rdfaLayer } from "./rdfa.js";
+import { ALL_RULES, type RuleSet } from "./rules.js";
 import { stripHtml } from "./strip.js";
 import { htmlToText } from "./text.js";
 import { identifierInUrl, visibleLayer } from "./visible.js";
@@ -28,6 +36,10 @@ export { readPage, decodePage } from "./charset.js";
 export interface ExtractOptions {
   /** URL given by the operator (`--url` / sidecar), used when the page states none. */
   url?: string;
+  /** Which heuristic rules apply; all of them unless the benchmark's cross-validation says otherwise. */
+  rules?: RuleSet;
+  /** Also return, per field, what every layer said (`catalog extract --explain`). */
+  explain?: boolean;
 }
 
 /** Assignable to `z.input<typeof ImportRecordSchema>` (checked in the tests). */
@@ -41,90 +53,169 @@ export interface ExtractedRecord {
   raw_data: RawData;
   offers?: Offers;
   identifiers?: Identifiers;
+  category?: string;
+  provenance: Provenance;
 }
 
-export type ExtractResult = { ok: true; record: ExtractedRecord } | { ok: false; error: string };
+/** Per field: the value chosen, its provenance, and what each layer stated. */
+export type ExplainedRecord = Partial<
+  Record<Field, { value: string; source: LayerName; confidence: number; rule?: How; layers: Partial<Record<LayerName, string>> }>
+>;
+
+export type ExtractResult = { ok: true; record: ExtractedRecord; explained?: ExplainedRecord } | { ok: false; error: string };
 
 const MAX_MEDIA = 50;
 
 export function extractProduct(html: string, options: ExtractOptions = {}): ExtractResult {
   try {
-    return extract(html, options);
+    return extractFromPage(parsePage(html), options);
   } catch (error) {
     return { ok: false, error: `extraction failed: ${(error as Error).message}` };
   }
 }
 
-/** The layers' findings, most reliable first (exported for the benchmark's and tests' inspection). */
-export function extractLayers(html: string, options: ExtractOptions = {}): { page: Page; layers: Candidate[]; siteName?: string; urls: PageUrls } {
-  const page = parsePage(html);
+/** The same from an already parsed page (the benchmark extracts one page under many rule sets). */
+export function extractFromPage(page: Page, options: ExtractOptions = {}): ExtractResult {
+  try {
+    return extract(page, options);
+  } catch (error) {
+    return { ok: false, error: `extraction failed: ${(error as Error).message}` };
+  }
+}
+
+/** The layers' findings, most reliable first. */
+export function extractLayers(page: Page, options: ExtractOptions = {}): { layers: Candidate[]; urls: PageUrls } {
+  const rules = options.rules ?? ALL_RULES;
   const tags = metaTags(page);
   const urls = pageUrls(page, tags);
   const hint = urls.canonical ?? urls.og ?? options.url;
   const layers: Candidate[] = [];
   const push = (candidate: Candidate | undefined) => candidate && layers.push(candidate);
-  push(jsonLdLayer(page, hint));
-  push(microdataLayer(page, hint));
-  push(rdfaLayer(page, hint));
+  push(jsonLdLayer(page, hint, rules));
+  push(microdataLayer(page, hint, rules));
+  push(rdfaLayer(page, hint, rules));
   push(openGraphLayer(page, tags));
   const knownName = layers.find((layer) => layer.name)?.name;
-  push(pageStateLayer(page, knownName, hint));
-  push(visibleLayer(page));
+  if (rules.on("page_state")) push(pageStateLayer(page, knownName, hint));
+  push(visibleLayer(page, rules));
   layers.sort((a, b) => LAYER_ORDER.indexOf(a.layer) - LAYER_ORDER.indexOf(b.layer));
-  const siteName = tags.get("og:site_name")?.[0] ?? tags.get("application-name")?.[0];
-  return siteName ? { page, layers, siteName, urls } : { page, layers, urls };
+  return { layers, urls };
 }
 
-function extract(html: string, options: ExtractOptions): ExtractResult {
-  const { page, layers, siteName, urls } = extractLayers(html, options);
-  const jsonLdUrl = layers.find((layer) => layer.layer === "jsonld")?.url;
+/** A field's value, the layer that stated it, and the rule within that layer (if any). */
+interface Chosen<T> {
+  value: T;
+  layer: LayerName;
+  rule?: How | undefined;
+}
+
+function extract(page: Page, options: ExtractOptions): ExtractResult {
+  const rules = options.rules ?? ALL_RULES;
+  const { layers, urls } = extractLayers(page, options);
+  const jsonLdUrl = layers.find((layer) => layer.layer === "ld_json")?.url;
   const url = resolvePageUrl([urls.canonical, urls.og, jsonLdUrl], options.url);
   if ("error" in url) return { ok: false, error: url.error };
 
-  const first = <K extends keyof Candidate>(key: K): Candidate[K] | undefined =>
-    layers.find((layer) => layer[key] !== undefined && layer[key] !== "")?.[key];
+  const first = <K extends keyof Candidate>(key: K, field?: Field): Chosen<NonNullable<Candidate[K]>> | undefined => {
+    const layer = layers.find((candidate) => candidate[key] !== undefined && candidate[key] !== "");
+    // The find above checked that the member is present.
+    return layer ? { value: layer[key] as NonNullable<Candidate[K]>, layer: layer.layer, rule: field && layer.how?.[field] } : undefined;
+  };
 
-  const rawName = first("name");
-  const name = rawName ? htmlToText(rawName).slice(0, 1000) : "";
+  const rawName = first("name", "name");
+  const name = rawName ? htmlToText(rawName.value).slice(0, 1000) : "";
   if (name === "") return { ok: false, error: "no product name: the page has no JSON-LD/microdata/Open Graph name, h1 or title" };
 
-  const priced = choosePriceLayer(layers);
-  const currency = priced?.currency ?? layers.find((layer) => layer.currency)?.currency ?? null;
+  const priced = choosePriceLayer(layers, rules);
+  const currency = chooseCurrency(layers, priced);
   const price = priced?.price ?? null;
-  const availability = chooseAvailability(layers);
+  const was = priced?.was ?? null;
+  const availability = chooseAvailability(layers, rules);
 
-  const brands = first("brands") ?? (siteName ? [siteName] : []);
-  const desc = htmlToText(first("desc") ?? "").slice(0, 100_000);
+  // The site's own name (og:site_name) is never taken for the brand: on the labelled pages it named a
+  // retailer (eBay, craigslist, Leroy Merlin) whenever the page stated no brand of its own.
+  const brands = first("brands", "brand");
+  const desc = htmlToText(first("desc")?.value ?? "").slice(0, 100_000);
+  const categoryFound = first("category", "category");
+  const categorySegments = withoutProduct(categoryFound?.value, name);
 
+  const sku = chooseSku(layers, url.url, rules);
+  const gtin = first("gtin", "gtin");
+  const statedMpn = chooseMpn(layers);
+  // An "MPN" equal to the SKU is the shop's SKU copied into the field, not a manufacturer's number.
+  const mpn = statedMpn && sku && statedMpn.value === sku.value && rules.on("mpn.not_the_sku") ? undefined : statedMpn;
+
+  const cleanBrandList = cleanBrands(brands?.value ?? []);
   const record: ExtractedRecord = {
     url: url.url,
     name,
     desc,
     media: collectMedia(layers, url.url),
-    brands: cleanBrands(brands),
-    price_label: priceLabel({ price, currency, low: priced?.low ?? null, high: priced?.high ?? null, was: priced?.was ?? null }),
+    brands: cleanBrandList,
+    price_label: priceLabel({ price, currency: currency?.value ?? null, low: priced?.low ?? null, high: priced?.high ?? null, was }),
     raw_data: {
       strippedHtml: stripHtml(page),
-      jsons: {
-        ld_json: layers.find((layer) => layer.layer === "jsonld")?.raw ?? null,
-        props_data: layers.find((layer) => layer.layer === "page-state")?.raw ?? null,
-      },
+      jsons: { ld_json: rawJson(layers, "ld_json"), props_data: rawJson(layers, "page_state") },
     },
+    provenance: {},
   };
-  if (price !== null || currency !== null || availability !== null) record.offers = { price, currency, availability };
-  // A SKU the page labels for shoppers ("Product code: …") beats one only the markup states (markup
-  // SKUs are often internal variant ids); a "SKU" with spaces is a model name or a phrase, not an
-  // identifier; the id in the page's URL is the last resort.
-  const skus = [layers.find((layer) => layer.layer === "visible")?.sku, ...layers.map((layer) => layer.sku)].filter(
-    (value): value is string => !!value && !/\s/.test(value),
-  );
-  const sku = skus[0] ?? identifierInUrl(url.url) ?? null;
-  const gtin = first("gtin") ?? null;
-  const statedMpn = layers.find((layer) => layer.layer === "visible")?.mpn ?? first("mpn") ?? null;
-  // An "MPN" equal to the SKU is the shop's SKU copied into the field, not a manufacturer's number.
-  const mpn = statedMpn !== null && statedMpn === sku ? null : statedMpn;
-  if (sku !== null || gtin !== null || mpn !== null) record.identifiers = { sku, gtin, mpn };
-  return { ok: true, record };
+  if (price !== null || currency || availability) {
+    record.offers = { price, currency: currency?.value ?? null, availability: availability?.value ?? null };
+    if (was !== null) record.offers.was_price = was;
+  }
+  if (sku || gtin || mpn) record.identifiers = { sku: sku?.value ?? null, gtin: gtin?.value ?? null, mpn: mpn?.value ?? null };
+  if (categorySegments) record.category = categorySegments.join(CATEGORY_SEPARATOR);
+
+  // Provenance: what each field's layer was, and how sure the extractor is of it.
+  const explained: ExplainedRecord = {};
+  const note = (
+    field: Field,
+    chosen: Chosen<unknown> | undefined,
+    shown: string | undefined,
+    stated: (layer: Candidate) => string | undefined,
+    same: Same,
+  ) => {
+    if (!chosen || shown === undefined) return;
+    const others = layers.filter((layer) => layer.layer !== chosen.layer).map(stated);
+    const agreeing = others.filter((value) => value !== undefined && same(value, shown)).length;
+    const disagreeing = others.filter((value) => value !== undefined && !same(value, shown)).length;
+    const confidence = confidenceOf(chosen.layer, chosen.rule, agreeing, disagreeing);
+    const provenance = { source: chosen.layer, confidence, ...(chosen.rule ? { rule: chosen.rule } : {}) };
+    record.provenance[field] = provenance;
+    if (options.explain) {
+      const perLayer: Partial<Record<LayerName, string>> = {};
+      for (const layer of layers) {
+        const value = stated(layer);
+        if (value !== undefined) perLayer[layer.layer] = value;
+      }
+      explained[field] = { value: shown, ...provenance, layers: perLayer };
+    }
+  };
+  const exact: Same = (a, b) => a === b;
+  const amount: Same = (a, b) => compareAmounts(a, b) === 0;
+  const folded: Same = (a, b) => a.trim().toLowerCase() === b.trim().toLowerCase();
+  const buyable: Same = (a, b) => isBuyable(a) === isBuyable(b);
+  note("name", rawName, name, (layer) => layer.name, folded);
+  note("brand", brands, cleanBrandList[0], (layer) => layer.brands?.[0], folded);
+  note("category", categoryFound, record.category, (layer) => layer.category?.join(CATEGORY_SEPARATOR), folded);
+  note("price", priced && { value: price, layer: priced.layer, rule: priced.how?.price }, price ?? undefined, (layer) => layer.price, amount);
+  note("currency", currency, currency?.value, (layer) => layer.currency, exact);
+  note("was_price", priced && { value: was, layer: priced.layer, rule: priced.how?.was_price }, was ?? undefined, (layer) => layer.was, amount);
+  note("availability", availability, availability?.value, (layer) => layer.availability, buyable);
+  note("sku", sku, sku?.value, (layer) => layer.sku, exact);
+  note("gtin", gtin, gtin?.value, (layer) => layer.gtin, exact);
+  note("mpn", mpn, mpn?.value, (layer) => layer.mpn, exact);
+
+  const clean = cleanStrings(record);
+  return options.explain ? { ok: true, record: clean, explained } : { ok: true, record: clean };
+}
+
+type Same = (a: string, b: string) => boolean;
+
+/** A layer's raw JSON for raw_data, unless it nests deeper than can be stored (references resolved inline can deepen it). */
+function rawJson(layers: Candidate[], name: LayerName): Json {
+  const raw = layers.find((layer) => layer.layer === name)?.raw;
+  return raw === undefined || nestedDeeperThan(raw) ? null : raw;
 }
 
 export interface PageUrls {
@@ -190,17 +281,22 @@ function collectMedia(layers: Candidate[], pageUrl: string): Media[] {
  * Availability from the most trustworthy layer, except where the page itself
  * contradicts stale markup: markup saying "out of stock" loses to an enabled
  * buy button with no out-of-stock wording around it, and markup saying "in
- * stock" loses to out-of-stock wording with no enabled buy button.
+ * stock" loses to out-of-stock wording with no enabled buy button. A page
+ * that says nothing gets no availability, never a guess.
  */
-function chooseAvailability(layers: Candidate[]): string | null {
+function chooseAvailability(layers: Candidate[], rules: RuleSet): Chosen<string> | undefined {
   const stated = layers.find((layer) => layer.availability !== undefined);
-  if (!stated?.availability) return null;
+  if (!stated?.availability) return undefined;
   const visible = layers.find((layer) => layer.layer === "visible");
   if (stated.layer !== "visible") {
-    if (!isBuyable(stated.availability) && visible?.buyButton) return "InStock";
-    if (isBuyable(stated.availability) && visible?.soldOut) return "OutOfStock";
+    if (!isBuyable(stated.availability) && visible?.buyButton && rules.on("availability.enabled_button_beats_markup")) {
+      return { value: "InStock", layer: "visible", rule: "availability.enabled_button_beats_markup" };
+    }
+    if (isBuyable(stated.availability) && visible?.soldOut && rules.on("availability.sold_out_beats_markup")) {
+      return { value: "OutOfStock", layer: "visible", rule: "availability.sold_out_beats_markup" };
+    }
   }
-  return stated.availability;
+  return { value: stated.availability, layer: stated.layer, rule: stated.how?.availability };
 }
 
 /**
@@ -209,11 +305,11 @@ function chooseAvailability(layers: Candidate[]): string | null {
  * (markup left at the regular or starting price while the page shows
  * another is the commonest disagreement).
  */
-function choosePriceLayer(layers: Candidate[]): Candidate | undefined {
+function choosePriceLayer(layers: Candidate[], rules: RuleSet): Candidate | undefined {
   // A zero price is a placeholder, not a price.
   const priced = layers.filter((layer) => layer.price !== undefined && Number(layer.price) > 0);
   const top = priced[0];
-  if (!top || priced.length < 3) return top;
+  if (!top || priced.length < 3 || !rules.on("price.agreeing_layers")) return top;
   const same = (a: Candidate, b: Candidate) => Number(a.price) === Number(b.price);
   if (priced.slice(1).some((layer) => same(layer, top))) return top;
   for (let i = 1; i < priced.length; i++) {
@@ -221,6 +317,45 @@ function choosePriceLayer(layers: Candidate[]): Candidate | undefined {
     if (priced.slice(i + 1).some((other) => same(other, layer))) return layer;
   }
   return top;
+}
+
+/**
+ * The priced layer's currency, or the first layer's that states one. A
+ * currency read from a symbol several share (`$`) gives way to a code another
+ * layer states among those it may be (`CAD`); alone, it stays (USD for `$`),
+ * flagged as such.
+ */
+function chooseCurrency(layers: Candidate[], priced: Candidate | undefined): Chosen<string> | undefined {
+  const source = priced?.currency ? priced : layers.find((layer) => layer.currency);
+  if (!source?.currency) return undefined;
+  if (source.currencies) {
+    const named = layers.find((layer) => layer.currency && !layer.currencies && source.currencies?.includes(layer.currency));
+    if (named?.currency) return { value: named.currency, layer: named.layer, rule: named.how?.currency };
+    return { value: source.currency, layer: source.layer, rule: "shared_symbol" };
+  }
+  return { value: source.currency, layer: source.layer, rule: source.how?.currency };
+}
+
+/**
+ * A SKU the page labels for shoppers ("Product code: …") beats one only the
+ * markup states (markup SKUs are often internal variant ids); a "SKU" with
+ * spaces is a model name or a phrase, not an identifier; the id in the page's
+ * URL is the last resort.
+ */
+function chooseSku(layers: Candidate[], pageUrl: string, rules: RuleSet): Chosen<string> | undefined {
+  const visible = layers.find((layer) => layer.layer === "visible");
+  const ordered = rules.on("sku.label_beats_markup") && visible ? [visible, ...layers.filter((layer) => layer !== visible)] : layers;
+  const found = ordered.find((layer) => layer.sku && !/\s/.test(layer.sku));
+  if (found?.sku) return { value: found.sku, layer: found.layer, rule: found.how?.sku };
+  const inUrl = rules.on("sku.from_url") ? identifierInUrl(pageUrl) : undefined;
+  return inUrl ? { value: inUrl, layer: "visible", rule: "sku.from_url" } : undefined;
+}
+
+/** A labelled MPN on the page beats the markup's. */
+function chooseMpn(layers: Candidate[]): Chosen<string> | undefined {
+  const visible = layers.find((layer) => layer.layer === "visible" && layer.mpn);
+  const found = visible ?? layers.find((layer) => layer.mpn);
+  return found?.mpn ? { value: found.mpn, layer: found.layer, rule: found.how?.mpn } : undefined;
 }
 
 /** Brand names as text: "See more from Brand: Acme" → "Acme"; template placeholders (`$brand`, `{{brand}}`) dropped. */

@@ -5,9 +5,11 @@
  */
 import { asArray, type Candidate, isObject, type JsonObject, str } from "./candidate.js";
 import { type Page, rawText } from "./dom.js";
+import { categoryFromCrumbs } from "./category.js";
 import { type Json, parseLenientJson } from "./lenient-json.js";
 import { isBuyable } from "./price.js";
-import { isProductNode, productCandidate, prop, typesOf } from "./schema-org.js";
+import { ALL_RULES, type RuleSet } from "./rules.js";
+import { breadcrumbs, type Crumb, isProductNode, productCandidate, prop, typesOf } from "./schema-org.js";
 
 export function jsonLdNodes(page: Page): JsonObject[] {
   const nodes: JsonObject[] = [];
@@ -58,7 +60,7 @@ function resolveValue(value: Json, byId: Map<string, JsonObject>, depth: number)
   return resolve(value, byId, depth + 1);
 }
 
-export function jsonLdLayer(page: Page, pageUrl?: string): Candidate | undefined {
+export function jsonLdLayer(page: Page, pageUrl?: string, rules: RuleSet = ALL_RULES): Candidate | undefined {
   const nodes = jsonLdNodes(page);
   if (nodes.length === 0) return undefined;
   const byId = new Map<string, JsonObject>();
@@ -75,19 +77,31 @@ export function jsonLdLayer(page: Page, pageUrl?: string): Candidate | undefined
   if (candidates.length === 0) {
     // Offers alone still say price and availability.
     const offer = nodes.find((node) => typesOf(node).some((type) => type === "offer" || type === "aggregateoffer"));
-    return offer ? productCandidate(resolve({ "@type": "Product", offers: offer }, byId), "jsonld", pageUrl) : undefined;
+    return offer ? withCrumbs(productCandidate(resolve({ "@type": "Product", offers: offer }, byId), "ld_json", pageUrl, rules), nodes) : undefined;
   }
   const scored = candidates.map((node, index) => ({ node: resolve(node, byId), score: score(node, pageUrl), index }));
   scored.sort((a, b) => b.score - a.score || a.index - b.index);
-  const chosen = productCandidate(scored[0]!.node, "jsonld", pageUrl);
+  const chosen = withCrumbs(productCandidate(scored[0]!.node, "ld_json", pageUrl, rules), nodes);
   // One product per size or colour, each with its own offer: in stock when any of them is.
   const name = chosen.name;
   const siblings = name ? scored.slice(1).filter((item) => str(prop(item.node, "name")) === name) : [];
-  if (siblings.length > 0 && !isBuyable(chosen.availability ?? null)) {
-    const buyable = siblings.map((item) => productCandidate(item.node, "jsonld", pageUrl)).find((item) => isBuyable(item.availability ?? null));
+  if (siblings.length > 0 && !isBuyable(chosen.availability ?? null) && rules.on("ld_json.same_name_in_stock")) {
+    const buyable = siblings
+      .map((item) => productCandidate(item.node, "ld_json", pageUrl, rules))
+      .find((item) => isBuyable(item.availability ?? null));
     if (buyable?.availability) chosen.availability = buyable.availability;
   }
   return chosen;
+}
+
+/** The category from the page's BreadcrumbList when the product states none (the longest list: the product's own trail). */
+function withCrumbs(candidate: Candidate, nodes: JsonObject[]): Candidate {
+  if (candidate.category) return candidate;
+  const trails = nodes.filter((node) => typesOf(node).includes("breadcrumblist")).map(breadcrumbs);
+  const longest = trails.reduce<Crumb[]>((best, trail) => (trail.length > best.length ? trail : best), []);
+  const category = categoryFromCrumbs(longest);
+  if (category) candidate.category = category;
+  return candidate;
 }
 
 function score(node: JsonObject, pageUrl: string | undefined): number {

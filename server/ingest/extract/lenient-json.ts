@@ -6,10 +6,12 @@
  * that was HTML-entity-encoded or wrapped in `<!-- -->` / CDATA.
  */
 import { decodeHTML } from "entities";
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../sanitize.js";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-const MAX_DEPTH = 400;
+/** Deeper JSON is not product data; refusing it keeps every later walk (hashing, storing) shallow. */
+const MAX_DEPTH = MAX_JSON_DEPTH;
 
 class LenientError extends Error {}
 
@@ -18,7 +20,8 @@ export function parseLenientJson(text: string): Json | undefined {
   const cleaned = unwrap(text);
   if (cleaned === "") return undefined;
   try {
-    return JSON.parse(cleaned) as Json;
+    const parsed = JSON.parse(cleaned) as Json;
+    return nestedDeeperThan(parsed, MAX_DEPTH) ? undefined : parsed;
   } catch {
     // fall through to the lenient parser
   }

@@ -7,7 +7,9 @@
 import type { Candidate, JsonObject } from "./candidate.js";
 import { type Element, fold, isTag, type Page, textOf } from "./dom.js";
 import type { Json } from "./lenient-json.js";
-import { isProductNode, productCandidate, typesOf } from "./schema-org.js";
+import { categoryFromCrumbs } from "./category.js";
+import type { RuleSet } from "./rules.js";
+import { breadcrumbs, isProductNode, productCandidate, typesOf } from "./schema-org.js";
 
 const URL_PROPS = new Set(["a", "area", "link"]);
 const SRC_PROPS = new Set(["img", "audio", "video", "source", "iframe", "embed", "track"]);
@@ -72,7 +74,7 @@ function hasScopeAncestor(element: Element): boolean {
   return false;
 }
 
-export function microdataLayer(page: Page, pageUrl?: string): Candidate | undefined {
+export function microdataLayer(page: Page, pageUrl: string | undefined, rules: RuleSet): Candidate | undefined {
   const items = microdataItems(page);
   const products: JsonObject[] = [];
   for (const item of items) {
@@ -100,7 +102,12 @@ export function microdataLayer(page: Page, pageUrl?: string): Candidate | undefi
     const orphan = items.find((item) => typesOf(item).some((type) => type === "offer" || type === "aggregateoffer"));
     if (orphan) product.offers = orphan;
   }
-  const candidate = productCandidate(product, "microdata", pageUrl);
+  const candidate = productCandidate(product, "microdata", pageUrl, rules);
   delete candidate.raw;
+  if (!candidate.category) {
+    const trail = items.filter((item) => typesOf(item).includes("breadcrumblist")).map(breadcrumbs)[0];
+    const category = trail && categoryFromCrumbs(trail);
+    if (category) candidate.category = category;
+  }
   return candidate;
 }

@@ -5,7 +5,7 @@
 import type { Candidate } from "./candidate.js";
 import { cleanGtin, cleanIdentifier } from "./candidate.js";
 import { fold, type Page } from "./dom.js";
-import { currencyInText, normaliseAvailability, parseAmount, toCurrencyCode } from "./price.js";
+import { currencyInText, normaliseAvailability, parseStatedAmount, toCurrencyCode } from "./price.js";
 
 function currencyOfText(text: string | undefined): string | undefined {
   return text ? (currencyInText(text) ?? undefined) : undefined;
@@ -47,9 +47,9 @@ export function openGraphLayer(page: Page, tags = metaTags(page)): Candidate | u
     currencyOfText(first("og:price", "product:price") ?? twitterPrice) ??
     undefined;
   const regular =
-    parseAmount(first("product:price:amount", "og:price:amount", "product:price", "og:price") ?? twitterPrice ?? null, currency) ?? undefined;
-  const sale = parseAmount(first("product:sale_price:amount", "og:sale_price:amount") ?? null, currency) ?? undefined;
-  const original = parseAmount(first("product:original_price:amount", "og:original_price:amount") ?? null, currency) ?? undefined;
+    parseStatedAmount(first("product:price:amount", "og:price:amount", "product:price", "og:price") ?? twitterPrice ?? null, currency) ?? undefined;
+  const sale = parseStatedAmount(first("product:sale_price:amount", "og:sale_price:amount") ?? null, currency) ?? undefined;
+  const original = parseStatedAmount(first("product:original_price:amount", "og:original_price:amount") ?? null, currency) ?? undefined;
   const price = sale ?? regular;
   let was = sale && regular && regular !== sale ? regular : original;
   if (was && price && Number(was) <= Number(price)) was = undefined;

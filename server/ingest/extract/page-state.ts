@@ -9,8 +9,9 @@
 import { asArray, type Candidate, cleanGtin, cleanIdentifier, isObject, type JsonObject, str } from "./candidate.js";
 import { fold, type Page, rawText } from "./dom.js";
 import { type Json, parseLenientJson, valueAfter } from "./lenient-json.js";
-import { normaliseAvailability, parseAmount, toCurrencyCode } from "./price.js";
-import { stripUndefined } from "./schema-org.js";
+import { normaliseAvailability, parseStatedAmount, toCurrencyCode } from "./price.js";
+import { categoryFromCrumbs } from "./category.js";
+import { categorySegments, stripUndefined } from "./schema-org.js";
 import { htmlToText } from "./text.js";
 
 interface StateSource {
@@ -141,20 +142,20 @@ function amount(value: Json | undefined, cents: boolean, currency?: string): str
       currency,
     );
   }
-  if (cents && typeof value === "number" && Number.isInteger(value)) return parseAmount(value / 100) ?? undefined;
-  if (typeof value === "number" || typeof value === "string") return parseAmount(value, currency) ?? undefined;
+  if (cents && typeof value === "number" && Number.isInteger(value)) return parseStatedAmount(value / 100) ?? undefined;
+  if (typeof value === "number" || typeof value === "string") return parseStatedAmount(value, currency) ?? undefined;
   return undefined;
 }
 
 function availabilityOf(node: JsonObject): string | undefined {
-  for (const key of ["availability", "stockStatus", "inventoryStatus", "stock_status", "availabilityStatus"]) {
+  for (const key of ["availability", "stockStatus", "inventoryStatus", "stock_status", "availabilityStatus", "stockState"]) {
     const value = node[key];
     const found = normaliseAvailability(
       typeof value === "string" ? value.replace(/[\s-]+/g, "_") : isObject(value) ? (str(value.status) ?? str(value.value)) : undefined,
     );
     if (found) return found;
   }
-  for (const key of ["available", "inStock", "isInStock", "isAvailable", "in_stock", "purchasable"]) {
+  for (const key of ["available", "availableForSale", "inStock", "isInStock", "is_in_stock", "isAvailable", "in_stock", "purchasable", "isBuyable"]) {
     if (typeof node[key] === "boolean") return node[key] ? "InStock" : "OutOfStock";
   }
   if (typeof node.soldOut === "boolean") return node.soldOut ? "OutOfStock" : "InStock";
@@ -170,7 +171,18 @@ function images(value: Json | undefined): string[] {
   return urls;
 }
 
-function fromStateProduct(node: JsonObject, cents: boolean, fallbackCurrency: string | undefined, pageUrl: string | undefined): Candidate {
+/** Shopify's `product_type` (`type` in its product JSON); elsewhere a `category` or a breadcrumb list of names. */
+function stateCategory(node: JsonObject, shopify: boolean): string[] | undefined {
+  if (shopify) return categorySegments(node.product_type ?? node.type);
+  const trail = asArray(node.breadcrumbs ?? node.breadcrumb).map((item) =>
+    isObject(item) ? (str(item.name) ?? str(item.label) ?? "") : (str(item) ?? ""),
+  );
+  if (trail.length > 1 && trail.every((name) => name !== "")) return categoryFromCrumbs(trail.map((name) => ({ name })));
+  return categorySegments(node.category ?? node.categoryPath ?? node.primaryCategory);
+}
+
+function fromStateProduct(node: JsonObject, shopify: boolean, fallbackCurrency: string | undefined, pageUrl: string | undefined): Candidate {
+  const cents = shopify;
   const variants = asArray(node.variants).filter(isObject);
   // The variant the URL selects (`?variant=ID`), else the first (the page's default selection).
   const selected = pageUrl ? /[?&]variant=(\w+)/.exec(pageUrl)?.[1] : undefined;
@@ -195,7 +207,7 @@ function fromStateProduct(node: JsonObject, cents: boolean, fallbackCurrency: st
     (variants.length > 0 ? (variants.some((item) => availabilityOf(item) === "InStock") ? "InStock" : availabilityOf(variants[0]!)) : undefined);
   const pick = (keys: string[]) => str(firstKey(node, keys)) ?? (variant ? str(firstKey(variant, keys)) : undefined);
   return stripUndefined({
-    layer: "page-state" as const,
+    layer: "page_state" as const,
     name: str(firstKey(node, NAME_KEYS)),
     desc: descValue ? htmlToText(descValue) : undefined,
     images: images(firstKey(node, IMAGE_KEYS)),
@@ -209,6 +221,7 @@ function fromStateProduct(node: JsonObject, cents: boolean, fallbackCurrency: st
     sku: cleanIdentifier(pick(SKU_KEYS)),
     gtin: cleanGtin(pick(GTIN_KEYS)),
     mpn: cleanIdentifier(pick(MPN_KEYS)),
+    category: stateCategory(node, shopify),
     raw: node,
   });
 }

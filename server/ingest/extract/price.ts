@@ -3,13 +3,14 @@
  * symbols to ISO 4217, availability to schema.org names, and the shopper's
  * price label.
  *
- * Label format (documented in the README's extraction section):
+ * Label format (documented in docs/extraction.md):
  *   single price    `$79.99`
  *   sale            `$79.99 (was $99.99)`
  *   range           `$20.00 – $35.00`   (AggregateOffer, or variants with different prices)
  * Amounts are formatted with Intl in English, so the symbol is the currency's
  * usual one (`€119.01`, `£450.00`, `CHF 19.50`); no currency → the bare amount.
  */
+import { isCurrencyCode, minorUnitExponent } from "../../../shared/currency.js";
 
 const SYMBOLS: [string, string][] = [
   ["US$", "USD"],
@@ -57,21 +58,20 @@ const SYMBOLS: [string, string][] = [
   ["kr", "SEK"],
   ["CHF", "CHF"],
   ["Fr.", "CHF"],
+  ["KD", "KWD"],
+  ["د.ك", "KWD"],
+  ["BD", "BHD"],
+  ["ر.ع.", "OMR"],
 ];
 
-/** Codes that Intl knows, so a three-letter word is only taken as a currency when it is one. */
-const ISO_CODES = new Set(Intl.supportedValuesOf("currency"));
-
-export function isCurrencyCode(value: string): boolean {
-  return ISO_CODES.has(value.toUpperCase());
-}
+export { isCurrencyCode };
 
 /** An ISO 4217 code from a code or a symbol; null when unrecognised. */
 export function toCurrencyCode(raw: unknown): string | null {
   if (typeof raw !== "string") return null;
   const value = raw.trim();
   if (value === "") return null;
-  if (/^[A-Za-z]{3}$/.test(value) && isCurrencyCode(value)) return value.toUpperCase();
+  if (/^[A-Za-z]{3}$/.test(value) && isCurrencyCode(value.toUpperCase())) return value.toUpperCase();
   const lower = value.toLowerCase();
   for (const [symbol, code] of SYMBOLS) if (lower === symbol.toLowerCase()) return code;
   return null;
@@ -89,20 +89,59 @@ export function currencyInText(text: string): string | null {
   return null;
 }
 
-const NO_DECIMALS = new Set(["JPY", "KRW", "VND", "IDR", "CLP", "HUF", "ISK", "PYG", "TWD"]);
-/** Currencies whose pages usually write `1.299` for one thousand two hundred ninety-nine. */
-const DOT_THOUSANDS = new Set(["EUR", "BRL", "ARS", "CLP", "COP", "DKK", "NOK", "TRY", "HRK", "RON", "IDR", "VND", "ISK"]);
+/** Symbols several currencies write alike, and the currencies they may stand for (the first when nothing else says). */
+const SHARED_SYMBOLS: [RegExp, string[]][] = [
+  [/(?<![A-Za-z])\$/, ["USD", "CAD", "AUD", "NZD", "MXN", "ARS", "CLP", "COP", "SGD", "HKD", "TWD", "UYU"]],
+  [/(?<![A-Za-z])kr\.?(?![A-Za-z])/i, ["SEK", "NOK", "DKK", "ISK"]],
+  [/[¥￥]/, ["JPY", "CNY"]],
+  [/(?<![A-Za-z])Rs\.?(?![A-Za-z])/i, ["INR", "PKR", "LKR", "NPR"]],
+];
 
 /**
- * A decimal string from an amount as a page writes it: `1.234,56`, `1,234.56`,
- * `19,-`, `450`, `$ 79.99`, a number. Null when there is no amount.
+ * The currencies a price text may be in when it names its currency only by a
+ * symbol several share (`$`, `kr`, `¥`, `Rs`); undefined when the text is
+ * unambiguous (a code, `€`, `US$`) or has no currency.
+ */
+export function sharedSymbolCurrencies(text: string): string[] | undefined {
+  const code = /(?:^|[^A-Za-z])([A-Z]{3})(?![A-Za-z])/.exec(text);
+  if (code && isCurrencyCode(code[1]!)) return undefined;
+  if (/[A-Z]{1,3}\$/.test(text)) return undefined;
+  return SHARED_SYMBOLS.find(([symbol]) => symbol.test(text))?.[1];
+}
+
+/** Words a page writes for a price of nothing. */
+const FREE = /^\W*(?:free|gratis|kostenlos|gratuit|gratuito|darmowy|ilmainen)\W*$/i;
+
+/**
+ * A decimal string from a structured value (schema.org `price`, Open Graph
+ * `product:price:amount`, page state): a number, or a string in the format's
+ * own notation (`.` as the decimal point, no grouping) taken as written; any
+ * other string is read as text.
+ */
+export function parseStatedAmount(raw: unknown, currency?: string | null): string | null {
+  if (typeof raw === "number") return Number.isFinite(raw) && raw >= 0 ? canonical(String(raw)) : null;
+  if (typeof raw !== "string") return null;
+  const text = raw.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return canonical(text);
+  return parseAmount(text, currency);
+}
+
+/**
+ * A decimal string from an amount as a page shows it: `1.234,56`, `1,234.56`,
+ * `19,-`, `CHF 1'299.–`, `35€99`, `.75`, `Free`. One separator followed by
+ * exactly three digits groups thousands (`1.299 €`, `$23,450`), except in a
+ * currency with three decimals (`KWD 1.250`) or after a lone zero (`0.750`).
+ * Null when there is no amount.
  */
 export function parseAmount(raw: unknown, currency?: string | null): string | null {
   if (typeof raw === "number") return Number.isFinite(raw) && raw >= 0 ? canonical(String(raw)) : null;
   if (typeof raw !== "string") return null;
-  const text = raw.replace(/[\u00a0\u202f\u2009 ]/g, " ").trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return canonical(text);
-  const match = /\d{1,3}(?:([.,' ])\d{3})+(?:([.,])\d{1,2})?(?!\d)|\d+(?:[.,]\d+)?/.exec(text);
+  const text = raw.replace(/[\u00a0\u202f\u2009\u2007 ]/g, " ").trim();
+  if (FREE.test(text)) return "0";
+  // The currency sign as the decimal mark: "35€99", "12£50".
+  const signed = /(?<![\d.,])(\d+)\s?[€£]\s?(\d{2})(?!\d)/.exec(text);
+  if (signed) return canonical(`${signed[1]}.${signed[2]}`);
+  const match = /\d{1,3}(?:([.,' ’])\d{3})+(?:([.,])\d+)?(?!\d)|\d*[.,]?\d+/.exec(text);
   if (!match) return null;
   let number = match[0];
   const lastDot = number.lastIndexOf(".");
@@ -112,19 +151,18 @@ export function parseAmount(raw: unknown, currency?: string | null): string | nu
     number = number
       .split(decimal === "." ? "," : ".")
       .join("")
-      .replace(/[' ]/g, "")
+      .replace(/[' ’]/g, "")
       .replace(",", ".");
   } else {
-    number = number.replace(/[' ]/g, "");
+    number = number.replace(/[' ’]/g, "");
     const separator = lastDot >= 0 ? "." : lastComma >= 0 ? "," : null;
     if (separator) {
       const parts = number.split(separator);
       const last = parts[parts.length - 1]!;
       // `8.998.99` is two amounts run together (`$8.99` twice), not a number.
       if (parts.length > 2 && parts.slice(1).some((part) => part.length !== 3)) return null;
-      const thousands =
-        parts.length > 2 ||
-        (last.length === 3 && parts[0] !== "0" && (separator === "," || NO_DECIMALS.has(currency ?? "") || DOT_THOUSANDS.has(currency ?? "")));
+      const threeDecimals = minorUnitExponent((currency ?? "").toUpperCase()) === 3;
+      const thousands = parts.length > 2 || (last.length === 3 && parts[0] !== "0" && parts[0] !== "" && !threeDecimals);
       number = thousands ? parts.join("") : parts.join(".");
     }
   }
@@ -158,7 +196,7 @@ function formatter(currency: string, whole: boolean): Intl.NumberFormat {
 
 export function formatAmount(amount: string, currency: string | null): string {
   if (currency && isCurrencyCode(currency)) {
-    const whole = !amount.includes(".") && NO_DECIMALS.has(currency);
+    const whole = !amount.includes(".") && minorUnitExponent(currency.toUpperCase()) === 0;
     return formatter(currency.toUpperCase(), whole)
       .format(Number(amount))
       .replace(/[\u00a0\u202f]/g, " ");
@@ -186,32 +224,41 @@ export function priceLabel(facts: PriceFacts): string {
   return now;
 }
 
-const AVAILABILITY: [RegExp, string][] = [
-  [/^(instock|in_stock|in stock|available|yes|true|1|onsale|on_sale)$/, "InStock"],
-  [/^(outofstock|out_of_stock|out of stock|soldout|sold_out|sold out|unavailable|not available|no|false|0|oos)$/, "OutOfStock"],
-  [/^(preorder|pre_order|pre-order|pre order)$/, "PreOrder"],
-  [/^(presale|pre_sale)$/, "PreSale"],
-  [/^(backorder|back_order|backordered|available for order|availablefororder)$/, "BackOrder"],
-  [/^(discontinued)$/, "Discontinued"],
-  [/^(limitedavailability|limited_availability|limited|low_stock|lowstock|few left)$/, "LimitedAvailability"],
-  [/^(instoreonly|in_store_only)$/, "InStoreOnly"],
-  [/^(onlineonly|online_only)$/, "OnlineOnly"],
-  [/^(madetoorder|made_to_order)$/, "MadeToOrder"],
-];
+/** Availability as pages spell it, compacted (lower case, no spaces, `_`, `-` or `.`), to schema.org's names. */
+const AVAILABILITY = new Map<string, string>([
+  ...["instock", "available", "availablenow", "yes", "true", "1", "onsale", "instockonline"].map((word): [string, string] => [word, "InStock"]),
+  ...["outofstock", "soldout", "unavailable", "notavailable", "no", "false", "0", "oos", "outofstockonline", "nostock"].map(
+    (word): [string, string] => [word, "OutOfStock"],
+  ),
+  ...["preorder", "preorderable"].map((word): [string, string] => [word, "PreOrder"]),
+  ["presale", "PreSale"],
+  ...["backorder", "backordered", "availablefororder", "backorderable"].map((word): [string, string] => [word, "BackOrder"]),
+  ["discontinued", "Discontinued"],
+  ...["limitedavailability", "limited", "lowstock", "fewleft"].map((word): [string, string] => [word, "LimitedAvailability"]),
+  ["instoreonly", "InStoreOnly"],
+  ["onlineonly", "OnlineOnly"],
+  ["madetoorder", "MadeToOrder"],
+  ["reserved", "Reserved"],
+]);
 
-/** A schema.org availability name from a URL, a name, a phrase or a boolean; null when unclear. */
+/**
+ * A schema.org availability name from any spelling pages use: full URLs
+ * (`https://schema.org/InStock`, `http://schema.org/InStock/`), `schema:`
+ * prefixes, names in any case (`instock`, `IN_STOCK`, `in-stock`, `In stock`),
+ * Open Graph's phrases (`in stock`, `available for order`) and booleans.
+ * Null when unclear.
+ */
 export function normaliseAvailability(raw: unknown): string | null {
   if (typeof raw === "boolean") return raw ? "InStock" : "OutOfStock";
   if (typeof raw !== "string") return null;
   const value = raw
     .trim()
-    .replace(/^https?:\/\/(www\.)?schema\.org\//i, "")
+    .replace(/^(?:https?:)?\/\/(?:www\.)?schema\.org\//i, "")
     .replace(/^schema:/i, "")
-    .replace(/^OfferItemCondition\//i, "")
-    .toLowerCase();
-  if (value === "") return null;
-  for (const [pattern, name] of AVAILABILITY) if (pattern.test(value)) return name;
-  return null;
+    .replace(/^(?:ItemAvailability|OfferItemCondition)\//i, "")
+    .replace(/[/#]$/, "");
+  const compact = value.toLowerCase().replace(/[\s_.-]+/g, "");
+  return compact === "" ? null : (AVAILABILITY.get(compact) ?? null);
 }
 
 /** Availability names a shopper can still buy now. */

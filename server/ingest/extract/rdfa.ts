@@ -6,6 +6,7 @@
 import type { Candidate, JsonObject } from "./candidate.js";
 import { type Element, fold, isTag, type Page, textOf } from "./dom.js";
 import type { Json } from "./lenient-json.js";
+import type { RuleSet } from "./rules.js";
 import { isProductNode, productCandidate } from "./schema-org.js";
 
 function value(element: Element): string {
@@ -44,14 +45,14 @@ function buildItem(scope: Element, depth = 0): JsonObject {
   return item;
 }
 
-export function rdfaLayer(page: Page, pageUrl?: string): Candidate | undefined {
+export function rdfaLayer(page: Page, pageUrl: string | undefined, rules: RuleSet): Candidate | undefined {
   const products = page.elements
     .filter((element) => element.attribs.typeof !== undefined && element.attribs.property === undefined)
     .map((element) => buildItem(element))
     .filter(isProductNode);
   if (products.length === 0) return undefined;
   const best = products.reduce((a, b) => (Object.keys(b).length > Object.keys(a).length ? b : a));
-  const candidate = productCandidate(best, "rdfa", pageUrl);
+  const candidate = productCandidate(best, "rdfa", pageUrl, rules);
   delete candidate.raw;
   return candidate;
 }

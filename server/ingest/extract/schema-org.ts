@@ -5,7 +5,9 @@
  */
 import { asArray, type Candidate, cleanGtin, cleanIdentifier, isObject, type JsonObject, type LayerName, str } from "./candidate.js";
 import type { Json } from "./lenient-json.js";
-import { compareAmounts, isBuyable, normaliseAvailability, parseAmount, toCurrencyCode } from "./price.js";
+import { compareAmounts, isBuyable, normaliseAvailability, parseStatedAmount, toCurrencyCode } from "./price.js";
+import { cleanSegments } from "./category.js";
+import { ALL_RULES, type RuleSet } from "./rules.js";
 
 /** schema.org types that describe a thing for sale (Product and its common subtypes). */
 const PRODUCT_TYPES = new Set([
@@ -45,7 +47,7 @@ export function prop(node: JsonObject, name: string): Json | undefined {
 /** What offers say: the Candidate's price fields, plus identifiers an offer may carry. */
 type OfferFacts = Pick<Candidate, "price" | "currency" | "low" | "high" | "was" | "availability" | "sku" | "gtin">;
 
-export function productCandidate(node: JsonObject, layer: LayerName, pageUrl?: string): Candidate {
+export function productCandidate(node: JsonObject, layer: LayerName, pageUrl?: string, rules: RuleSet = ALL_RULES): Candidate {
   const candidate: Candidate = { layer };
   const variants = asArray(prop(node, "hasVariant")).filter(isObject);
   const variant = pickVariant(variants, pageUrl);
@@ -71,15 +73,20 @@ export function productCandidate(node: JsonObject, layer: LayerName, pageUrl?: s
   candidate.sku = own.sku ?? fromVariant.sku ?? cleanIdentifier(str(prop(node, "productGroupID")));
   candidate.gtin = own.gtin ?? fromVariant.gtin;
   candidate.mpn = own.mpn ?? fromVariant.mpn;
+  const category = categorySegments(prop(node, "category")) ?? (parent ? categorySegments(prop(parent, "category")) : undefined);
+  if (category) candidate.category = category;
 
   // Offers: the node's own, else the chosen variant's, else all variants' (for a range).
   const ownOffers = asArray(prop(node, "offers"));
   // Microdata often puts price and availability straight on the product.
   if (ownOffers.length === 0 && (prop(node, "price") !== undefined || prop(node, "availability") !== undefined)) ownOffers.push(node);
-  let offers = offerFacts(ownOffers);
-  if (offers.price === undefined && variant) offers = offerFacts(asArray(prop(variant, "offers")));
+  let offers = offerFacts(ownOffers, rules);
+  if (offers.price === undefined && variant) offers = offerFacts(asArray(prop(variant, "offers")), rules);
   if (variants.length > 1) {
-    const all = offerFacts(variants.flatMap((item) => asArray(prop(item, "offers"))));
+    const all = offerFacts(
+      variants.flatMap((item) => asArray(prop(item, "offers"))),
+      rules,
+    );
     if (offers.price === undefined) offers = all;
     else if (all.low && all.high) {
       offers.low = all.low;
@@ -131,16 +138,16 @@ export function mediaUrls(value: Json | undefined, keys = ["url", "contentUrl", 
 }
 
 /** Reads Offer / AggregateOffer nodes into one set of price facts. */
-export function offerFacts(offers: Json[]): OfferFacts {
+export function offerFacts(offers: Json[], rules: RuleSet = ALL_RULES): OfferFacts {
   const flat: JsonObject[] = [];
   const facts: OfferFacts = {};
   for (const offer of offers) {
     if (!isObject(offer)) continue;
     if (typesOf(offer).includes("aggregateoffer")) {
       const currency = toCurrencyCode(str(prop(offer, "priceCurrency")));
-      const low = parseAmount(str(prop(offer, "lowPrice")) ?? null, currency);
-      const high = parseAmount(str(prop(offer, "highPrice")) ?? null, currency);
-      const price = parseAmount(str(prop(offer, "price")) ?? null, currency);
+      const low = parseStatedAmount(str(prop(offer, "lowPrice")) ?? null, currency);
+      const high = parseStatedAmount(str(prop(offer, "highPrice")) ?? null, currency);
+      const price = parseStatedAmount(str(prop(offer, "price")) ?? null, currency);
       facts.currency ??= currency ?? undefined;
       facts.low ??= low ?? price ?? undefined;
       facts.high ??= high ?? undefined;
@@ -159,17 +166,18 @@ export function offerFacts(offers: Json[]): OfferFacts {
 
   const read = flat.map((offer) => {
     const currency = toCurrencyCode(str(prop(offer, "priceCurrency"))) ?? undefined;
-    let price = parseAmount(str(prop(offer, "price")) ?? null, currency) ?? undefined;
+    let price = parseStatedAmount(str(prop(offer, "price")) ?? null, currency) ?? undefined;
     let was: string | undefined;
     let specCurrency: string | undefined;
     for (const spec of asArray(prop(offer, "priceSpecification")).filter(isObject)) {
-      const amount = parseAmount(str(prop(spec, "price")) ?? null) ?? undefined;
+      const amount = parseStatedAmount(str(prop(spec, "price")) ?? null) ?? undefined;
       specCurrency ??= toCurrencyCode(str(prop(spec, "priceCurrency"))) ?? undefined;
       const kind = (str(prop(spec, "priceType")) ?? "").toLowerCase();
       if (/strikethrough|listprice|msrp|srp|regular/.test(kind)) was ??= amount;
-      else price ??= amount;
+      // A price per kilogram or per 100 ml (a reference quantity) is not what the product costs.
+      else if (prop(spec, "referenceQuantity") === undefined) price ??= amount;
     }
-    const low = parseAmount(str(prop(offer, "lowPrice")) ?? null) ?? undefined;
+    const low = parseStatedAmount(str(prop(offer, "lowPrice")) ?? null) ?? undefined;
     price ??= low;
     return {
       price,
@@ -184,7 +192,7 @@ export function offerFacts(offers: Json[]): OfferFacts {
   const priced = read.filter((offer) => offer.price !== undefined);
   if (priced.length > 0) {
     const buyable = priced.filter((offer) => isBuyable(offer.availability ?? "InStock"));
-    const pool = buyable.length > 0 ? buyable : priced;
+    const pool = buyable.length > 0 && rules.on("offers.lowest_buyable") ? buyable : priced;
     const best = pool.reduce((a, b) => (compareAmounts(b.price!, a.price!) < 0 ? b : a));
     facts.price ??= best.price;
     facts.currency ??= best.currency ?? priced.find((offer) => offer.currency)?.currency;
@@ -204,6 +212,38 @@ export function offerFacts(offers: Json[]): OfferFacts {
   facts.gtin = read.find((offer) => offer.gtin)?.gtin;
   if (facts.was && facts.price && compareAmounts(facts.was, facts.price) <= 0) delete facts.was;
   return stripUndefined(facts);
+}
+
+/**
+ * A category as schema.org writes it: a path string ("Clothing > Outerwear", "Home/Kitchen") or a Thing
+ * with a name; of several categories, the first. Numeric ids (Google's taxonomy numbers) are not names.
+ */
+export function categorySegments(value: Json | undefined): string[] | undefined {
+  const first = asArray(value)
+    .map((item) => (isObject(item) ? str(prop(item, "name")) : str(item)))
+    .find((name): name is string => name !== undefined && !/^\d+$/.test(name));
+  return first ? cleanSegments(first.split(/\s*[>»›|]\s*|\s+\/\s+|(?<=\S)\/(?=\S)/)) : undefined;
+}
+
+export interface Crumb {
+  name: string;
+  url?: string;
+}
+
+/** The crumbs of a schema.org BreadcrumbList, in position order. */
+export function breadcrumbs(list: JsonObject): Crumb[] {
+  const items = asArray(prop(list, "itemListElement"))
+    .filter(isObject)
+    .map((item, index) => {
+      const thing = asArray(prop(item, "item")).find(isObject);
+      const name = str(prop(item, "name")) ?? (thing ? str(prop(thing, "name")) : undefined);
+      const url = str(prop(item, "item"), ["@id", "url"]) ?? (thing ? str(prop(thing, "url")) : undefined) ?? str(prop(item, "url"));
+      const position = Number(str(prop(item, "position")) ?? Number.NaN);
+      return { name, url, order: Number.isFinite(position) ? position : index + 1 };
+    })
+    .filter((item): item is { name: string; url: string | undefined; order: number } => item.name !== undefined)
+    .sort((a, b) => a.order - b.order);
+  return items.map(({ name, url }) => (url ? { name, url } : { name }));
 }
 
 export function stripUndefined<T extends object>(value: T): T {

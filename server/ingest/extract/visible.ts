@@ -7,8 +7,10 @@
 import { cleanGtin, cleanIdentifier, type Candidate } from "./candidate.js";
 import { ancestors, attr, descendants, type Element, fold, isTag, isText, type Page, textOf } from "./dom.js";
 import { propertyValue } from "./microdata.js";
-import { currencyInText, normaliseAvailability, parseAmount, toCurrencyCode } from "./price.js";
-import { stripUndefined } from "./schema-org.js";
+import { categoryFromCrumbs } from "./category.js";
+import { currencyInText, normaliseAvailability, parseAmount, sharedSymbolCurrencies, toCurrencyCode } from "./price.js";
+import type { Rule, RuleSet } from "./rules.js";
+import { type Crumb, stripUndefined } from "./schema-org.js";
 
 const BUY =
   /add(ing)? to (cart|bag|basket|trolley)|buy[-_]?(btn|button)|add[-_]?to[-_]?(cart|bag|basket)|立即購買|直接購買|加入購物車|放入購物車|立即购买|购买|구매하기|장바구니|購入手続き|今すぐ購入|buy (it )?now|in den (warenkorb|einkaufswagen)|jetzt kaufen|ajouter au panier|aggiungi al carrello|a[ñn]adir a(l carrito| la cesta)|agregar al carrito|comprar|(toevoegen aan|in) (de )?winkelwagen|dodaj do koszyka|kos[áa]rba|do ko[sš][ií]ku|l[äa]gg i varukorg|l[æa]g i kurv|legg i handlekurv|lis[äa][äa] ostoskoriin|adaug[ăa] [îi]n co[sș]|u ko[sš]aricu|v ko[sš]arico|sepete ekle|в корзину|купить|カートに入れる|加入购物车|addtocart|add-to-cart|add_to_cart|buy-button|buybutton|btn-buy|product-form__submit/i;
@@ -19,7 +21,7 @@ const NOT_CURRENT =
 const OTHER_PRODUCTS = /related|recommend|similar|upsell|up-sell|cross-?sell|also-?(viewed|bought|like)|recently|suggest|accessor|carousel/i;
 const WAS_HINT = /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list|original|crossed|rrp|uvp|msrp|vorher|statt/i;
 const OUT_OF_STOCK =
-  /out of stock|sold out|currently unavailable|no longer available|temporarily unavailable|ausverkauft|nicht (mehr )?(verf[üu]gbar|lieferbar)|[ée]puis[ée]|rupture de stock|esaurito|non disponibile|agotado|sin stock|uitverkocht|niet (meer )?(op voorraad|leverbaar)|niedost[ęe]pny|brak w magazynie|wyprzedan|sluts[åa]ld|udsolgt|utsolgt|loppuunmyyty|нет в наличии/i;
+  /out of stock|out-of-stock|sold out|currently unavailable|no longer available|temporarily unavailable|notify me when (?:it(?:'s| is) )?(?:back|available)|email me when (?:back|available)|benachrichtigen,? (?:sobald|wenn)|me pr[ée]venir|m'avertir|av[íi]same cuando|avvisami|meld (?:mij|me) (?:als|wanneer)|powiadom (?:mnie|o dost[ęe]pno[śs]ci)|ausverkauft|nicht (mehr )?(verf[üu]gbar|lieferbar)|[ée]puis[ée]|rupture de stock|esaurito|non disponibile|agotado|sin stock|uitverkocht|niet (meer )?(op voorraad|leverbaar)|niedost[ęe]pny|brak w magazynie|wyprzedan|sluts[åa]ld|udsolgt|utsolgt|loppuunmyyty|нет в наличии/i;
 const IN_STOCK =
   /\bin stock\b|\bavailable\b|auf lager|lieferbar|verf[üu]gbar|en stock|disponib|op voorraad|leverbaar|na stanie|dost[ęe]pn|i lager|på lager|varastossa|skladem|raktáron|в наличии/i;
 
@@ -52,15 +54,16 @@ const LABELS = ID_LABELS.map(([label, kind]) => {
   };
 });
 
-export function visibleLayer(page: Page): Candidate {
+export function visibleLayer(page: Page, rules: RuleSet): Candidate {
   const candidate: Candidate = { layer: "visible" };
-  const title = page.byTag("title")[0];
+  const how: NonNullable<Candidate["how"]> = {};
+  const titleTag = page.byTag("title")[0];
   const h1Element = page.byTag("h1").find((element) => {
     const text = textOf(element, 2_000);
     return text.length >= 2 && text.length <= 300 && !isHidden(element);
   });
   const h1 = h1Element ? textOf(h1Element, 2_000) : undefined;
-  const titleText = title ? textOf(title, 2_000) : "";
+  const titleText = titleTag ? textOf(titleTag, 2_000) : "";
   const titled = page.elements.find(
     (element) =>
       /(?:^|[\s_-])product[-_]?(?:title|name)(?:$|[\s_-])|^productTitle$/i.test(
@@ -73,21 +76,151 @@ export function visibleLayer(page: Page): Candidate {
   const descText = description ? fold(description.attribs.content ?? "") : "";
   if (descText) candidate.desc = descText;
 
-  Object.assign(candidate, looseItemprops(page));
+  const loose = looseItemprops(page);
+  Object.assign(candidate, loose);
+  for (const field of ["price", "availability", "sku", "mpn", "gtin", "brand"] as const) {
+    if (field === "brand" ? loose.brands : loose[field]) how[field] = "itemprop";
+  }
+  const title = titled ?? h1Element;
   const button = findBuyButton(page);
-  if (candidate.price === undefined) Object.assign(candidate, priceNear(page, button, titled ?? h1Element));
-  const stock = stockNear(button, page);
-  if (candidate.availability === undefined && stock) candidate.availability = stock;
-  if (button && stock === "InStock" && !buttonDisabled(button)) candidate.buyButton = true;
-  if (stock === "OutOfStock" && (!button || buttonDisabled(button))) candidate.soldOut = true;
-  const labelled = labelledIdentifiers(page);
-  candidate.sku ??= labelled.sku ?? namedIdentifier(page);
-  candidate.mpn ??= labelled.mpn;
-  candidate.gtin ??= labelled.gtin;
-  if (!candidate.brands && labelled.brand) candidate.brands = [labelled.brand];
+  if (candidate.price === undefined) {
+    const found = priceNear(page, button, title, rules);
+    if (found) {
+      Object.assign(candidate, found.facts);
+      how.price = found.how;
+    }
+  }
+  const stock = stockNear(button, page, rules);
+  if (candidate.availability === undefined && stock) {
+    candidate.availability = stock.availability;
+    how.availability = stock.how;
+  }
+  if (button && stock?.availability === "InStock" && !buttonDisabled(button)) candidate.buyButton = true;
+  if (stock?.availability === "OutOfStock" && (!button || buttonDisabled(button))) candidate.soldOut = true;
+  const labelled = rules.on("visible.labelled_identifiers") ? labelledIdentifiers(page) : {};
+  for (const field of ["sku", "mpn", "gtin"] as const) {
+    if (candidate[field] === undefined && labelled[field] !== undefined) {
+      candidate[field] = labelled[field];
+      how[field] = "visible.labelled_identifiers";
+    }
+  }
+  if (candidate.sku === undefined && rules.on("visible.named_sku_element")) {
+    candidate.sku = namedIdentifier(page);
+    if (candidate.sku) how.sku = "visible.named_sku_element";
+  }
+  if (!candidate.brands) {
+    const brand = brandNearTitle(title, rules) ?? (labelled.brand ? { name: labelled.brand, how: "visible.labelled_identifiers" } : undefined);
+    if (brand) {
+      candidate.brands = [brand.name];
+      how.brand = brand.how;
+    }
+  }
+  const category = visibleBreadcrumbs(page);
+  if (category) candidate.category = category;
   const images = productImages(page);
   if (images.length) candidate.images = images;
+  if (Object.keys(how).length > 0) candidate.how = how;
   return stripUndefined(candidate);
+}
+
+const CHROME = new Set(["header", "nav", "footer"]);
+const BRAND_NAMED = /(?:^|[-_\s])(?:brand|brand-?name|product-?brand|manufacturer|designer)(?:$|[-_\s])|^(?:brand|manufacturer)$/i;
+/** Classes of the site's own logo or of brand listings (filters, menus), never the product's brand. */
+const NOT_THE_BRAND = /navbar|logo-?link|site-?brand|header|menu|filter|facet|refine|list|carousel|slider|related|recommend/i;
+
+/**
+ * The brand as the page shows it by the product's title: an element named for
+ * the brand (its text, or its logo's alt/title), or a byline ("Visit the Acme
+ * Store", "Brand: Acme", "by Acme"); the nearest to the title wins, within
+ * four levels of it. Elsewhere on a page, brand-named elements are the site's
+ * logo, menus and filters far more often than the product's brand.
+ */
+function brandNearTitle(title: Element | undefined, rules: RuleSet): { name: string; how: Rule } | undefined {
+  if (!title || !(rules.on("visible.brand_element") || rules.on("visible.brand_byline"))) return undefined;
+  const seen = new Set<Element>();
+  for (const region of ancestors(title).slice(0, 4)) {
+    if (region.name === "body" || CHROME.has(region.name)) break;
+    for (const element of descendants(region)) {
+      if (seen.has(element)) continue;
+      seen.add(element);
+      const names = `${element.attribs.class ?? ""} ${element.attribs.id ?? ""} ${element.attribs["data-testid"] ?? ""}`;
+      if (rules.on("visible.brand_element") && BRAND_NAMED.test(names) && !NOT_THE_BRAND.test(names)) {
+        const name = brandFromElement(element);
+        if (name && /\p{L}/u.test(name)) return { name, how: "visible.brand_element" };
+      }
+      if (rules.on("visible.brand_byline") && (/byline/i.test(names) || element.name === "a")) {
+        const name = brandInByline(textOf(element, 200));
+        if (name) return { name, how: "visible.brand_byline" };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Bylines that name the brand: a store to visit ("Visit the Acme Store", in the usual languages), a label, "by Acme". */
+const BYLINES = [
+  /^visit the (.+?) store$/i,
+  /^besuchen sie den (.+?)[- ]store$/i,
+  /^visita lo store di (.+)$/i,
+  /^visita la tienda de (.+)$/i,
+  /^visiter la boutique (?:de )?(.+)$/i,
+  /^bezoek de (.+?)[- ]store$/i,
+  /^(?:brand|marke|marque|marca|merk|marka)\s*:\s*(.+)$/i,
+  /^(?:by|von|par|door|przez)\s+(\S.{0,48})$/i,
+];
+
+/** "Visit the Acme Store", "Brand: Acme", "by Acme" → "Acme". */
+export function brandInByline(text: string): string | undefined {
+  for (const pattern of BYLINES) {
+    const match = pattern.exec(text);
+    if (match) return cleanBrandName(match[1]!);
+  }
+  return undefined;
+}
+
+/**
+ * The brand an element names (zyte-parsers' reading: its text, else an image's alt or title within two
+ * levels), cleaned of labels ("Brand: …") and of words that name a logo rather than a brand.
+ */
+export function brandFromElement(element: Element): string | undefined {
+  const text = element.name === "img" ? "" : textOf(element, 200);
+  if (text) return text.length < 50 ? cleanBrandName(text) : undefined;
+  const images =
+    element.name === "img" ? [element] : descendants(element).filter((child) => child.name === "img" && ancestors(child).indexOf(element) < 2);
+  for (const image of images) {
+    for (const value of [image.attribs.alt, image.attribs.title]) {
+      const name = value ? cleanBrandName(fold(value)) : undefined;
+      if (name && name.length < 50) return name;
+    }
+  }
+  return undefined;
+}
+
+function cleanBrandName(raw: string): string | undefined {
+  const name = fold(raw)
+    .replace(/^(?:brand|marke|marque|marca|merk|marka|hersteller|manufacturer|by)\s*[:：]\s*/i, "")
+    .replace(/\s+(?:logo|brand logo)$/i, "")
+    .replace(/^[\s|•·:,;–—-]+|[\s|•·:,;–—-]+$/g, "");
+  if (name.length < 2 || name.length >= 50) return undefined;
+  if (/^(?:logo|brand|brands|home|shop|store|n\/a|none|other|unbranded|generic|no brand|unknown)$/i.test(name)) return undefined;
+  return /[{}$<>]/.test(name) ? undefined : name;
+}
+
+/** The trail of a visible breadcrumb (an element labelled or named for breadcrumbs), as a category. */
+function visibleBreadcrumbs(page: Page): string[] | undefined {
+  const trail = page.elements.find(
+    (element) =>
+      element.name !== "script" &&
+      (/breadcrumb/i.test(element.attribs["aria-label"] ?? "") ||
+        /(?:^|[-_\s])breadcrumbs?(?:$|[-_\s])/i.test(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`)),
+  );
+  if (!trail) return undefined;
+  const links = descendants(trail).filter((element) => element.name === "a");
+  const crumbs: Crumb[] = links
+    .map((link) => ({ name: textOf(link, 200), url: link.attribs.href }))
+    .filter((crumb) => crumb.name.length > 0)
+    .map((crumb) => (crumb.url ? { name: crumb.name, url: crumb.url } : { name: crumb.name }));
+  return categoryFromCrumbs(crumbs);
 }
 
 function cleanTitle(title: string): string {
@@ -114,7 +247,10 @@ function looseItemprops(page: Page): Partial<Candidate> {
       if ((name === "price" || name === "lowprice") && found.price === undefined) {
         const currency = currencyInText(value);
         found.price = parseAmount(value, currency) ?? undefined;
-        if (found.price && currency) found.currency ??= currency;
+        if (found.price && currency) {
+          found.currency ??= currency;
+          found.currencies ??= sharedSymbolCurrencies(value);
+        }
       } else if (name === "pricecurrency") found.currency ??= toCurrencyCode(value) ?? undefined;
       else if (name === "availability") found.availability ??= normaliseAvailability(value) ?? undefined;
       else if (name === "sku" || name === "productid") found.sku ??= cleanIdentifier(value);
@@ -131,6 +267,18 @@ function describe(element: Element): string {
   return `${a.class ?? ""} ${a.id ?? ""} ${a.name ?? ""} ${a["data-testid"] ?? ""} ${a["data-test"] ?? ""} ${a["aria-label"] ?? ""}`;
 }
 
+/** Containers whose buttons are not the product's: other products, chrome, and templates of what appears after a click. */
+const NOT_THE_PRODUCTS_BUTTON = /template|mini-?cart|cart-?drawer|flyout|acknowledg|added-?to-?cart/i;
+
+function elsewhere(element: Element): boolean {
+  return ancestors(element).some((parent) => {
+    // The body's and root's classes are page-wide flags, not a container's name.
+    if (parent.name === "body" || parent.name === "html") return false;
+    const names = `${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`;
+    return CHROME.has(parent.name) || parent.name === "template" || OTHER_PRODUCTS.test(names) || NOT_THE_PRODUCTS_BUTTON.test(names);
+  });
+}
+
 export function findBuyButton(page: Page): Element | undefined {
   const candidates = [...page.byTag("button"), ...page.byTag("input"), ...page.byTag("a")];
   let best: Element | undefined;
@@ -139,20 +287,16 @@ export function findBuyButton(page: Page): Element | undefined {
     const label = element.name === "input" ? (element.attribs.value ?? "") : textOf(element, 200);
     if (label.length > 60) continue;
     if (BUY.test(label) || BUY.test(describe(element))) {
-      // Buttons of other products (carousels, "you may also like") and of the mini-cart do not count.
-      if (
-        ancestors(element).some(
-          (parent) =>
-            ["header", "nav", "footer"].includes(parent.name) || OTHER_PRODUCTS.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`),
-        )
-      )
-        continue;
+      // Buttons of other products (carousels, "you may also like"), of the mini-cart and of templates do not count.
+      if (elsewhere(element)) continue;
       if (!best || (best.name === "a" && element.name !== "a")) best = element;
       if (element.name !== "a") break;
     }
   }
   if (best) return best;
-  return page.elements.find((element) => element.name === "form" && /cart|basket|warenkorb|panier|carrello/i.test(element.attribs.action ?? ""));
+  return page.elements.find(
+    (element) => element.name === "form" && /cart|basket|warenkorb|panier|carrello/i.test(element.attribs.action ?? "") && !elsewhere(element),
+  );
 }
 
 function priceText(element: Element): string | undefined {
@@ -201,6 +345,8 @@ function priceFrom(elements: Element[], strict = true): Partial<Candidate> | und
     if (!amount || Number(amount) === 0) continue;
     const found: Partial<Candidate> = { price: amount };
     if (currency) found.currency = currency;
+    const shared = sharedSymbolCurrencies(text);
+    if (shared) found.currencies = shared;
     const was = wasNear(element, currency);
     if (was && Number(was) > Number(amount)) found.was = was;
     return found;
@@ -227,7 +373,12 @@ function wasNear(element: Element, currency: string | null): string | undefined 
  * the product's title (6 levels), else the first price-looking text outside
  * header, nav and footer.
  */
-export function priceNear(page: Page, button: Element | undefined, title?: Element): Partial<Candidate> {
+export function priceNear(
+  page: Page,
+  button: Element | undefined,
+  title: Element | undefined,
+  rules: RuleSet,
+): { facts: Partial<Candidate>; how: Rule } | undefined {
   const climb = (anchor: Element, levels: number, strict: boolean): Partial<Candidate> | undefined => {
     let level = 0;
     for (const container of ancestors(anchor)) {
@@ -237,12 +388,18 @@ export function priceNear(page: Page, button: Element | undefined, title?: Eleme
     }
     return undefined;
   };
-  const near = (button && climb(button, 8, true)) ?? (title && climb(title, 6, true));
-  if (near) return near;
+  const byButton = button && rules.on("visible.price_near_buy_button") ? climb(button, 8, true) : undefined;
+  if (byButton) return { facts: byButton, how: "visible.price_near_buy_button" };
+  const byTitle = title && rules.on("visible.price_near_title") ? climb(title, 6, true) : undefined;
+  if (byTitle) return { facts: byTitle, how: "visible.price_near_title" };
+  if (!rules.on("visible.price_anywhere")) return undefined;
   const chrome = new Set(["header", "nav", "footer"].flatMap((tag) => page.byTag(tag).flatMap((element) => descendants(element))));
   const main = page.elements.filter((element) => !chrome.has(element));
+  const anywhere = priceFrom(main);
+  if (anywhere) return { facts: anywhere, how: "visible.price_anywhere" };
   // Some themes name the only price they show "price-old"; when nothing else is there, take it.
-  return priceFrom(main) ?? priceFrom(main, false) ?? {};
+  const old = rules.on("visible.price_named_old") ? priceFrom(main, false) : undefined;
+  return old ? { facts: old, how: "visible.price_named_old" } : undefined;
 }
 
 const STOCK_HINT = /availab|stock|inventory|lieferbar|verf[üu]gbar|dispon|voorraad|lager|magazyn|sklad|наличи/i;
@@ -289,23 +446,38 @@ function buttonDisabled(button: Element): boolean {
   );
 }
 
-function stockNear(button: Element | undefined, page: Page): string | undefined {
-  const stated = stockStatement(page);
-  if (stated) return stated;
-  if (!button) return undefined;
-  const region = ancestors(button)[3] ?? ancestors(button)[0];
-  if (region) {
-    for (const element of descendants(region)) {
-      if (["option", "li", "select", "script", "style"].includes(element.name)) continue;
-      const own = element.children
-        .filter(isText)
-        .map((node) => node.data)
-        .join(" ");
-      if (own.length > 0 && own.length < 120 && OUT_OF_STOCK.test(own)) return "OutOfStock";
-    }
+/**
+ * What the page shows about stock. Out-of-stock wording counts only where
+ * nothing can be bought: beside an enabled buy button it is most often one
+ * size or colour's label, or a template shown later, and the page is left
+ * saying nothing rather than sold out.
+ */
+function stockNear(button: Element | undefined, page: Page, rules: RuleSet): { availability: string; how: Rule } | undefined {
+  const enabled = button !== undefined && !buttonDisabled(button);
+  const stated = rules.on("visible.stock_wording") ? stockStatement(page) : undefined;
+  if (stated === "InStock" || (stated === "OutOfStock" && !enabled)) return { availability: stated, how: "visible.stock_wording" };
+  if (!button || stated === "OutOfStock") return undefined;
+  if (!enabled) {
+    const says = OUT_OF_STOCK.test(textOf(button, 200)) || soldOutAround(button);
+    return says && rules.on("visible.stock_wording") ? { availability: "OutOfStock", how: "visible.stock_wording" } : undefined;
   }
-  if (buttonDisabled(button)) return OUT_OF_STOCK.test(textOf(button, 200)) ? "OutOfStock" : undefined;
-  return "InStock";
+  if (rules.on("visible.stock_wording") && soldOutAround(button)) return undefined;
+  return rules.on("visible.enabled_button_in_stock") ? { availability: "InStock", how: "visible.enabled_button_in_stock" } : undefined;
+}
+
+/** Out-of-stock wording in the buy button's neighbourhood (not in option lists). */
+function soldOutAround(button: Element): boolean {
+  const region = ancestors(button)[3] ?? ancestors(button)[0];
+  if (!region) return false;
+  for (const element of descendants(region)) {
+    if (["option", "li", "select", "script", "style"].includes(element.name)) continue;
+    const own = element.children
+      .filter(isText)
+      .map((node) => node.data)
+      .join(" ");
+    if (own.length > 0 && own.length < 120 && OUT_OF_STOCK.test(own)) return true;
+  }
+  return false;
 }
 
 /** "SKU: 123", "Art.-Nr. 123", "Brand: Acme" — in one text, or the label then the value in the next node. */

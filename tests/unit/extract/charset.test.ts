@@ -3,9 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { declaredCharset, decodePage, readPage } from "../../../server/ingest/extract/charset.js";
+import { declaredCharset, decodePage, PageTooLargeError, readPage } from "../../../server/ingest/extract/charset.js";
 import { extractProduct } from "../../../server/ingest/extract/index.js";
 import { extractFixture, fixturePath } from "./helpers.js";
+
+const MiB = 1024 * 1024;
 
 let work: string;
 beforeAll(async () => {
@@ -39,13 +41,23 @@ describe("reading pages", () => {
   });
 
   it("reads .html.gz and .htm files", async () => {
-    const html = await readPage(fixturePath("jsonld-basic.html"));
+    const html = await readPage(fixturePath("jsonld-basic.html"), MiB);
     const gz = join(work, "kettle.html.gz");
     await writeFile(gz, gzipSync(Buffer.from(html)));
-    expect(await readPage(gz)).toBe(html);
+    expect(await readPage(gz, MiB)).toBe(html);
     const htm = join(work, "kettle.htm");
     await writeFile(htm, html);
-    expect(await readPage(htm)).toBe(html);
+    expect(await readPage(htm, MiB)).toBe(html);
+  });
+
+  it("refuses a page over the cap, before or after gunzip, naming the setting (issue 12)", async () => {
+    const big = join(work, "big.html");
+    await writeFile(big, `<html><body>${"x".repeat(300 * 1024)}</body></html>`);
+    await expect(readPage(big, 256 * 1024)).rejects.toThrow(/^page is 300 KiB, larger than IMPORT_MAX_PAGE_BYTES \(256 KiB\)$/);
+    const bomb = join(work, "bomb.html.gz");
+    await writeFile(bomb, gzipSync(Buffer.alloc(4 * MiB, 0x20)));
+    await expect(readPage(bomb, MiB)).rejects.toBeInstanceOf(PageTooLargeError);
+    await expect(readPage(bomb, MiB)).rejects.toThrow(/larger than IMPORT_MAX_PAGE_BYTES \(1 MiB\)/);
   });
 
   it("extracts a 10 MB page in reasonable time, with a much smaller stripped HTML", async () => {
@@ -58,7 +70,7 @@ describe("reading pages", () => {
     const path = join(work, "big.html.gz");
     await writeFile(path, gzipSync(Buffer.from(html)));
     const started = performance.now();
-    const result = extractProduct(await readPage(path));
+    const result = extractProduct(await readPage(path, 11 * MiB));
     const seconds = (performance.now() - started) / 1000;
     if (!result.ok) expect.fail(result.error);
     expect(result.record).toMatchObject({ name: "Big Page Lamp", offers: { price: "12", currency: "USD" }, identifiers: { sku: "BIG-1" } });

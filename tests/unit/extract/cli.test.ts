@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ExtractInputError, extractFiles, importLines, readUrlSidecar } from "../../../server/ingest/extract/cli.js";
 import type { ParsedLine } from "../../../server/ingest/ndjson.js";
-import { fixturePath } from "./helpers.js";
+import { DEFAULT_LIMITS, fixturePath } from "./helpers.js";
 
 let work: string;
 beforeAll(async () => {
@@ -32,7 +32,9 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 
 describe("catalog extract", () => {
   it("gives one line per page, in order, with errors as lines and the sidecar's URLs used", async () => {
-    const lines = await collect(extractFiles([join(work, "shop"), join(work, "missing.html")], { urlsFile: join(work, "urls.ndjson") }));
+    const lines = await collect(
+      extractFiles([join(work, "shop"), join(work, "missing.html")], { urlsFile: join(work, "urls.ndjson") }, DEFAULT_LIMITS),
+    );
     expect(lines.map((line) => [line.source.slice(work.length + 1), "pdp" in line ? line.pdp.name : line.error])).toEqual([
       ["shop/deep/apron.htm", "Linen Apron"],
       ["shop/deep/empty.html", expect.stringMatching(/^no product name/)],
@@ -45,9 +47,19 @@ describe("catalog extract", () => {
   });
 
   it("takes --url for a single page only", async () => {
-    const [line] = await collect(extractFiles([join(work, "shop/deep/apron.htm")], { url: "https://fernhill.example/apron-2" }));
+    const [line] = await collect(extractFiles([join(work, "shop/deep/apron.htm")], { url: "https://fernhill.example/apron-2" }, DEFAULT_LIMITS));
     expect(line && "pdp" in line && line.pdp.url).toBe("https://fernhill.example/apron-2");
-    await expect(collect(extractFiles([join(work, "shop")], { url: "https://fernhill.example/x" }))).rejects.toBeInstanceOf(ExtractInputError);
+    await expect(collect(extractFiles([join(work, "shop")], { url: "https://fernhill.example/x" }, DEFAULT_LIMITS))).rejects.toBeInstanceOf(
+      ExtractInputError,
+    );
+  });
+
+  it("with explain, adds each field's layer, confidence and every layer's value (`catalog extract --explain`)", async () => {
+    const [line] = await collect(extractFiles([join(work, "shop/kettle.html")], {}, DEFAULT_LIMITS, true));
+    expect(line && "explain" in line && line.explain?.price).toMatchObject({ value: "79.99", source: "ld_json", layers: { ld_json: "79.99" } });
+    const [plain] = await collect(extractFiles([join(work, "shop/kettle.html")], {}, DEFAULT_LIMITS));
+    expect(plain && "explain" in plain).toBe(false);
+    expect(plain && "pdp" in plain && plain.pdp.provenance.price).toMatchObject({ source: "ld_json" });
   });
 
   it("rejects a malformed sidecar line with its place", async () => {
@@ -60,7 +72,7 @@ describe("catalog extract", () => {
 describe("catalog import with pages", () => {
   it("yields ParsedLine items for pages (line 0) and NDJSON lines alike; bad ones become errors", async () => {
     const lines: ParsedLine[] = await collect(
-      importLines([join(work, "shop"), join(work, "records.ndjson")], { urlsFile: join(work, "urls.ndjson") }),
+      importLines([join(work, "shop"), join(work, "records.ndjson")], { urlsFile: join(work, "urls.ndjson") }, DEFAULT_LIMITS),
     );
     const summary = lines.map((line) => [line.source.slice(work.length + 1), line.line, "record" in line ? line.record.name : "error"]);
     expect(summary).toEqual([

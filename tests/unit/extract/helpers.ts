@@ -3,7 +3,12 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
+import { loadConfig } from "../../../server/config.js";
 import { decodePage, type ExtractedRecord, extractProduct, type ExtractOptions } from "../../../server/ingest/extract/index.js";
+import { importLimits } from "../../../server/ingest/limits.js";
+
+/** The caps an operator gets by default (server/config.ts). */
+export const DEFAULT_LIMITS = importLimits(loadConfig({}));
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "../../fixtures/pdp");
 

@@ -1,0 +1,36 @@
+/**
+ * The caps an import enforces (set in server/config.ts, passed down from the
+ * CLI): what exceeds one is refused with a message naming the setting.
+ */
+import type { Config } from "../config.js";
+
+export interface ImportLimits {
+  /** IMPORT_MAX_LINE_BYTES: one NDJSON line. */
+  maxLineBytes: number;
+  /** IMPORT_MAX_PAGE_BYTES: one saved page, after gunzip. */
+  maxPageBytes: number;
+  /** IMPORT_MAX_STRIPPED_HTML_BYTES: a record's raw_data.strippedHtml. */
+  maxStrippedHtmlBytes: number;
+}
+
+export function importLimits(
+  config: Pick<Config, "IMPORT_MAX_LINE_BYTES" | "IMPORT_MAX_PAGE_BYTES" | "IMPORT_MAX_STRIPPED_HTML_BYTES">,
+): ImportLimits {
+  return {
+    maxLineBytes: config.IMPORT_MAX_LINE_BYTES,
+    maxPageBytes: config.IMPORT_MAX_PAGE_BYTES,
+    maxStrippedHtmlBytes: config.IMPORT_MAX_STRIPPED_HTML_BYTES,
+  };
+}
+
+/** `12.5 MiB`, `800 KiB`, `512 bytes`. */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Number((bytes / 1024 / 1024).toFixed(1))} MiB`;
+  if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(1))} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** "page is larger than IMPORT_MAX_PAGE_BYTES (8 MiB)", with the size when it is known. */
+export function overCap(what: string, setting: string, cap: number, size?: number): string {
+  return `${what} is ${size === undefined ? "larger" : `${formatBytes(size)}, larger`} than ${setting} (${formatBytes(cap)})`;
+}
