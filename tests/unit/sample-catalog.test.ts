@@ -1,8 +1,9 @@
 /**
  * The sample catalog carries the structured data that search filters on
  * (issue 13): a category, offers agreeing with the price label, and
- * identifiers with valid GTINs. Each check collects every offending line, so a
- * failure names them all.
+ * identifiers with valid GTINs; and bench/sample-queries.json grades its
+ * products (issue 15). Each check collects every offending line, so a failure
+ * names them all.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -12,6 +13,19 @@ import { parseGtin } from "../../shared/gtin.js";
 import { currencyInText, parseAmount } from "../../server/ingest/extract/price.js";
 import { CATEGORY_SEPARATOR, describeIssues, type ImportRecord, ImportRecordSchema } from "../../server/ingest/record.js";
 import { SAMPLE_CATALOG_PATH } from "../../server/sample/index.js";
+
+const QUERIES_PATH = new URL("../../bench/sample-queries.json", import.meta.url);
+
+/** bench/sample-queries.json: shopper queries with products graded 3 (exact), 2 (substitute), 1 (related). */
+const SampleQueriesSchema = z
+  .array(
+    z.object({
+      q: z.string().min(1),
+      grades: z.record(z.string(), z.union([z.literal(1), z.literal(2), z.literal(3)])),
+      note: z.string().optional(),
+    }),
+  )
+  .min(40);
 
 /** schema.org's ItemAvailability names. */
 const AVAILABILITY = [
@@ -150,5 +164,12 @@ describe("the sample catalog", () => {
         return JSON.stringify(stated) === JSON.stringify(record) ? undefined : `JSON-LD ${JSON.stringify(stated)} vs ${JSON.stringify(record)}`;
       }),
     ).toEqual([]);
+  });
+
+  it("is what the graded shopper queries grade: every graded URL is a product here", () => {
+    const queries = SampleQueriesSchema.parse(JSON.parse(readFileSync(QUERIES_PATH, "utf8")));
+    const urls = new Set(records.map(({ record }) => record.url));
+    expect(queries.flatMap(({ q, grades }) => Object.keys(grades).flatMap((url) => (urls.has(url) ? [] : [`${q}: ${url}`])))).toEqual([]);
+    expect(new Set(queries.map(({ q }) => q)).size).toBe(queries.length);
   });
 });
