@@ -42,6 +42,8 @@ const ID_LABELS: [string, LabelKind][] = [
     "brand",
   ],
 ];
+/** Any label at the start of a text: one test that most texts fail, before the per-kind ones. */
+const ANY_LABEL = new RegExp(`^(?:${ID_LABELS.map(([label]) => label).join("|")})`, "i");
 const CODE = "[A-Za-z0-9][\\w\\-./]{1,40}";
 const NAME = "[^\\s:|][^:|]{0,39}";
 const LABELS = ID_LABELS.map(([label, kind]) => {
@@ -137,12 +139,12 @@ const NOT_THE_BRAND = /navbar|logo-?link|site-?brand|header|menu|filter|facet|re
  */
 function brandNearTitle(title: Element | undefined, rules: RuleSet): { name: string; how: Rule } | undefined {
   if (!title || !(rules.on("visible.brand_element") || rules.on("visible.brand_byline"))) return undefined;
-  const seen = new Set<Element>();
-  for (const region of ancestors(title).slice(0, 4)) {
+  // Level by level: the title's own subtree, then each ancestor's other children, so every element is seen once.
+  let inner: Element = title;
+  for (const region of [title, ...ancestors(title).slice(0, 4)]) {
     if (region.name === "body" || CHROME.has(region.name)) break;
-    for (const element of descendants(region)) {
-      if (seen.has(element)) continue;
-      seen.add(element);
+    const tops = region === title ? [title] : region.children.filter(isTag).filter((child) => child !== inner);
+    for (const element of tops.flatMap((top) => [top, ...descendants(top)])) {
       const names = `${element.attribs.class ?? ""} ${element.attribs.id ?? ""} ${element.attribs["data-testid"] ?? ""}`;
       if (rules.on("visible.brand_element") && BRAND_NAMED.test(names) && !NOT_THE_BRAND.test(names)) {
         const name = brandFromElement(element);
@@ -153,6 +155,7 @@ function brandNearTitle(title: Element | undefined, rules: RuleSet): { name: str
         if (name) return { name, how: "visible.brand_byline" };
       }
     }
+    inner = region;
   }
   return undefined;
 }
@@ -487,8 +490,9 @@ function labelledIdentifiers(page: Page): Partial<Record<LabelKind, string>> {
     if (["script", "style", "option", "title", "a", "button", "select", "textarea"].includes(element.name)) continue;
     for (const child of element.children) {
       if (!isText(child)) continue;
+      if (child.data.length < 3) continue;
       const text = fold(child.data);
-      if (text.length < 3 || text.length > 60) continue;
+      if (text.length < 3 || text.length > 60 || !ANY_LABEL.test(text)) continue;
       for (const { kind, alone, inline, value: shape } of LABELS) {
         if (found[kind]) continue;
         const clean = (value: string | undefined): string | undefined => {
