@@ -32,10 +32,12 @@ function clean(value: unknown, depth: number): unknown {
   if (typeof value !== "object" || value === null || depth > MAX_JSON_DEPTH) return value;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
-    value.forEach((item, index) => {
+    for (const [index, item] of value.entries()) {
       const cleaned = clean(item, depth + 1);
-      if (cleaned !== item) (out ??= [...value])[index] = cleaned;
-    });
+      if (cleaned === item) continue;
+      out ??= [...value];
+      out[index] = cleaned;
+    }
     return out ?? value;
   }
   let out: Record<string, unknown> | undefined;
