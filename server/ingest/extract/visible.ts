@@ -18,7 +18,8 @@ const PRICE_HINT = /price|preis|prix|prezzo|precio|prijs|cena|pris|hinta|fiyat|�
 const NOT_CURRENT =
   /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list|original|crossed|saving|(?<![a-z])save|rrp|uvp|msrp|unit-?price|per-|shipping|delivery|installment|monthly|vorher|statt|rabatt|discount|tax|vat|netto|excl/i;
 /** Containers of other products: their prices are never this product's. */
-const OTHER_PRODUCTS = /related|recommend|similar|upsell|up-sell|cross-?sell|also-?(viewed|bought|like)|recently|suggest|accessor|carousel/i;
+const OTHER_PRODUCTS =
+  /related|recommend|similar|upsell|up-sell|cross-?sell|also-?(viewed|bought|like)|bought-?together|bundle|recently|suggest|accessor|carousel/i;
 const WAS_HINT = /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list|original|crossed|rrp|uvp|msrp|vorher|statt/i;
 const OUT_OF_STOCK =
   /out of stock|out-of-stock|sold out|currently unavailable|no longer available|temporarily unavailable|notify me when (?:it(?:'s| is) )?(?:back|available)|email me when (?:back|available)|benachrichtigen,? (?:sobald|wenn)|me pr[ée]venir|m'avertir|av[íi]same cuando|avvisami|meld (?:mij|me) (?:als|wanneer)|powiadom (?:mnie|o dost[ęe]pno[śs]ci)|ausverkauft|nicht (mehr )?(verf[üu]gbar|lieferbar)|[ée]puis[ée]|rupture de stock|esaurito|non disponibile|agotado|sin stock|uitverkocht|niet (meer )?(op voorraad|leverbaar)|niedost[ęe]pny|brak w magazynie|wyprzedan|sluts[åa]ld|udsolgt|utsolgt|loppuunmyyty|нет в наличии/i;
@@ -313,8 +314,9 @@ function priceText(element: Element): string | undefined {
   return text;
 }
 
+/** Texts that show a price but not this product's: delivery, instalments, list prices, and prices per unit of measure. */
 const NOT_A_PRICE_TEXT =
-  /deliver|shipping|versand|livraison|spedizione|env[ií]o|porto|verzend|dostaw|frakt|^\+|\/\s*(month|mo|mes|monat|mois)\b|per month|\b(rrp|uvp|msrp|was|list price|statt|reg\.|regular|before|prix conseill[ée]|prezzo consigliato|vorher)\b/i;
+  /deliver|shipping|versand|livraison|spedizione|env[ií]o|porto|verzend|dostaw|frakt|^\+|\/\s*(month|mo|mes|monat|mois)\b|per month|\b(rrp|uvp|msrp|was|list price|statt|reg\.|regular|before|prix conseill[ée]|prezzo consigliato|vorher)\b|(?:\/|\bper\b|\bje\b|\bpro\b|\bpar\b|\bal\b)\s*(?:1\s*|100\s*|10\s*)?(?:kg|g|mg|l|cl|ml|m|m²|m2|m³|qm|lb|oz|fl\.? ?oz|ft|stk|st|unit|pc|piece|each|kilo|liter|litre)\b/i;
 /** Two amounts in one text (a container of was and now prices): look at its parts instead. */
 const TWO_AMOUNTS = /\d[\d.,]*\D+\d[\d.,]*\D*$/;
 
