@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { IdentifiersSchema, MediaSchema, OffersSchema, ProductIdSchema, ProvenanceSchema, RawDataSchema } from "../../shared/schemas/index.js";
+import { isCurrencyCode } from "../../shared/currency.js";
 import { brandHost, parseHttpUrl, productUrlKey } from "../../shared/url.js";
 import { productIdFromUrlKey } from "../catalog/ids.js";
 import type { NewProductRow } from "../db/schema.js";
@@ -32,7 +33,16 @@ export const ImportRecordSchema = z.object({
   raw_data: RawDataSchema.nullable()
     .optional()
     .refine((value) => !nestedDeeperThan(value), `must not nest JSON deeper than ${MAX_JSON_DEPTH} levels`),
-  offers: OffersSchema.nullable().optional(),
+  offers: OffersSchema.extend({
+    currency: z
+      .string()
+      .trim()
+      .transform((code) => code.toUpperCase())
+      .refine(isCurrencyCode, "must be an ISO 4217 currency code such as USD or EUR")
+      .nullable(),
+  })
+    .nullable()
+    .optional(),
   identifiers: IdentifiersSchema.nullable().optional(),
   /** The product's category as a path; an array of segments is joined with " > ". */
   category: z

@@ -45,7 +45,11 @@ export const ExtractionLayerSchema = z.enum(EXTRACTION_LAYERS);
 export const FieldProvenanceSchema = z.object({
   source: ExtractionLayerSchema,
   confidence: z.number().min(0).max(1).describe("Estimated probability that the value is right; below CONFIDENT_AT it is a guess."),
-  rule: z.string().max(100).optional().describe("The rule within the layer, when it is not the layer's plain statement (e.g. `url`, `site_name`)."),
+  rule: z
+    .string()
+    .max(100)
+    .optional()
+    .describe("The heuristic that found the value when it is not the layer's plain statement, e.g. `visible.price_near_buy_button`, `sku.from_url`."),
 });
 
 /** Confidence from which an extracted field counts as stated by the page rather than guessed. */

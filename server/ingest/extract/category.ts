@@ -5,12 +5,14 @@
 import type { Crumb } from "./schema-org.js";
 import { htmlToText } from "./text.js";
 
-/** "Home" (and "all products") in the languages of the pages we see, and the usual symbols for it. */
+/** "Home" in the languages of the pages we see, and the usual symbols for it: never a category, wherever it stands. */
 const HOME =
-  /^(home|home ?page|start|startseite|accueil|inicio|in[íi]cio|casa|pagina iniziale|strona g[łl][óo]wna|etusivu|hjem|hem|forside|úvod|kezd[őo]lap|anasayfa|ana sayfa|главная|首页|首頁|ホーム|홈|トップ|top|shop|store|products|all products|produkte|produits|prodotti|productos|produtos|[⌂🏠]|back|zur[üu]ck|retour)$/iu;
+  /^(home|home ?page|startseite|accueil|inicio|in[íi]cio|pagina iniziale|strona g[łl][óo]wna|etusivu|forside|úvod|kezd[őo]lap|anasayfa|ana sayfa|главная|首页|首頁|ホーム|홈|[⌂🏠]|(?:back|return|zur[üu]ck|retour)\b.*)$/iu;
+/** Words that name the root when they come first ("Shop > Men"), but may be a category further down. */
+const ROOT = /^(start|casa|hjem|hem|top|トップ|shop|store|products|all products|produkte|produits|prodotti|productos|produtos)$/iu;
 
 export function categoryFromCrumbs(crumbs: readonly Crumb[]): string[] | undefined {
-  const names = crumbs.filter((crumb, index) => !(index === 0 && isHome(crumb))).map((crumb) => crumb.name.trim());
+  const names = crumbs.filter((crumb, index) => !HOME.test(crumb.name.trim()) && !(index === 0 && isRoot(crumb))).map((crumb) => crumb.name.trim());
   return cleanSegments(names);
 }
 
@@ -25,8 +27,9 @@ export function cleanSegments(names: readonly string[]): string[] | undefined {
   return segments.length > 0 ? segments.slice(0, 20) : undefined;
 }
 
-function isHome(crumb: Crumb): boolean {
-  if (HOME.test(crumb.name.trim())) return true;
+/** A first crumb that names the root, or links to the site's root whatever its name. */
+function isRoot(crumb: Crumb): boolean {
+  if (ROOT.test(crumb.name.trim())) return true;
   if (!crumb.url) return false;
   try {
     return new URL(crumb.url, "https://base.invalid/").pathname.replace(/\/(index\.\w+)?$/, "") === "";

@@ -117,10 +117,9 @@ function productScore(node: JsonObject, knownName: string | undefined): number {
 function findProduct(root: Json, knownName: string | undefined): JsonObject | undefined {
   let best: { node: JsonObject; score: number } | undefined;
   const queue: Json[] = [root];
-  let seen = 0;
-  while (queue.length > 0 && seen < 100_000) {
-    const node = queue.shift()!;
-    seen++;
+  // An index, not shift(): shifting a queue of many thousand nodes made the walk quadratic.
+  for (let next = 0; next < queue.length && next < 100_000; next++) {
+    const node = queue[next]!;
     if (Array.isArray(node)) {
       for (const item of node.slice(0, 500)) if (typeof item === "object" && item !== null) queue.push(item);
       continue;

@@ -164,7 +164,9 @@ export function offerFacts(offers: Json[], rules: RuleSet = ALL_RULES): OfferFac
     } else flat.push(offer);
   }
 
-  const read = flat.map((offer) => {
+  // An offer for several units at once (a multi-buy or bundle price) is not this product's price when another offer is.
+  const single = flat.filter((offer) => leastQuantity(offer) <= 1);
+  const read = (single.length > 0 ? single : flat).map((offer) => {
     const currency = toCurrencyCode(str(prop(offer, "priceCurrency"))) ?? undefined;
     let price = parseStatedAmount(str(prop(offer, "price")) ?? null, currency) ?? undefined;
     let was: string | undefined;
@@ -212,6 +214,13 @@ export function offerFacts(offers: Json[], rules: RuleSet = ALL_RULES): OfferFac
   facts.gtin = read.find((offer) => offer.gtin)?.gtin;
   if (facts.was && facts.price && compareAmounts(facts.was, facts.price) <= 0) delete facts.was;
   return stripUndefined(facts);
+}
+
+/** The least quantity an offer is for (schema.org `eligibleQuantity`), 1 when it states none. */
+function leastQuantity(offer: JsonObject): number {
+  const quantity = asArray(prop(offer, "eligibleQuantity")).find(isObject);
+  const value = quantity ? Number(str(prop(quantity, "minValue")) ?? str(prop(quantity, "value")) ?? 1) : 1;
+  return Number.isFinite(value) ? value : 1;
 }
 
 /**

@@ -18,7 +18,8 @@ const PRICE_HINT = /price|preis|prix|prezzo|precio|prijs|cena|pris|hinta|fiyat|�
 const NOT_CURRENT =
   /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list|original|crossed|saving|(?<![a-z])save|rrp|uvp|msrp|unit-?price|per-|shipping|delivery|installment|monthly|vorher|statt|rabatt|discount|tax|vat|netto|excl/i;
 /** Containers of other products: their prices are never this product's. */
-const OTHER_PRODUCTS = /related|recommend|similar|upsell|up-sell|cross-?sell|also-?(viewed|bought|like)|recently|suggest|accessor|carousel/i;
+const OTHER_PRODUCTS =
+  /related|recommend|similar|upsell|up-sell|cross-?sell|also-?(viewed|bought|like)|bought-?together|bundle|recently|suggest|accessor|carousel/i;
 const WAS_HINT = /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list|original|crossed|rrp|uvp|msrp|vorher|statt/i;
 const OUT_OF_STOCK =
   /out of stock|out-of-stock|sold out|currently unavailable|no longer available|temporarily unavailable|notify me when (?:it(?:'s| is) )?(?:back|available)|email me when (?:back|available)|benachrichtigen,? (?:sobald|wenn)|me pr[ée]venir|m'avertir|av[íi]same cuando|avvisami|meld (?:mij|me) (?:als|wanneer)|powiadom (?:mnie|o dost[ęe]pno[śs]ci)|ausverkauft|nicht (mehr )?(verf[üu]gbar|lieferbar)|[ée]puis[ée]|rupture de stock|esaurito|non disponibile|agotado|sin stock|uitverkocht|niet (meer )?(op voorraad|leverbaar)|niedost[ęe]pny|brak w magazynie|wyprzedan|sluts[åa]ld|udsolgt|utsolgt|loppuunmyyty|нет в наличии/i;
@@ -42,6 +43,8 @@ const ID_LABELS: [string, LabelKind][] = [
     "brand",
   ],
 ];
+/** Any label at the start of a text: one test that most texts fail, before the per-kind ones. */
+const ANY_LABEL = new RegExp(`^(?:${ID_LABELS.map(([label]) => label).join("|")})`, "i");
 const CODE = "[A-Za-z0-9][\\w\\-./]{1,40}";
 const NAME = "[^\\s:|][^:|]{0,39}";
 const LABELS = ID_LABELS.map(([label, kind]) => {
@@ -137,12 +140,12 @@ const NOT_THE_BRAND = /navbar|logo-?link|site-?brand|header|menu|filter|facet|re
  */
 function brandNearTitle(title: Element | undefined, rules: RuleSet): { name: string; how: Rule } | undefined {
   if (!title || !(rules.on("visible.brand_element") || rules.on("visible.brand_byline"))) return undefined;
-  const seen = new Set<Element>();
-  for (const region of ancestors(title).slice(0, 4)) {
+  // Level by level: the title's own subtree, then each ancestor's other children, so every element is seen once.
+  let inner: Element = title;
+  for (const region of [title, ...ancestors(title).slice(0, 4)]) {
     if (region.name === "body" || CHROME.has(region.name)) break;
-    for (const element of descendants(region)) {
-      if (seen.has(element)) continue;
-      seen.add(element);
+    const tops = region === title ? [title] : region.children.filter(isTag).filter((child) => child !== inner);
+    for (const element of tops.flatMap((top) => [top, ...descendants(top)])) {
       const names = `${element.attribs.class ?? ""} ${element.attribs.id ?? ""} ${element.attribs["data-testid"] ?? ""}`;
       if (rules.on("visible.brand_element") && BRAND_NAMED.test(names) && !NOT_THE_BRAND.test(names)) {
         const name = brandFromElement(element);
@@ -153,6 +156,7 @@ function brandNearTitle(title: Element | undefined, rules: RuleSet): { name: str
         if (name) return { name, how: "visible.brand_byline" };
       }
     }
+    inner = region;
   }
   return undefined;
 }
@@ -310,8 +314,9 @@ function priceText(element: Element): string | undefined {
   return text;
 }
 
+/** Texts that show a price but not this product's: delivery, instalments, list prices, and prices per unit of measure. */
 const NOT_A_PRICE_TEXT =
-  /deliver|shipping|versand|livraison|spedizione|env[ií]o|porto|verzend|dostaw|frakt|^\+|\/\s*(month|mo|mes|monat|mois)\b|per month|\b(rrp|uvp|msrp|was|list price|statt|reg\.|regular|before|prix conseill[ée]|prezzo consigliato|vorher)\b/i;
+  /deliver|shipping|versand|livraison|spedizione|env[ií]o|porto|verzend|dostaw|frakt|^\+|\/\s*(month|mo|mes|monat|mois)\b|per month|\b(rrp|uvp|msrp|was|list price|statt|reg\.|regular|before|prix conseill[ée]|prezzo consigliato|vorher)\b|(?:\/|\bper\b|\bje\b|\bpro\b|\bpar\b|\bal\b)\s*(?:1\s*|100\s*|10\s*)?(?:kg|g|mg|l|cl|ml|m|m²|m2|m³|qm|lb|oz|fl\.? ?oz|ft|stk|st|unit|pc|piece|each|kilo|liter|litre)\b/i;
 /** Two amounts in one text (a container of was and now prices): look at its parts instead. */
 const TWO_AMOUNTS = /\d[\d.,]*\D+\d[\d.,]*\D*$/;
 
@@ -487,8 +492,9 @@ function labelledIdentifiers(page: Page): Partial<Record<LabelKind, string>> {
     if (["script", "style", "option", "title", "a", "button", "select", "textarea"].includes(element.name)) continue;
     for (const child of element.children) {
       if (!isText(child)) continue;
+      if (child.data.length < 3) continue;
       const text = fold(child.data);
-      if (text.length < 3 || text.length > 60) continue;
+      if (text.length < 3 || text.length > 60 || !ANY_LABEL.test(text)) continue;
       for (const { kind, alone, inline, value: shape } of LABELS) {
         if (found[kind]) continue;
         const clean = (value: string | undefined): string | undefined => {

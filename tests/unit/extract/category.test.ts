@@ -38,6 +38,8 @@ describe("category", () => {
     expect(categoryFromCrumbs([{ name: "Northwind", url: "/" }, { name: "Tents" }])).toEqual(["Tents"]);
     expect(categoryFromCrumbs([{ name: "Startseite" }, { name: "Zelte" }])).toEqual(["Zelte"]);
     expect(categoryFromCrumbs([{ name: "Tents" }, { name: "Tents" }, { name: "2-person &amp; up" }])).toEqual(["Tents", "2-person & up"]);
+    expect(categoryFromCrumbs([{ name: "Back to results" }, { name: "Home" }, { name: "Tents" }])).toEqual(["Tents"]);
+    expect(categoryFromCrumbs([{ name: "Outdoor" }, { name: "Shop" }, { name: "Tents" }])).toEqual(["Outdoor", "Shop", "Tents"]);
   });
 
   it("takes microdata breadcrumbs", () => {

@@ -20,6 +20,17 @@ describe("hostile and malformed pages", () => {
     expect(result).toMatchObject({ ok: true, record: { name: "Junk Lamp", raw_data: { jsons: { ld_json: null, props_data: null } } } });
   });
 
+  it("treats JSON nested 100,000 deep as absent, so the record can be serialised and stored (issue 12.2)", () => {
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    const html = `<html><head><link rel="canonical" href="https://deep.example/p"><title>Deep Lamp</title>
+      <script type="application/ld+json">{"@type":"Product","name":"Deep Lamp","x":${deep}}</script>
+      <script id="__NEXT_DATA__" type="application/json">{"props":${deep}}</script></head><body><h1>Deep Lamp</h1></body></html>`;
+    const result = extractProduct(html);
+    if (!result.ok) expect.fail(result.error);
+    expect(result.record.raw_data.jsons).toEqual({ ld_json: null, props_data: null });
+    expect(() => JSON.stringify(result.record)).not.toThrow();
+  });
+
   it("never throws, whatever the input", () => {
     for (const input of ["", "<", "<html", "\u0000\u0001", "<script>", "<!--", "<![CDATA[", "<meta charset=>"]) {
       expect(() => extractProduct(input)).not.toThrow();

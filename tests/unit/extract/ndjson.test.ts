@@ -43,6 +43,18 @@ describe("parseLine", () => {
     });
   });
 
+  it("takes offers' currency only as an ISO 4217 code", () => {
+    const line = (currency: string) =>
+      parseLine(
+        "a.ndjson",
+        1,
+        JSON.stringify({ url: "https://shop.example/p/1", name: "Lamp", offers: { price: "5", currency, availability: null } }),
+      );
+    expect(line("eur")).toMatchObject({ record: { offers: { currency: "EUR" } } });
+    expect(line("€")).toMatchObject({ error: "offers.currency: must be an ISO 4217 currency code such as USD or EUR" });
+    expect(line("XYZ")).toMatchObject({ error: expect.stringMatching(/^offers\.currency/) });
+  });
+
   it("refuses a stripped HTML over its cap, naming the setting", () => {
     const record = {
       url: "https://shop.example/p/1",

@@ -141,6 +141,17 @@ describe("the price of this product", () => {
     expect(record.provenance.price).toMatchObject({ source: "visible", rule: "visible.price_near_buy_button" });
   });
 
+  it("is not a price per unit of measure, nor a bundle's or a multi-buy offer's", () => {
+    const body = `<div class="buy-box"><span class="price">€ 1,99 / kg</span><span class="price">€ 4,49</span><button class="add-to-cart">In den Warenkorb</button></div>
+      <div class="bundle-offer"><span class="price">€ 3,00</span></div>`;
+    expect(extract(page("", body)).offers?.price).toBe("4.49");
+    const offers = [
+      { price: "30", priceCurrency: "EUR", eligibleQuantity: { "@type": "QuantitativeValue", minValue: 3 } },
+      { price: "12", priceCurrency: "EUR" },
+    ];
+    expect(extract(page(ld({ offers }))).offers?.price).toBe("12");
+  });
+
   it("reads a shown price with one separator before three digits as thousands", () => {
     expect(extract(page("", `<span class="price">$ 12.990</span><button class="add-to-cart">Comprar</button>`)).offers?.price).toBe("12990");
   });
