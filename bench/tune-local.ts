@@ -27,7 +27,8 @@ const services = await createRoot(config, { role: "cli", database, embedder, rer
 const retrieved: { grades: Map<string, number>; q: string; products: Product[]; vector: number[] }[] = [];
 let hybrid = 0;
 for (const [id, q] of queries) {
-  const { products } = await services.search.search({ q, limit: CANDIDATES, include_raw_data: false });
+  const { hits } = await services.search.search({ q, limit: CANDIDATES, include_raw_data: false, parse_query: true, explain: false });
+  const products = hits.map((hit) => hit.product);
   const grades = qrels.get(id) ?? new Map<string, number>();
   hybrid +=
     ndcgAt10(

@@ -12,6 +12,7 @@
 import { parseArgs } from "node:util";
 import { TRPCClientError } from "@trpc/client";
 import { createCatalogClient, type AppRouter } from "../shared/client.js";
+import { isWholeRecord } from "../shared/schemas/index.js";
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -38,7 +39,9 @@ try {
   });
   console.log(`${products.length} product${products.length === 1 ? "" : "s"} for "${query}":`);
   products.forEach(({ pdp }, index) => {
-    const details = [pdp.price_label, pdp.brands.join(", ")].filter(Boolean).join(" · ");
+    // The whole record unless a compact view was asked for.
+    const brands = isWholeRecord(pdp) ? pdp.brands.join(", ") : pdp.brand;
+    const details = [pdp.price_label, brands].filter(Boolean).join(" · ");
     console.log(`${String(index + 1).padStart(3)}. ${pdp.name}${details ? ` (${details})` : ""}`);
     console.log(`     ${pdp.url}  [${pdp.id}]`);
   });

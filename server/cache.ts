@@ -52,3 +52,23 @@ export class LruCache<K, V> {
     return this.#entries.size;
   }
 }
+
+/**
+ * A value read at most once per `ttlMs` (a count of the catalog, its brand names: not free to read, and changed
+ * only by imports). Concurrent callers share the read in flight; a failed read is not kept, so the next caller
+ * reads again.
+ */
+export function refreshedEvery<T>(read: () => Promise<T>, ttlMs: number, now: () => number = () => performance.now()): () => Promise<T> {
+  let last: { value: Promise<T>; at: number } | null = null;
+  return () => {
+    const at = now();
+    if (!last || at - last.at > ttlMs) {
+      const entry = { value: read(), at };
+      entry.value.catch(() => {
+        if (last === entry) last = null;
+      });
+      last = entry;
+    }
+    return last.value;
+  };
+}

@@ -9,6 +9,7 @@
  */
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
+import { backfillStructured } from "./catalog/backfill.js";
 import { rateLimitStore, resolveRateLimitStore } from "./api/http/ratelimit.js";
 import type { Config } from "./config.js";
 import type { Database } from "./db/client.js";
@@ -78,6 +79,8 @@ export function createRoot(config: Config, options: RootOptions): Root {
       }));
     if (!options.database) closers.push(() => handle.close());
     await handle.migrate();
+    // Columns a migration added are filled from what import stored (a no-op once done).
+    await backfillStructured(handle.db);
     return handle;
   });
 

@@ -94,6 +94,13 @@ export const ConfigSchema = z.object({
 
   RERANKER: z.enum(["local", "llm", "none"]).default("local"),
   RERANK_CANDIDATES: z.coerce.number().int().min(1).max(200).default(40),
+  /**
+   * The relevance floor: a product that no word of the query matches (after stemming) is a match only if its
+   * embedding's cosine similarity to the query's is at least this. Calibrated on the dev queries (docs/search.md).
+   */
+  SEARCH_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.45),
+  /** The most products one search matches, and so pages through by relevance (the facets count these). */
+  SEARCH_MAX_RESULTS: z.coerce.number().int().min(10).max(1000).default(200),
   RERANK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
   RERANK_MODEL: z.string().min(1).default("gpt-4.1-mini"),
   EMBEDDINGS: z.enum(["local", "openai"]).default("local"),

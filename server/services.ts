@@ -24,7 +24,7 @@ export interface ServiceDeps {
   reranker: Reranker;
   /** The key service's clock (expiry, its cache) and the product cache's. */
   clock: () => Date;
-  settings: Pick<Config, "RERANK_CANDIDATES" | "KEY_CACHE_TTL_SECONDS" | "PRODUCT_CACHE_SIZE">;
+  settings: Pick<Config, "RERANK_CANDIDATES" | "KEY_CACHE_TTL_SECONDS" | "PRODUCT_CACHE_SIZE" | "SEARCH_MIN_SIMILARITY" | "SEARCH_MAX_RESULTS">;
   /** Anything but `hybrid` is for measuring each half of retrieval (bench/relevance.ts). */
   retrieval?: RetrievalMode;
   /** Told each search's stage timings and rerank outcome (metrics). */
@@ -55,6 +55,9 @@ export function createServices(base: BaseServices, deps: ServiceDeps): Services 
       reranker: deps.reranker,
       vectorSettingsInSession: database.vectorSettingsInSession,
       rerankCandidates: deps.settings.RERANK_CANDIDATES,
+      minSimilarity: deps.settings.SEARCH_MIN_SIMILARITY,
+      maxResults: deps.settings.SEARCH_MAX_RESULTS,
+      now: () => deps.clock().getTime(),
       ...(deps.retrieval ? { retrieval: deps.retrieval } : {}),
       ...(deps.observeSearch ? { observe: deps.observeSearch } : {}),
     }),

@@ -5,11 +5,13 @@
 import { getTRPCErrorFromUnknown, TRPCError } from "@trpc/server";
 import type { FastifyBaseLogger } from "fastify";
 import { isDatabaseUnavailable } from "../db/errors.js";
+import { RequestError } from "../errors.js";
 import type { $ZodIssue } from "zod/v4/core";
 import type { ErrorCode, Problem } from "../../shared/schemas/index.js";
 
 const STATUS: Record<ErrorCode, number> = {
   invalid_parameter: 400,
+  invalid_cursor: 400,
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
@@ -20,6 +22,7 @@ const STATUS: Record<ErrorCode, number> = {
 
 const TITLE: Record<ErrorCode, string> = {
   invalid_parameter: "Invalid parameter",
+  invalid_cursor: "Invalid cursor",
   unauthorized: "Unauthorized",
   not_found: "Not found",
   method_not_allowed: "Method not allowed",
@@ -46,11 +49,15 @@ function isZodError(value: unknown): value is Error & { issues: $ZodIssue[] } {
   return value instanceof Error && value.name === "ZodError" && Array.isArray((value as { issues?: unknown }).issues);
 }
 
-/** `[{param, message}]` from Zod issues; the first path segment is the parameter name. */
+/**
+ * `[{param, message}]` from Zod issues; the path names the parameter (`limit`, `inputs.3.gtin`). An item of a list
+ * parameter is named by its list (`facets`, not `facets.0`): a query string has no index to point at.
+ */
 function parameterErrors(issues: readonly $ZodIssue[]): NonNullable<Problem["errors"]> {
   const seen = new Set<string>();
   return issues.flatMap((issue) => {
-    const param = issue.path.length > 0 ? String(issue.path[0]) : "(input)";
+    const path = typeof issue.path.at(-1) === "number" ? issue.path.slice(0, -1) : issue.path;
+    const param = path.length > 0 ? path.map(String).join(".") : "(input)";
     if (seen.has(param)) return [];
     seen.add(param);
     return [{ param, message: issue.message }];
@@ -85,6 +92,8 @@ class Refusal extends Error {
 }
 
 const TRPC_BY_CODE: Partial<Record<ErrorCode, TRPCError["code"]>> = {
+  invalid_cursor: "BAD_REQUEST",
+  not_found: "NOT_FOUND",
   unauthorized: "UNAUTHORIZED",
   rate_limited: "TOO_MANY_REQUESTS",
   unavailable: "SERVICE_UNAVAILABLE",
@@ -98,6 +107,10 @@ export function refusalError(problem: Problem): TRPCError {
 
 export function problemFromTrpcError(error: TRPCError, requestId: string): Problem {
   if (error.cause instanceof Refusal) return error.cause.problem;
+  if (error.cause instanceof RequestError) {
+    const { code, message, param } = error.cause;
+    return problem(code, message, requestId, param ? [{ param, message }] : undefined);
+  }
   // Only a refused input is the client's to fix; an answer that fails its output schema is ours.
   if (error.code === "BAD_REQUEST" && isZodError(error.cause)) {
     const errors = parameterErrors(error.cause.issues);
@@ -107,6 +120,18 @@ export function problemFromTrpcError(error: TRPCError, requestId: string): Probl
   const code = CODE_BY_TRPC[error.code] ?? "internal";
   const detail = code === "internal" ? "Something went wrong on our side; quote the request id if you report it." : error.message;
   return problem(code, detail, requestId);
+}
+
+/**
+ * The TRPCError, with the right status, for what a call threw that is not one already: a request
+ * error of a service (4xx), or a database that does not answer (503). Undefined otherwise.
+ */
+export function classified(thrown: unknown): TRPCError | undefined {
+  if (thrown instanceof TRPCError) return undefined;
+  if (thrown instanceof RequestError)
+    return new TRPCError({ code: TRPC_BY_CODE[thrown.code] ?? "BAD_REQUEST", message: thrown.message, cause: thrown });
+  if (isDatabaseUnavailable(thrown)) return unavailable(thrown);
+  return undefined;
 }
 
 export function unavailable(cause: unknown): TRPCError {
@@ -119,7 +144,7 @@ export function unavailable(cause: unknown): TRPCError {
  * unexpected failure is logged, then masked as `internal`.
  */
 export function problemFromThrown(thrown: unknown, requestId: string, log: FastifyBaseLogger): Problem {
-  const error = !(thrown instanceof TRPCError) && isDatabaseUnavailable(thrown) ? unavailable(thrown) : getTRPCErrorFromUnknown(thrown);
+  const error = classified(thrown) ?? getTRPCErrorFromUnknown(thrown);
   const problem = problemFromTrpcError(error, requestId);
   if (problem.code === "internal") log.error({ err: error.cause ?? error }, "internal error");
   return problem;

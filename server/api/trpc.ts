@@ -3,13 +3,12 @@
  * each derived from an operation of the table (operations/). The key was
  * verified and the call charged by the HTTP gate before any procedure runs.
  */
-import { initTRPC, TRPCError } from "@trpc/server";
+import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { z } from "zod";
-import { isDatabaseUnavailable } from "../db/errors.js";
 import type { CallContext } from "./context.js";
 import type { AnyOperation, Operation } from "./operations/index.js";
-import { problemFromTrpcError, unavailable } from "./problems.js";
+import { classified, problemFromTrpcError } from "./problems.js";
 
 // 1. Context: what every call sees (context.ts), built by each transport.
 export type { CallContext as Context } from "./context.js";
@@ -36,11 +35,12 @@ const t = initTRPC
     },
   });
 
-/** Infrastructure failures become 503 `unavailable`; anything unexpected stays a masked 500. */
+/** A service's request errors become their 4xx, infrastructure failures 503 `unavailable`; anything unexpected stays a masked 500. */
 const classifyErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && !(result.error.cause instanceof TRPCError) && isDatabaseUnavailable(result.error.cause)) {
-    throw unavailable(result.error.cause);
+  if (!result.ok) {
+    const error = classified(result.error.cause);
+    if (error) throw error;
   }
   return result;
 });

@@ -2,8 +2,8 @@
  * Catalog queries. Each takes the database (or a transaction) first, selects
  * explicit columns, and knows nothing of HTTP or search.
  */
-import { randomUUID } from "node:crypto";
-import { count, countDistinct, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { randomBytes, randomUUID } from "node:crypto";
+import { and, count, countDistinct, eq, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.js";
 import { catalogMeta, products, type NewProductRow } from "../db/schema.js";
 import type { Product } from "../../shared/schemas/index.js";
@@ -18,6 +18,7 @@ const recordColumns = {
   price_label: products.priceLabel,
   offers: products.offers,
   identifiers: products.identifiers,
+  category: products.category,
 };
 
 /** Raw data can be large; it is read only when asked for. */
@@ -28,16 +29,18 @@ function columns(withRawData: boolean) {
 type Row = Pick<Product, "id" | "url" | "name" | "desc" | "media" | "brands" | "price_label"> & {
   offers: Product["offers"] | null;
   identifiers: Product["identifiers"] | null;
+  category: string | null;
   rawData?: Product["raw_data"] | null;
 };
 
 /** Optional members are left out, not null, when the page did not have them. */
 function toProduct(row: Row, withRawData: boolean): Product {
-  const { rawData, offers, identifiers, ...record } = row;
+  const { rawData, offers, identifiers, category, ...record } = row;
   return {
     ...record,
     ...(offers ? { offers } : {}),
     ...(identifiers ? { identifiers } : {}),
+    ...(category ? { category } : {}),
     ...(withRawData ? { raw_data: rawData ?? { strippedHtml: null, jsons: { ld_json: null, props_data: null } } } : {}),
   };
 }
@@ -51,6 +54,31 @@ export async function findProductByUrlKey(db: DbOrTx, urlKey: string, withRawDat
   const [row] = await db.select(columns(withRawData)).from(products).where(eq(products.urlKey, urlKey)).limit(1);
   return row ? toProduct(row, withRawData) : null;
 }
+
+/** Products found by a column, with the key each was found by (several may share a GTIN or a SKU). */
+async function findProductsBy(
+  db: DbOrTx,
+  column: typeof products.urlKey | typeof products.gtin14 | typeof products.skuKey,
+  keys: readonly string[],
+  withRawData: boolean,
+  where?: SQL,
+): Promise<{ key: string; product: Product }[]> {
+  if (keys.length === 0) return [];
+  const rows = await db
+    .select({ ...columns(withRawData), key: sql<string>`${column}` })
+    .from(products)
+    .where(and(inArray(column, [...keys]), where))
+    .orderBy(products.id);
+  return rows.map(({ key, ...row }) => ({ key, product: toProduct(row, withRawData) }));
+}
+
+export const findProductsByUrlKeys = (db: DbOrTx, keys: readonly string[], withRawData: boolean) =>
+  findProductsBy(db, products.urlKey, keys, withRawData);
+export const findProductsByGtin14 = (db: DbOrTx, keys: readonly string[], withRawData: boolean) =>
+  findProductsBy(db, products.gtin14, keys, withRawData);
+/** Products by SKU (keys lower-cased), within one merchant's site when `brandHost` is given. */
+export const findProductsBySku = (db: DbOrTx, keys: readonly string[], withRawData: boolean, brandHost?: string) =>
+  findProductsBy(db, products.skuKey, keys, withRawData, brandHost === undefined ? undefined : eq(products.brandHost, brandHost));
 
 /** Products by id, in the order of `ids` (ids not found are left out). */
 export async function findProductsByIds(db: DbOrTx, ids: readonly string[], withRawData: boolean): Promise<Product[]> {
@@ -102,11 +130,6 @@ export async function setEmbeddings(db: DbOrTx, rows: readonly { id: string; emb
   }
 }
 
-export async function countInBrand(db: DbOrTx, brandHost: string): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(products).where(eq(products.brandHost, brandHost));
-  return row?.n ?? 0;
-}
-
 /** What is stored for these ids and URL keys, so an import can skip unchanged records and catch URL clashes. */
 export async function findExisting(
   db: DbOrTx,
@@ -139,6 +162,17 @@ export async function upsertProducts(db: DbOrTx, rows: readonly NewProductRow[])
         rawData: sql`excluded.raw_data`,
         offers: sql`excluded.offers`,
         identifiers: sql`excluded.identifiers`,
+        provenance: sql`excluded.provenance`,
+        category: sql`excluded.category`,
+        priceMinor: sql`excluded.price_minor`,
+        currency: sql`excluded.currency`,
+        listPriceMinor: sql`excluded.list_price_minor`,
+        availability: sql`excluded.availability`,
+        categoryKey: sql`excluded.category_key`,
+        brandKeys: sql`excluded.brand_keys`,
+        gtin14: sql`excluded.gtin14`,
+        skuKey: sql`excluded.sku_key`,
+        derivedVersion: sql`excluded.derived_version`,
         contentHash: sql`excluded.content_hash`,
         embedding: sql`excluded.embedding`,
         embeddingModel: sql`excluded.embedding_model`,
@@ -171,4 +205,18 @@ export async function setMeta(db: DbOrTx, key: string, value: string): Promise<v
     .insert(catalogMeta)
     .values({ key, value })
     .onConflictDoUpdate({ target: catalogMeta.key, set: { value, updatedAt: sql`now()` } });
+}
+
+/**
+ * A random secret kept in the catalog (made on first use, then the same for every server on this database and
+ * across restarts): what page cursors are signed with.
+ */
+export async function catalogSecret(db: DbOrTx, key: string): Promise<Buffer> {
+  await db
+    .insert(catalogMeta)
+    .values({ key, value: randomBytes(32).toString("base64") })
+    .onConflictDoNothing({ target: catalogMeta.key });
+  const value = await getMeta(db, key);
+  if (!value) throw new Error(`catalog_meta has no ${key}`);
+  return Buffer.from(value, "base64");
 }

@@ -1,14 +1,33 @@
-/** Product lookups by id and by PDP URL. */
-import type { Database } from "../db/client.js";
+/** Product lookups: by id, by PDP URL, by GTIN, by SKU, and many at once. */
+import { parseGtin } from "../../shared/gtin.js";
+import type { LookupInput, LookupResult, Product } from "../../shared/schemas/index.js";
+import { brandHost, productUrlKey } from "../../shared/url.js";
 import { LruCache } from "../cache.js";
-import { productUrlKey } from "../../shared/url.js";
-import type { Product } from "../../shared/schemas/index.js";
-import { catalogVersion, countBrandHosts, countProducts, embeddingModels, findProductById, findProductByUrlKey } from "./repository.js";
+import type { Database } from "../db/client.js";
+import {
+  catalogVersion,
+  countBrandHosts,
+  countProducts,
+  embeddingModels,
+  findProductById,
+  findProductByUrlKey,
+  findProductsByGtin14,
+  findProductsByIds,
+  findProductsBySku,
+  findProductsByUrlKeys,
+} from "./repository.js";
+
+/** One lookup's outcome: the product and how it was matched, or why there is none. */
+export type Lookup = Pick<LookupResult, "match" | "reason"> & { product: Product | null };
 
 export interface CatalogService {
   byId(id: string, withRawData: boolean): Promise<Product | null>;
   /** Looks the URL up by its normalised key (see shared/url.ts). */
   byUrl(url: string, withRawData: boolean): Promise<Product | null>;
+  /** Looks a GTIN up in any of its forms (a UPC-A finds the product stored under its EAN-13, and the other way). */
+  byGtin(gtin: string, withRawData: boolean): Promise<Product | null>;
+  /** Many lookups at once (ids, URLs, GTINs, SKUs), answered one each, in order, with a few queries for all. */
+  lookup(inputs: readonly LookupInput[], withRawData: boolean): Promise<Lookup[]>;
   stats(): Promise<{ products: number; brands: number }>;
   /** Which embedding models made the stored vectors (one, unless a reindex is under way). */
   embeddingModels(): Promise<string[]>;
@@ -58,6 +77,13 @@ export function createCatalogService(deps: {
       const key = productUrlKey(url);
       return key ? cached(byUrlKey, key, withRawData, () => findProductByUrlKey(db, key, withRawData)) : null;
     },
+    byGtin: async (gtin, withRawData) => {
+      const parsed = parseGtin(gtin);
+      if (!parsed.ok) return null;
+      const [found] = await findProductsByGtin14(db, [parsed.gtin14], withRawData);
+      return found?.product ?? null;
+    },
+    lookup: (inputs, withRawData) => lookupAll(db, inputs, withRawData),
     stats: async () => ({ products: await countProducts(db), brands: await countBrandHosts(db) }),
     embeddingModels: () => embeddingModels(db),
     syncCache: async () => {
@@ -69,4 +95,62 @@ export function createCatalogService(deps: {
       byUrlKey.clear();
     },
   };
+}
+
+async function lookupAll(db: Database, inputs: readonly LookupInput[], withRawData: boolean): Promise<Lookup[]> {
+  const ids = inputs.flatMap((input) => ("id" in input ? [input.id] : []));
+  const urlKeys = inputs.flatMap((input) => ("url" in input ? [productUrlKey(input.url) ?? ""] : []));
+  const gtins = inputs.flatMap((input) => {
+    if (!("gtin" in input)) return [];
+    const parsed = parseGtin(input.gtin);
+    return parsed.ok ? [parsed.gtin14] : [];
+  });
+  // SKUs are looked up per merchant scope: one query per distinct brand_url, usually one.
+  const skuScopes = new Map<string, string[]>();
+  for (const input of inputs) {
+    if (!("sku" in input)) continue;
+    const scope = input.brand_url === undefined ? "" : (brandHost(input.brand_url) ?? "");
+    skuScopes.set(scope, [...(skuScopes.get(scope) ?? []), input.sku.toLowerCase()]);
+  }
+  const [byId, byUrl, byGtin, ...bySku] = await Promise.all([
+    findProductsByIds(db, ids, withRawData),
+    findProductsByUrlKeys(db, urlKeys, withRawData),
+    findProductsByGtin14(db, gtins, withRawData),
+    ...[...skuScopes].map(([scope, skus]) => findProductsBySku(db, skus, withRawData, scope || undefined)),
+  ]);
+  const many = <T extends { key: string }>(rows: readonly T[]) => {
+    const grouped = new Map<string, T[]>();
+    for (const row of rows) grouped.set(row.key, [...(grouped.get(row.key) ?? []), row]);
+    return grouped;
+  };
+  const idMap = new Map(byId.map((product) => [product.id, product]));
+  const urlMap = many(byUrl);
+  const gtinMap = many(byGtin);
+  const skuMaps = new Map([...skuScopes.keys()].map((scope, index) => [scope, many(bySku[index] ?? [])]));
+  const none: Lookup = { product: null, reason: "not_found" };
+  const one = (rows: readonly { product: Product }[] | undefined, match: Lookup["match"]): Lookup => {
+    if (!rows || rows.length === 0) return none;
+    if (rows.length > 1) return { product: null, reason: "ambiguous" };
+    return { product: rows[0]!.product, match };
+  };
+  return inputs.map((input): Lookup => {
+    if ("id" in input) {
+      const product = idMap.get(input.id);
+      return product ? { product, match: "id" } : none;
+    }
+    if ("url" in input) {
+      const rows = urlMap.get(productUrlKey(input.url) ?? "");
+      const found = one(rows, "url_normalized");
+      return found.product?.url === input.url ? { ...found, match: "url" } : found;
+    }
+    if ("gtin" in input) {
+      const parsed = parseGtin(input.gtin);
+      if (!parsed.ok) return none;
+      const found = one(gtinMap.get(parsed.gtin14), "gtin14");
+      const stored = found.product?.identifiers?.gtin;
+      return stored && stored === parsed.digits ? { ...found, match: "gtin" } : found;
+    }
+    const scope = input.brand_url === undefined ? "" : (brandHost(input.brand_url) ?? "");
+    return one(skuMaps.get(scope)?.get(input.sku.toLowerCase()), "sku");
+  });
 }

@@ -3,8 +3,8 @@
  * the first migration (custom) creates the `vector` extension.
  */
 import { sql, type SQL } from "drizzle-orm";
-import { bigint, customType, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, vector } from "drizzle-orm/pg-core";
-import type { Identifiers, Media, Offers, RawData } from "../../shared/schemas/index.js";
+import { bigint, customType, index, integer, jsonb, pgTable, smallint, text, timestamp, uniqueIndex, vector } from "drizzle-orm/pg-core";
+import type { Identifiers, Media, Offers, Provenance, RawData } from "../../shared/schemas/index.js";
 
 /** Dimensions of the stored vectors; fixed by the embedding model the catalog was built with. */
 export const EMBEDDING_DIMENSIONS = 512;
@@ -32,6 +32,29 @@ export const products = pgTable(
     rawData: jsonb("raw_data").$type<RawData>(),
     offers: jsonb("offers").$type<Offers>(),
     identifiers: jsonb("identifiers").$type<Identifiers>(),
+    /** Per field, the layer it was read from and the extractor's confidence (see docs/extraction.md). */
+    provenance: jsonb("provenance").$type<Provenance>(),
+    /** The category path as the record gives it, segments joined by " > ". */
+    category: text("category"),
+    // What shoppers filter and sort on, derived from the record on import (catalog/structured.ts); `derived_version`
+    // says which version of that derivation wrote them, so a newer one backfills older rows.
+    /** The price in integer minor units of `currency` (cents; yen; fils). */
+    priceMinor: bigint("price_minor", { mode: "number" }),
+    /** ISO 4217. */
+    currency: text("currency"),
+    /** The crossed-out or list price, in minor units of `currency`. */
+    listPriceMinor: bigint("list_price_minor", { mode: "number" }),
+    /** schema.org availability name. */
+    availability: text("availability"),
+    /** `category` lower-cased and spaced the one way, for prefix filters by whole segments. */
+    categoryKey: text("category_key"),
+    /** The brand names lower-cased, for brand filters. */
+    brandKeys: text("brand_keys").array().notNull().default(sql`'{}'::text[]`),
+    /** The GTIN in its 14-digit form (check digit verified), for lookups by any of its forms. */
+    gtin14: text("gtin14"),
+    /** The SKU lower-cased, for lookups. */
+    skuKey: text("sku_key"),
+    derivedVersion: smallint("derived_version").notNull().default(0),
     /** SHA-256 of the record as imported: an unchanged re-import is skipped, with no re-embedding. */
     contentHash: text("content_hash").notNull(),
     embedding: vector("embedding", { dimensions: EMBEDDING_DIMENSIONS }),
@@ -50,6 +73,14 @@ export const products = pgTable(
     index("products_brand_host_idx").on(t.brandHost),
     index("products_search_idx").using("gin", t.search),
     index("products_embedding_idx").using("hnsw", t.embedding.op("vector_cosine_ops")),
+    index("products_price_idx").on(t.currency, t.priceMinor, t.id),
+    index("products_category_idx").on(t.categoryKey.op("text_pattern_ops")),
+    index("products_brand_keys_idx").using("gin", t.brandKeys),
+    index("products_availability_idx").on(t.availability),
+    index("products_created_idx").on(t.createdAt, t.id),
+    index("products_gtin14_idx").on(t.gtin14),
+    index("products_sku_idx").on(t.skuKey),
+    index("products_derived_idx").on(t.derivedVersion),
   ],
 );
 

@@ -4,17 +4,57 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { IdentifiersSchema, MediaSchema, OffersSchema, ProductIdSchema, ProvenanceSchema, RawDataSchema } from "../../shared/schemas/index.js";
 import { isCurrencyCode } from "../../shared/currency.js";
+import { parseGtin } from "../../shared/gtin.js";
+import { MediaSchema, ProductIdSchema, ProvenanceSchema, RawDataSchema } from "../../shared/schemas/index.js";
 import { brandHost, parseHttpUrl, productUrlKey } from "../../shared/url.js";
 import { productIdFromUrlKey } from "../catalog/ids.js";
+import { CATEGORY_SEPARATOR, deriveStructured, normalizeAvailability } from "../catalog/structured.js";
 import type { NewProductRow } from "../db/schema.js";
 import { embeddingText } from "../search/embedding-text.js";
 import { type ImportLimits, overCap } from "./limits.js";
 import { cleanStrings, MAX_JSON_DEPTH, nestedDeeperThan } from "./sanitize.js";
 
-/** Segments of a category path, e.g. "Clothing > Outerwear > Rain Jackets". */
-export const CATEGORY_SEPARATOR = " > ";
+/** A price as feeds write it: a decimal string, or a JSON number. */
+const DecimalSchema = z
+  .union([z.string().trim(), z.number().nonnegative().transform(String)], { error: "must be a decimal such as 24.99" })
+  .pipe(z.string().regex(/^\d{1,15}(\.\d{1,6})?$/, "must be a non-negative decimal such as 24.99"));
+
+/** Offers as an import takes them: every member checked, and spelled the one way the catalog stores. */
+const ImportOffersSchema = z.object({
+  price: DecimalSchema.nullable().default(null),
+  currency: z
+    .string()
+    .trim()
+    .transform((value) => value.toUpperCase())
+    .refine(isCurrencyCode, "must be an ISO 4217 currency code such as USD or EUR")
+    .nullable()
+    .default(null),
+  availability: z
+    .string()
+    .transform((value, context) => {
+      const name = normalizeAvailability(value);
+      if (name === null) context.addIssue({ code: "custom", message: "must be a schema.org availability such as InStock, OutOfStock, PreOrder" });
+      return name ?? value;
+    })
+    .nullable()
+    .default(null),
+  was_price: DecimalSchema.nullable().optional(),
+});
+
+const ImportIdentifiersSchema = z.object({
+  sku: z.string().trim().max(200).nullable().default(null),
+  gtin: z
+    .string()
+    .transform((value, context) => {
+      const parsed = parseGtin(value);
+      if (!parsed.ok) context.addIssue({ code: "custom", message: `is not a valid GTIN: ${parsed.reason}` });
+      return parsed.ok ? parsed.digits : value;
+    })
+    .nullable()
+    .default(null),
+  mpn: z.string().trim().max(200).nullable().default(null),
+});
 
 export const ImportRecordSchema = z.object({
   id: ProductIdSchema.optional(),
@@ -33,17 +73,8 @@ export const ImportRecordSchema = z.object({
   raw_data: RawDataSchema.nullable()
     .optional()
     .refine((value) => !nestedDeeperThan(value), `must not nest JSON deeper than ${MAX_JSON_DEPTH} levels`),
-  offers: OffersSchema.extend({
-    currency: z
-      .string()
-      .trim()
-      .transform((code) => code.toUpperCase())
-      .refine(isCurrencyCode, "must be an ISO 4217 currency code such as USD or EUR")
-      .nullable(),
-  })
-    .nullable()
-    .optional(),
-  identifiers: IdentifiersSchema.nullable().optional(),
+  offers: ImportOffersSchema.nullable().optional(),
+  identifiers: ImportIdentifiersSchema.nullable().optional(),
   /** The product's category as a path; an array of segments is joined with " > ". */
   category: z
     .union([z.string(), z.array(z.string().trim().min(1).max(200)).max(20)])
@@ -73,6 +104,8 @@ function contentHash(record: ImportRecord, id: string): string {
     record.raw_data ?? null,
     record.offers ?? null,
     record.identifiers ?? null,
+    record.category ?? null,
+    record.provenance ?? null,
   ];
   return createHash("sha256").update(JSON.stringify(canonical)).digest("hex");
 }
@@ -107,6 +140,9 @@ export function prepareRecord(input: ImportRecord): PreparedRecord {
     rawData: record.raw_data ?? null,
     offers: record.offers ?? null,
     identifiers: record.identifiers ?? null,
+    category: record.category || null,
+    provenance: record.provenance ?? null,
+    ...deriveStructured(record),
     contentHash: contentHash(record, id),
     embeddingText: embeddingText(record),
   };

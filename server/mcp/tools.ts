@@ -40,10 +40,10 @@ function withoutPreprocess(schema: z.ZodType): z.ZodType {
   return schema;
 }
 
-/** The arguments a tool advertises, from the operation's input schema. */
-function typedArguments(params: z.ZodObject): z.ZodObject {
+/** The arguments a tool advertises, from the operation's input schema, with the tool's own defaults. */
+function typedArguments(params: z.ZodObject, defaults: Record<string, unknown> = {}): z.ZodObject {
   const shape = Object.entries(params.shape).map(([name, field]) => {
-    const typed = withoutPreprocess(field);
+    const typed = name in defaults ? withoutPreprocess(field).default(defaults[name]) : withoutPreprocess(field);
     return [name, field.description ? typed.describe(field.description) : typed];
   });
   return z.object(Object.fromEntries(shape));
@@ -88,7 +88,7 @@ const TOOLS: readonly CatalogTool[] = operationList.flatMap(({ operation }) => {
         name: operation.mcp.tool,
         title: operation.title,
         description: operation.mcp.description,
-        inputSchema: jsonSchema(typedArguments(operation.input), "input"),
+        inputSchema: jsonSchema(typedArguments(operation.input, operation.mcp.defaults), "input"),
         outputSchema: jsonSchema(operation.output, "output"),
         // A closed catalog, read only: calling twice changes nothing and reaches nothing outside it.
         annotations: { title: operation.title, readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -103,6 +103,13 @@ const BY_NAME = new Map(TOOLS.map((tool) => [tool.listing.name, tool]));
 export function messageCost(message: unknown): number {
   const call = CallToolRequestSchema.safeParse(message);
   return call.success ? (BY_NAME.get(call.data.params.name)?.operation.cost ?? UNIT_COST) : UNIT_COST;
+}
+
+/** The tool's defaults under the arguments given; an agent asking for raw data wants the whole record, not the default view. */
+function withDefaults(defaults: Record<string, unknown> = {}, given: Record<string, unknown>): Record<string, unknown> {
+  const { view, ...others } = defaults;
+  const keepView = view !== undefined && !(given.include_raw_data === true || given.include_raw_data === "true");
+  return { ...others, ...(keepView ? { view } : {}), ...given };
 }
 
 /**
@@ -125,7 +132,7 @@ export function createMcpServer(context: () => CallContext): Server {
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool ${request.params.name}; the tools are ${[...BY_NAME.keys()].join(", ")}.`);
     const ctx = context();
     try {
-      return success(await invoke(tool.operation, ctx, request.params.arguments ?? {}));
+      return success(await invoke(tool.operation, ctx, withDefaults(tool.operation.mcp?.defaults, request.params.arguments ?? {})));
     } catch (thrown) {
       return failure(problemFromThrown(thrown, ctx.requestId, ctx.log));
     }

@@ -17,6 +17,8 @@ export interface RerankResult {
   outcome: "reranked" | "cached" | "fallback" | "none";
   /** Why a fallback happened, for the log (never sent to clients). */
   reason?: string;
+  /** The reranker's own score per id, when it has one (for `explain`). */
+  scores?: ReadonlyMap<string, number>;
 }
 
 /** What retrieval already knows, for rerankers that can use it. */

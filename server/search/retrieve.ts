@@ -1,14 +1,14 @@
 /**
- * The two retrievals behind search, each scoped to a brand inside the query
- * (never filtered afterwards, so a small brand still fills its page).
+ * The two retrievals behind search, each filtered inside the query (never
+ * afterwards, so a small brand or a narrow filter still fills its page).
  */
-import { and, desc, eq, isNotNull, sql, type SQL } from "drizzle-orm";
+import { and, desc, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { Database, DbOrTx } from "../db/client.js";
-import { VECTOR_SESSION_SETTINGS } from "../db/vector-settings.js";
 import { products } from "../db/schema.js";
-import { countInBrand } from "../catalog/repository.js";
+import { VECTOR_SESSION_SETTINGS } from "../db/vector-settings.js";
+import { type Filters, filterSql, narrows } from "./filters.js";
 
-/** Brand scopes up to this size are ranked exactly (every product compared); larger ones use HNSW. */
+/** Filtered sets up to this size are ranked exactly (every product compared); larger ones, and the whole catalog, use HNSW. */
 const EXACT_SCOPE_MAX = 20_000;
 
 export interface Ranked {
@@ -24,8 +24,17 @@ export function vectorLiteral(vector: readonly number[]): SQL {
   return sql`(select ${`[${vector.join(",")}]`}::vector)`;
 }
 
-function inScope(brandHost: string | null): SQL | undefined {
-  return brandHost === null ? undefined : eq(products.brandHost, brandHost);
+/** Whether at most `max` products pass `where`: counts no further than max + 1 rows. */
+async function atMost(db: Database, where: SQL | undefined, max: number): Promise<boolean> {
+  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(
+    db
+      .select({ one: sql`1` })
+      .from(products)
+      .where(where)
+      .limit(max + 1)
+      .as("bounded"),
+  );
+  return (row?.n ?? 0) <= max;
 }
 
 /** Words of the query joined by `|` or `&`; only letters and digits reach `to_tsquery`. */
@@ -48,52 +57,54 @@ function tsQueryText(query: string, join: "|" | "&" = "|"): string | null {
 export async function fullTextRanked(
   db: Database,
   query: string,
-  brandHost: string | null,
+  filters: Filters,
   k: number,
   options: { everyWordFirst: boolean } = { everyWordFirst: false },
 ): Promise<Ranked[]> {
   const text = tsQueryText(query);
   if (text === null) return [];
   const everyWord = tsQueryText(query, "&");
+  const where = filterSql(filters);
   if (options.everyWordFirst && everyWord !== null && everyWord !== text) {
-    const all = await rankedMatches(db, everyWord, brandHost, k);
+    const all = await rankedMatches(db, everyWord, where, k);
     if (all.length >= k) return all;
   }
-  return rankedMatches(db, text, brandHost, k);
+  return rankedMatches(db, text, where, k);
 }
 
-async function rankedMatches(db: Database, text: string, brandHost: string | null, k: number): Promise<Ranked[]> {
+async function rankedMatches(db: Database, text: string, where: SQL | undefined, k: number): Promise<Ranked[]> {
   const tsquery = sql`to_tsquery('english', ${text})`;
   const score = sql<number>`ts_rank(${products.search}, ${tsquery})`.mapWith(Number);
   return db
     .select({ id: products.id, score })
     .from(products)
-    .where(and(sql`${products.search} @@ ${tsquery}`, inScope(brandHost)))
+    .where(and(sql`${products.search} @@ ${tsquery}`, where))
     .orderBy(desc(score), products.id)
     .limit(k);
 }
 
 /**
- * Cosine similarity over stored vectors. A brand scope of up to
- * EXACT_SCOPE_MAX products is ranked exactly (every product compared); the
- * whole catalog and larger brands go through HNSW with the session's
- * iterative scan (see db/vector-settings.ts), whose relaxed
- * order is re-sorted here.
+ * Cosine similarity over stored vectors. A filtered set of up to
+ * EXACT_SCOPE_MAX products is ranked exactly (every product compared), so a
+ * narrow filter never misses what HNSW's graph walk would not reach; the
+ * whole catalog and larger sets go through HNSW with the session's iterative
+ * scan (see db/vector-settings.ts), whose relaxed order is re-sorted here.
  */
 export async function vectorRanked(
   db: Database,
   vector: readonly number[],
-  brandHost: string | null,
+  filters: Filters,
   k: number,
   options: { settingsInSession: boolean },
 ): Promise<Ranked[]> {
-  const exact = brandHost !== null && (await countInBrand(db, brandHost)) <= EXACT_SCOPE_MAX;
+  const where = filterSql(filters);
+  const exact = narrows(filters) && (await atMost(db, where, EXACT_SCOPE_MAX));
   const distance = sql<number>`${products.embedding} <=> ${vectorLiteral(vector)}`.mapWith(Number);
   const query = (tx: DbOrTx) =>
     tx
       .select({ id: products.id, distance })
       .from(products)
-      .where(and(isNotNull(products.embedding), inScope(brandHost)))
+      .where(and(isNotNull(products.embedding), where))
       // `+ 0` keeps the planner off the HNSW index for the exact path.
       .orderBy(exact ? sql`(${distance}) + 0` : distance)
       .limit(k);

@@ -1,21 +1,44 @@
 /**
- * Search: embed the query, retrieve by full text and by vector within the
- * brand scope, fuse by reciprocal rank, rerank the top, return records.
+ * Search and browse.
+ *
+ * With words to search: embed the query, retrieve by full text and by vector
+ * with the filters inside both queries, keep only what matches (a query word
+ * in the text, or a similarity above the relevance floor), fuse by reciprocal
+ * rank, rerank the top, and page through the result by relevance (or by price
+ * or age). Without words (only filters, or a query that was all constraints):
+ * browse what passes the filters, by age or price. Constraints written in the
+ * query are read first (interpret.ts); facets count the whole matched set.
  */
+import { inArray } from "drizzle-orm";
+import type { Explain, Facet, Facets, Interpretation, Message, Product, SearchParams, Sort } from "../../shared/schemas/index.js";
+import { LruCache, refreshedEvery } from "../cache.js";
+import { catalogSecret, findProductsByIds } from "../catalog/repository.js";
 import type { Database } from "../db/client.js";
-import { findProductsByIds } from "../catalog/repository.js";
+import { products } from "../db/schema.js";
+import { browseKeys, brandNames, comesAfter, fieldLexemes, type OrderSort, type SortKey, sortKeys, wordLexemes } from "./browse.js";
 import { catalogSizeEvery } from "./catalog-size.js";
-import { brandHost as toBrandHost } from "../../shared/url.js";
-import type { Product, SearchParams } from "../../shared/schemas/index.js";
+import { createCursorCodec, type CursorCodec, type CursorPosition, fingerprint, seenHash } from "./cursor.js";
 import type { Embedder } from "./embedder.js";
-import type { Reranker, RerankResult } from "./reranker.js";
-import { LruCache } from "../cache.js";
+import { facetCounts } from "./facets.js";
+import { describeFilters, type Filters, filterSql, filtersFrom } from "./filters.js";
 import { reciprocalRankFusion } from "./fuse.js";
+import { brandIndex, interpret, type Reading } from "./interpret.js";
+import { parseTsvector } from "./lexical.js";
+import type { Reranker, RerankResult } from "./reranker.js";
 import { fullTextRanked, vectorRanked } from "./retrieve.js";
 
+export interface SearchHitResult {
+  product: Product;
+  explain?: Explain;
+}
+
 export interface SearchResult {
-  products: Product[];
-  /** Which reranker ordered the answer and how it went (e.g. for an `X-Rerank` header). */
+  hits: SearchHitResult[];
+  nextCursor?: string;
+  facets?: Facets;
+  interpretation?: Interpretation;
+  messages?: Message[];
+  /** Which reranker ordered the answer and how it went (e.g. for an `X-Rerank` header); absent when browsing. */
   rerank: { name: string; outcome: RerankResult["outcome"]; reason?: string };
 }
 
@@ -43,7 +66,13 @@ export interface SearchDeps {
   vectorSettingsInSession?: boolean;
   /** How many fused candidates the reranker sees (at least `limit`): RERANK_CANDIDATES. */
   rerankCandidates: number;
+  /** The relevance floor: a product no query word matches is kept only at this cosine similarity or above (SEARCH_MIN_SIMILARITY). */
+  minSimilarity: number;
+  /** The most products a search matches, and so pages through (SEARCH_MAX_RESULTS). */
+  maxResults: number;
   queryCacheSize?: number;
+  /** Milliseconds since the epoch, for cursor ages. */
+  now?: () => number;
   /** Told about every search; the service stays free of any metrics library. */
   observe?: (report: SearchReport) => void;
 }
@@ -54,13 +83,23 @@ const EMBEDDED_QUERY_CHARS = 200;
 const MIN_RETRIEVAL = 50;
 /** From this many products, full text tries the products with every word first (see fullTextRanked). */
 const EVERY_WORD_FIRST_FROM = 50_000;
-/** How long a count of the catalog is trusted for that choice. */
-const CATALOG_SIZE_TTL_MS = 60_000;
+/** How long a count of the catalog, or its brand names, is trusted. */
+const CATALOG_FACTS_TTL_MS = 60_000;
+const BROWSE = { name: "none", outcome: "none" } as const;
 
 export function createSearchService(deps: SearchDeps): SearchService {
   const { db, embedder, reranker } = deps;
   const queryVectors = new LruCache<string, Promise<number[]>>(deps.queryCacheSize ?? 1000);
-  const catalogSize = catalogSizeEvery(db, CATALOG_SIZE_TTL_MS);
+  const catalogSize = catalogSizeEvery(db, CATALOG_FACTS_TTL_MS);
+  const brands = refreshedEvery(async () => brandIndex(await brandNames(db)), CATALOG_FACTS_TTL_MS);
+  let codec: Promise<CursorCodec> | undefined;
+  const cursors = () => {
+    codec ??= catalogSecret(db, "cursor_secret").then((secret) => createCursorCodec(secret, deps.now));
+    codec.catch(() => {
+      codec = undefined;
+    });
+    return codec;
+  };
 
   function embedQuery(fullQuery: string): Promise<number[]> {
     const query = fullQuery.slice(0, EMBEDDED_QUERY_CHARS);
@@ -74,50 +113,233 @@ export function createSearchService(deps: SearchDeps): SearchService {
     return vector;
   }
 
+  /** What a page depends on: a cursor continues only the query, filters and sort it came from. */
+  function fingerprintOf(params: SearchParams, sort: Sort): string {
+    const { q, brand_url, price_min, price_max, currency, availability, category, brand, parse_query } = params;
+    return fingerprint([q ?? "", brand_url, price_min, price_max, currency, availability, category, brand, sort, parse_query]);
+  }
+
   return {
     async search(params) {
       // Postgres text cannot hold NUL; it carries no meaning in a query anyway.
-      const q = params.q.replaceAll("\u0000", " ");
-      const scope = params.brand_url === undefined ? null : toBrandHost(params.brand_url);
-      const rerankCount = Math.max(params.limit, deps.rerankCandidates);
-      const depth = Math.max(rerankCount, MIN_RETRIEVAL);
-      const mode = deps.retrieval ?? "hybrid";
-      const read = deps.reader?.() ?? db;
-      const started = performance.now();
-      const queryVector = mode === "fulltext" ? undefined : await embedQuery(q);
-      const embedded = performance.now();
-      const everyWordFirst = mode !== "vector" && (await catalogSize()) >= EVERY_WORD_FIRST_FROM;
-      const [lexical, semantic] = await Promise.all([
-        mode === "vector" ? [] : fullTextRanked(read, q, scope, depth, { everyWordFirst }),
-        queryVector ? vectorRanked(read, queryVector, scope, depth, { settingsInSession: deps.vectorSettingsInSession ?? false }) : [],
-      ]);
-      const fused = reciprocalRankFusion([lexical, semantic]);
-      const candidates = await findProductsByIds(read, fused.slice(0, rerankCount), params.include_raw_data);
-      const similarities = new Map(semantic.map((item) => [item.id, item.score]));
-      const retrieved = performance.now();
-      const reranked = await reranker.rerank(q, candidates, queryVector ? { queryVector, similarities } : {});
-      const order = repairOrder(reranked.ids, candidates);
-      const rerank = { name: reranker.name, outcome: reranked.outcome, ...(reranked.reason ? { reason: reranked.reason } : {}) };
-      const seconds = (from: number, to: number) => (to - from) / 1000;
-      deps.observe?.({
-        stages: { embed: seconds(started, embedded), retrieve: seconds(embedded, retrieved), rerank: seconds(retrieved, performance.now()) },
-        rerank,
-      });
-      return { products: order.slice(0, params.limit), rerank };
+      const q = params.q?.replaceAll("\u0000", " ").trim() || undefined;
+      const reading: Reading | null = q && params.parse_query ? interpret({ ...params, q }, await brands()) : null;
+      const effective: SearchParams = { ...params, ...reading?.adds };
+      const query = reading ? reading.query || undefined : q;
+      const sort: Sort = params.sort ?? (query ? "relevance" : "newest");
+      const print = fingerprintOf(params, sort);
+      const position = params.cursor === undefined ? undefined : (await cursors()).decode(params.cursor, print);
+      const priced = sort === "price_asc" || sort === "price_desc";
+      const filters = filtersFrom(effective, { priced });
+      const withRawData = params.include_raw_data || params.view === "full";
+
+      const messages: Message[] = [];
+      if ((effective.price_min !== undefined || effective.price_max !== undefined || priced) && effective.currency) {
+        messages.push({
+          code: "currency_only",
+          text: `Prices are never converted: only products priced in ${effective.currency} were considered for the price ${priced ? "sort" : "filter"}.`,
+        });
+      }
+      for (const skipped of reading?.notApplied ?? []) {
+        messages.push({ code: "filter_not_applied", text: `"${skipped.text}" was not applied as ${skipped.filter}: ${skipped.reason}.` });
+      }
+
+      const page = query
+        ? await searchPage(query, filters, effective, sort, position)
+        : await browsePage(filters, sort as OrderSort, effective, position);
+      const hits = (await recordsOf(page, withRawData)).map((product): SearchHitResult => ({ product }));
+      if (params.explain) await explainHits(hits, query, effective, page.scores);
+      if (page.endOfRelevance) {
+        messages.push({
+          code: "end_of_relevance",
+          text: `Relevance results end at ${deps.maxResults} products; narrow the search with filters, or sort by price or newest to go further.`,
+        });
+      }
+
+      let nextCursor: string | undefined;
+      if (page.next) {
+        const codecNow = await cursors();
+        nextCursor = codecNow.encode(print, page.next);
+      }
+      const result: SearchResult = { hits, rerank: page.rerank };
+      if (nextCursor) result.nextCursor = nextCursor;
+      if (params.facets) result.facets = await facetCounts(deps.reader?.() ?? db, page.facetScope(), params.facets);
+      if (reading) {
+        result.interpretation = {
+          query: reading.query,
+          applied: reading.applied,
+          ...(reading.notApplied.length > 0 ? { not_applied: reading.notApplied } : {}),
+        };
+      }
+      if (messages.length > 0) result.messages = messages;
+      return result;
     },
   };
+
+  interface Page {
+    ids: string[];
+    /** Records already read (the reranker's candidates, without raw data). */
+    known?: ReadonlyMap<string, Product>;
+    next?: CursorPosition;
+    /** The products facets count: the filters' whole set when browsing, the matched set when searching. */
+    facetScope: () => ReturnType<typeof filterSql>;
+    scores?: { lexical: Map<string, number>; semantic: Map<string, number>; rerank?: ReadonlyMap<string, number> };
+    rerank: SearchResult["rerank"];
+    endOfRelevance?: boolean;
+  }
+
+  /** The page's records in page order; those the reranker saw are not read again (unless raw data is asked for). */
+  async function recordsOf(page: Page, withRawData: boolean): Promise<Product[]> {
+    const known = withRawData ? new Map<string, Product>() : (page.known ?? new Map<string, Product>());
+    const missing = page.ids.filter((id) => !known.has(id));
+    const read = missing.length > 0 ? await findProductsByIds(deps.reader?.() ?? db, missing, withRawData) : [];
+    const byId = new Map([...known, ...read.map((product): [string, Product] => [product.id, product])]);
+    return page.ids.flatMap((id) => {
+      const product = byId.get(id);
+      return product ? [product] : [];
+    });
+  }
+
+  function keysetFrom(position: CursorPosition | undefined): SortKey | undefined {
+    if (!position) return undefined;
+    if (position.kind !== "keyset") throw new Error("a relevance cursor on a sorted page: the fingerprint binds the sort");
+    return { id: position.id, value: position.value };
+  }
+
+  async function browsePage(filters: Filters, sort: OrderSort, params: SearchParams, position?: CursorPosition): Promise<Page> {
+    const read = deps.reader?.() ?? db;
+    const where = filterSql(filters);
+    const keys = await browseKeys(read, where, sort, params.limit + 1, keysetFrom(position));
+    const shown = keys.slice(0, params.limit);
+    const last = shown.at(-1);
+    return {
+      ids: shown.map((key) => key.id),
+      ...(keys.length > params.limit && last ? { next: { kind: "keyset", value: last.value, id: last.id } } : {}),
+      facetScope: () => where,
+      rerank: BROWSE,
+    };
+  }
+
+  async function searchPage(query: string, filters: Filters, params: SearchParams, sort: Sort, position?: CursorPosition): Promise<Page> {
+    const seen = position?.kind === "seen" ? position.seen : new Set<string>();
+    const rerankCount = Math.max(params.limit, deps.rerankCandidates);
+    const whole = sort !== "relevance" || params.facets !== undefined;
+    const depth = Math.min(deps.maxResults, whole ? deps.maxResults : Math.max(MIN_RETRIEVAL, rerankCount, seen.size + params.limit));
+    const mode = deps.retrieval ?? "hybrid";
+    const read = deps.reader?.() ?? db;
+    const started = performance.now();
+    const queryVector = mode === "fulltext" ? undefined : await embedQuery(query);
+    const embedded = performance.now();
+    const everyWordFirst = mode !== "vector" && (await catalogSize()) >= EVERY_WORD_FIRST_FROM;
+    const [lexical, semantic] = await Promise.all([
+      mode === "vector" ? [] : fullTextRanked(read, query, filters, depth, { everyWordFirst }),
+      queryVector ? vectorRanked(read, queryVector, filters, depth, { settingsInSession: deps.vectorSettingsInSession ?? false }) : [],
+    ]);
+    // The relevance floor: what no query word matches must be close in meaning to count as a match at all.
+    const similar = semantic.filter((item) => item.score >= deps.minSimilarity);
+    const matched = reciprocalRankFusion([lexical, similar]).slice(0, deps.maxResults);
+    const candidates = await findProductsByIds(read, matched.slice(0, rerankCount), false);
+    const similarities = new Map(semantic.map((item) => [item.id, item.score]));
+    const retrieved = performance.now();
+    const reranked = await reranker.rerank(query, candidates, queryVector ? { queryVector, similarities } : {});
+    const rerankedIds = repairOrder(reranked.ids, candidates);
+    const ranked = [...rerankedIds, ...matched.slice(candidates.length)];
+    const rerank = { name: reranker.name, outcome: reranked.outcome, ...(reranked.reason ? { reason: reranked.reason } : {}) };
+    const seconds = (from: number, to: number) => (to - from) / 1000;
+    deps.observe?.({
+      stages: { embed: seconds(started, embedded), retrieve: seconds(embedded, retrieved), rerank: seconds(retrieved, performance.now()) },
+      rerank,
+    });
+    const scores = {
+      lexical: new Map(lexical.map((item) => [item.id, item.score])),
+      semantic: similarities,
+      ...(reranked.scores ? { rerank: reranked.scores } : {}),
+    };
+    const facetScope = () => inArray(products.id, matched.length > 0 ? matched : [""]);
+    const known = new Map(candidates.map((product) => [product.id, product]));
+
+    if (sort === "relevance") {
+      const rest = ranked.filter((id) => !seen.has(seenHash(id)));
+      const ids = rest.slice(0, params.limit);
+      const shown = seen.size + ids.length;
+      const more = rest.length > ids.length;
+      const next: CursorPosition | undefined =
+        more && shown < deps.maxResults ? { kind: "seen", seen: new Set([...seen, ...ids.map(seenHash)]) } : undefined;
+      return {
+        ids,
+        known,
+        ...(next ? { next } : {}),
+        facetScope,
+        scores,
+        rerank,
+        endOfRelevance: more && shown >= deps.maxResults,
+      };
+    }
+    const from = keysetFrom(position);
+    const keys = (await sortKeys(read, ranked, sort)).filter((key) => !from || comesAfter(sort, key, from));
+    const shown = keys.slice(0, params.limit);
+    const last = shown.at(-1);
+    return {
+      ids: shown.map((key) => key.id),
+      known,
+      ...(keys.length > params.limit && last ? { next: { kind: "keyset", value: last.value, id: last.id } } : {}),
+      facetScope,
+      scores,
+      rerank,
+    };
+  }
+
+  /** Fills in why each hit matched (`explain=true`). */
+  async function explainHits(hits: SearchHitResult[], query: string | undefined, params: SearchParams, scores: Page["scores"]): Promise<void> {
+    const read = deps.reader?.() ?? db;
+    const words = query ? [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])] : [];
+    const [byLexeme, fields] = await Promise.all([
+      wordLexemes(read, words),
+      fieldLexemes(
+        read,
+        hits.map((hit) => hit.product.id),
+      ),
+    ]);
+    const fieldsById = new Map(fields.map((row) => [row.id, row]));
+    const filters = describeFilters(params);
+    for (const hit of hits) {
+      const row = fieldsById.get(hit.product.id);
+      const matchedFields: Explain["matched"]["fields"] = [];
+      const matchedWords = new Set<string>();
+      for (const field of ["name", "brands", "desc", "category"] as const) {
+        const lexemes = new Set(parseTsvector(row?.[field] ?? "").map((term) => term.lexeme));
+        let any = false;
+        for (const [lexeme, word] of byLexeme) {
+          if (lexemes.has(lexeme)) {
+            any = true;
+            matchedWords.add(word);
+          }
+        }
+        if (any) matchedFields.push(field);
+      }
+      const id = hit.product.id;
+      hit.explain = {
+        matched: { fields: matchedFields, words: words.filter((word) => matchedWords.has(word)) },
+        scores: {
+          lexical: scores?.lexical.get(id) ?? null,
+          semantic: scores?.semantic.get(id) ?? null,
+          rerank: scores?.rerank?.get(id) ?? null,
+        },
+        filters,
+      };
+    }
+  }
 }
 
 /** Keeps the reranker's order for ids it knows, once each; candidates it left out follow in retrieval order. */
-function repairOrder(ids: readonly string[], candidates: readonly Product[]): Product[] {
-  const byId = new Map(candidates.map((candidate) => [candidate.id, candidate]));
+function repairOrder(ids: readonly string[], candidates: readonly Product[]): string[] {
+  const known = new Set(candidates.map((candidate) => candidate.id));
   const seen = new Set<string>();
-  const ordered: Product[] = [];
+  const ordered: string[] = [];
   for (const id of [...ids, ...candidates.map((c) => c.id)]) {
-    const product = byId.get(id);
-    if (product && !seen.has(id)) {
+    if (known.has(id) && !seen.has(id)) {
       seen.add(id);
-      ordered.push(product);
+      ordered.push(id);
     }
   }
   return ordered;

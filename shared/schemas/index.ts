@@ -2,3 +2,4 @@ export * from "./product.js";
 export * from "./params.js";
 export * from "./problem.js";
 export * from "./health.js";
+export * from "./search.js";

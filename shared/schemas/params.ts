@@ -4,8 +4,10 @@
  * both, and each names its own failure in words a client can act on.
  */
 import { z } from "zod";
+import { isCurrencyCode } from "../currency.js";
+import { parseGtin } from "../gtin.js";
 import { brandHost, parseHttpUrl } from "../url.js";
-import { ProductIdSchema } from "./product.js";
+import { AVAILABILITY_FILTERS, ProductIdSchema, VIEWS } from "./product.js";
 
 /** Message for a value that is missing, repeated, or not text. */
 function textError(issue: { input?: unknown }): string {
@@ -18,15 +20,51 @@ const text = () => z.string({ error: textError });
 
 /** Query strings carry `"false"`; coercion would read it as true. */
 const BOOLEAN_WORDS: Record<string, boolean> = { true: true, "1": true, false: false, "0": false };
-export const IncludeRawDataSchema = z
-  .preprocess(
-    (value) => (typeof value === "string" && value in BOOLEAN_WORDS ? BOOLEAN_WORDS[value] : value),
-    z.boolean({ error: "must be true, false, 1 or 0" }),
-  )
+function flag(fallback: boolean, description: string) {
+  return z
+    .preprocess(
+      (value) => (typeof value === "string" && value in BOOLEAN_WORDS ? BOOLEAN_WORDS[value] : value),
+      z.boolean({ error: "must be true, false, 1 or 0" }),
+    )
+    .optional()
+    .default(fallback)
+    .describe(description)
+    .meta({ override: { type: "boolean", default: fallback } });
+}
+
+export const IncludeRawDataSchema = flag(
+  false,
+  "Include `raw_data` (stripped HTML and the page's JSON) in each record: `true`, `false`, `1` or `0`. Same as `view=full`.",
+);
+
+/**
+ * One or more values: a repeated query parameter (`brand=a&brand=b`), a JSON array, or, with
+ * `commas`, a comma-separated string (`facets=brand,price`).
+ */
+function list<T extends z.ZodType>(item: T, options: { max: number; commas?: boolean }) {
+  return z.preprocess(
+    (value) => {
+      if (typeof value !== "string") return value;
+      return options.commas
+        ? value
+            .split(",")
+            .map((part) => part.trim())
+            .filter(Boolean)
+        : [value];
+    },
+    z
+      .array(item, { error: "must be a string or a list of strings" })
+      .min(1, "must not be empty")
+      .max(options.max, `may hold at most ${options.max} values`),
+  );
+}
+
+export const ViewSchema = z
+  .enum(VIEWS, { error: `must be one of ${VIEWS.join(", ")}` })
   .optional()
-  .default(false)
-  .describe("Include `raw_data` (stripped HTML and the page's JSON) in each record: `true`, `false`, `1` or `0`.")
-  .meta({ override: { type: "boolean", default: false } });
+  .describe(
+    "How much of each record to answer: `compact` (id, name, brand, price, availability, url, one image: for agents that pay per token), `standard` (the full record without raw data; the default), `full` (with `raw_data`, like `include_raw_data=true`).",
+  );
 
 export const LIMIT_MAX = 100;
 export const LIMIT_DEFAULT = 20;
@@ -42,38 +80,176 @@ export const LimitSchema = z
   .meta({ override: { type: "integer", minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT } });
 
 export const QUERY_MAX = 512;
-export const SearchParamsSchema = z.object({
-  q: text()
-    .trim()
-    .min(1, "must not be empty")
-    .max(QUERY_MAX, `must be at most ${QUERY_MAX} characters`)
-    .describe(`What the shopper is looking for, 1–${QUERY_MAX} characters after trimming.`),
-  brand_url: text()
-    .refine((value) => brandHost(value) !== null, "must be a domain such as brand.com or a URL on it")
-    .describe("Limit results to one brand's site: a domain (`brand.com`) or any URL on it. Scheme, case, `www.`, port and path are ignored.")
-    .optional(),
-  limit: LimitSchema,
-  include_raw_data: IncludeRawDataSchema,
-});
+export const SORTS = ["relevance", "price_asc", "price_desc", "newest"] as const;
+export const FACETS = ["brand", "category", "availability", "price"] as const;
+export const CURSOR_MAX = 4096;
+const FILTERS = ["price_min", "price_max", "availability", "category", "brand", "brand_url"] as const;
 
-export const GetProductParamsSchema = z.object({
-  // The router has decoded the path segment once; an id is never decoded again (`abc%2541` is the id `abc%41`, refused).
-  id: ProductIdSchema.describe("The product id."),
-  include_raw_data: IncludeRawDataSchema,
-});
+/** A price bound as the shopper writes it: a non-negative decimal in `currency`'s major unit. */
+const PriceSchema = z
+  .preprocess((value) => (typeof value === "number" ? String(value) : value), text().trim())
+  .pipe(z.string().regex(/^\d{1,12}(\.\d{1,4})?$/, "must be a non-negative decimal such as 19.99"))
+  .optional();
+
+const CurrencySchema = text()
+  .trim()
+  .transform((value) => value.toUpperCase())
+  .refine(isCurrencyCode, "must be an ISO 4217 currency code such as USD or EUR")
+  .optional()
+  .describe("ISO 4217 code of the price bounds and price sorts; prices are never converted, so only products priced in it match them.");
+
+export const SearchParamsSchema = z
+  .object({
+    q: text()
+      .trim()
+      .min(1, "must not be empty")
+      .max(QUERY_MAX, `must be at most ${QUERY_MAX} characters`)
+      .optional()
+      .describe(
+        `What the shopper is looking for, 1–${QUERY_MAX} characters after trimming. Optional when a filter is given (browse). Constraints written in it ("under $200", "in stock", a brand the catalog has) are applied as filters unless \`parse_query=false\`.`,
+      ),
+    brand_url: text()
+      .refine((value) => brandHost(value) !== null, "must be a domain such as brand.com or a URL on it")
+      .describe("Limit results to one brand's site: a domain (`brand.com`) or any URL on it. Scheme, case, `www.`, port and path are ignored.")
+      .optional(),
+    price_min: PriceSchema.describe("Lowest price, a decimal in `currency` (which it needs), e.g. `20` or `19.99`."),
+    price_max: PriceSchema.describe("Highest price, a decimal in `currency` (which it needs)."),
+    currency: CurrencySchema,
+    availability: list(z.enum(AVAILABILITY_FILTERS, { error: `must be one of ${AVAILABILITY_FILTERS.join(", ")}` }), { max: 4, commas: true })
+      .optional()
+      .describe(
+        "Only products in these states (any of them): `in_stock` (buyable now: in stock, limited, online or in-store only), `out_of_stock` (out of stock, sold out, discontinued), `preorder`, `backorder`. Comma-separated or repeated. Products whose page states no availability are left out.",
+      ),
+    category: list(text().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"), { max: 10 })
+      .optional()
+      .describe(
+        'Only products under this category path (any of them, if repeated): a prefix of whole segments, case-insensitive, e.g. `Outdoor` or `outdoor > tents` matches "Outdoor > Tents > Backpacking".',
+      ),
+    brand: list(text().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"), { max: 20 })
+      .optional()
+      .describe("Only products of these brands (any of them; repeat the parameter): brand names as the records give them, case-insensitive."),
+    sort: z
+      .enum(SORTS, { error: `must be one of ${SORTS.join(", ")}` })
+      .optional()
+      .describe("`relevance` (the default with `q`), `price_asc` or `price_desc` (need `currency`), `newest` (the default without `q`)."),
+    cursor: text()
+      .max(CURSOR_MAX, `must be at most ${CURSOR_MAX} characters`)
+      .optional()
+      .describe("`next_cursor` of the previous page, to continue exactly where it stopped; valid only with the same query and filters."),
+    facets: list(z.enum(FACETS, { error: `must be one of ${FACETS.join(", ")}` }), { max: FACETS.length, commas: true })
+      .optional()
+      .describe("Counts over the whole matched set, for any of `brand`, `category`, `availability`, `price` (price as buckets per currency)."),
+    parse_query: flag(true, "Read constraints written in `q` (price, stock, brand) as filters; `false` searches the words as they are."),
+    explain: flag(false, "Add to each result why it matched: fields and words, lexical, semantic and rerank scores, filters applied."),
+    view: ViewSchema,
+    limit: LimitSchema,
+    include_raw_data: IncludeRawDataSchema,
+  })
+  // Runs even when a parameter failed, so every bad parameter is reported at once; values may be unparsed here.
+  .superRefine(
+    (params, context) => {
+      if (typeof params !== "object" || params === null) return;
+      const issue = (path: string, message: string) => context.addIssue({ code: "custom", path: [path], message });
+      if (params.q === undefined && !FILTERS.some((filter) => params[filter] !== undefined)) {
+        issue("q", `is required unless a filter is given (${FILTERS.join(", ")})`);
+      }
+      for (const bound of ["price_min", "price_max"] as const) {
+        if (params[bound] !== undefined && params.currency === undefined) issue("currency", `is required with ${bound}: prices are never converted`);
+      }
+      if (typeof params.sort === "string" && params.sort.startsWith("price_") && params.currency === undefined) {
+        issue("currency", `is required with sort=${params.sort}: prices in different currencies cannot be ordered`);
+      }
+      const [low, high] = [Number(params.price_min), Number(params.price_max)];
+      if (params.price_min !== undefined && params.price_max !== undefined && low > high) {
+        issue("price_min", `must not be above price_max (${params.price_min} > ${params.price_max})`);
+      }
+      viewConflict(params, context);
+    },
+    { when: () => true },
+  );
+
+function viewConflict(params: { view?: string | undefined; include_raw_data: boolean }, context: z.RefinementCtx) {
+  if (params.view === "compact" && params.include_raw_data) {
+    context.addIssue({ code: "custom", path: ["view"], message: "compact leaves raw data out: drop include_raw_data or ask view=full" });
+  }
+}
+
+export const GetProductParamsSchema = z
+  .object({
+    // The router has decoded the path segment once; an id is never decoded again (`abc%2541` is the id `abc%41`, refused).
+    id: ProductIdSchema.describe("The product id."),
+    view: ViewSchema,
+    include_raw_data: IncludeRawDataSchema,
+  })
+  .superRefine(viewConflict);
 
 export const URL_MAX = 2048;
-export const LookupByUrlParamsSchema = z.object({
-  url: text()
-    .max(URL_MAX, `must be at most ${URL_MAX} characters`)
-    .refine((value) => parseHttpUrl(value) !== null, "must be an absolute http(s) URL")
-    .describe(
+const UrlSchema = text()
+  .max(URL_MAX, `must be at most ${URL_MAX} characters`)
+  .refine((value) => parseHttpUrl(value) !== null, "must be an absolute http(s) URL");
+
+/** A GTIN as pages write it (UPC-A, EAN-13, ISBN-13, GTIN-8 or -14, spaces and hyphens allowed), with a check digit that checks out. */
+export const GtinSchema = text()
+  .trim()
+  .max(64, "must be at most 64 characters")
+  .superRefine((value, context) => {
+    const parsed = parseGtin(value);
+    if (!parsed.ok) context.addIssue({ code: "custom", message: `is not a valid GTIN: ${parsed.reason}` });
+  });
+
+export const LookupByUrlParamsSchema = z
+  .object({
+    url: UrlSchema.optional().describe(
       "The product detail page URL. Scheme, `www.`, case of the host, default port, trailing slash, `#fragment` and tracking parameters (`utm_*`, `gclid`, `fbclid`, …) are ignored.",
     ),
-  include_raw_data: IncludeRawDataSchema,
-});
+    gtin: GtinSchema.optional().describe(
+      "Instead of `url`: the product's GTIN (UPC-A, EAN-13, ISBN-13, GTIN-8 or GTIN-14); any of its forms finds it (a UPC-A finds the same product as its EAN-13 with a leading 0).",
+    ),
+    view: ViewSchema,
+    include_raw_data: IncludeRawDataSchema,
+  })
+  .superRefine((params, context) => {
+    if ((params.url === undefined) === (params.gtin === undefined)) {
+      context.addIssue({ code: "custom", path: [params.url === undefined ? "url" : "gtin"], message: "give exactly one of url and gtin" });
+    }
+    viewConflict(params, context);
+  });
+
+export const LOOKUP_MAX = 50;
+const LookupInputSchema = z.union(
+  [
+    z.strictObject({ id: ProductIdSchema.describe("A product id.") }),
+    z.strictObject({ url: UrlSchema.describe("A product page URL (normalised as for `GET /products?url=`).") }),
+    z.strictObject({ gtin: GtinSchema.describe("A GTIN in any of its forms.") }),
+    z.strictObject({
+      sku: text().trim().min(1, "must not be empty").max(200, "must be at most 200 characters").describe("A SKU as the merchant gives it."),
+      brand_url: text()
+        .refine((value) => brandHost(value) !== null, "must be a domain such as brand.com or a URL on it")
+        .optional()
+        .describe("The merchant's site, when SKUs of several merchants may collide."),
+    }),
+  ],
+  { error: "must be one of {id}, {url}, {gtin} or {sku, brand_url?}" },
+);
+
+export const BatchLookupParamsSchema = z
+  .object({
+    inputs: z
+      .array(LookupInputSchema, { error: "must be a list of lookups" })
+      .min(1, "must hold at least one lookup")
+      .max(LOOKUP_MAX, `may hold at most ${LOOKUP_MAX} lookups`)
+      .describe(`Up to ${LOOKUP_MAX} lookups, each one of {id}, {url}, {gtin} or {sku, brand_url?}; answered one each, in order.`),
+    view: ViewSchema,
+    include_raw_data: IncludeRawDataSchema,
+  })
+  .superRefine(viewConflict);
 
 export type SearchParams = z.infer<typeof SearchParamsSchema>;
 export type SearchParamsInput = z.input<typeof SearchParamsSchema>;
 export type GetProductParams = z.infer<typeof GetProductParamsSchema>;
 export type LookupByUrlParams = z.infer<typeof LookupByUrlParamsSchema>;
+export type LookupInput = z.infer<typeof LookupInputSchema>;
+export type BatchLookupParams = z.infer<typeof BatchLookupParamsSchema>;
+export type View = NonNullable<z.infer<typeof ViewSchema>>;
+export type Sort = (typeof SORTS)[number];
+export type Facet = (typeof FACETS)[number];

@@ -4,6 +4,7 @@ import { z } from "zod";
 export const ErrorCodeSchema = z.enum([
   "unauthorized",
   "invalid_parameter",
+  "invalid_cursor",
   "not_found",
   "method_not_allowed",
   "rate_limited",

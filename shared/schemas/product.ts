@@ -17,6 +17,35 @@ export const RawDataSchema = z
   })
   .meta({ id: "RawData" });
 
+/** schema.org's ItemAvailability names, as records carry them. */
+export const AVAILABILITIES = [
+  "InStock",
+  "OutOfStock",
+  "PreOrder",
+  "BackOrder",
+  "Discontinued",
+  "InStoreOnly",
+  "LimitedAvailability",
+  "OnlineOnly",
+  "SoldOut",
+  "PreSale",
+  "MadeToOrder",
+  "Reserved",
+] as const;
+export type Availability = (typeof AVAILABILITIES)[number];
+
+/** What a shopper filters on, and the schema.org states each takes in. */
+export const AVAILABILITY_GROUPS = {
+  in_stock: ["InStock", "LimitedAvailability", "InStoreOnly", "OnlineOnly"],
+  out_of_stock: ["OutOfStock", "SoldOut", "Discontinued"],
+  preorder: ["PreOrder", "PreSale"],
+  backorder: ["BackOrder", "MadeToOrder"],
+} as const satisfies Record<string, readonly Availability[]>;
+export const AVAILABILITY_FILTERS = Object.keys(AVAILABILITY_GROUPS) as (keyof typeof AVAILABILITY_GROUPS)[];
+
+/** How much of a record an answer holds (see ViewSchema). */
+export const VIEWS = ["compact", "standard", "full"] as const;
+
 export const OffersSchema = z
   .object({
     price: z.string().nullable().describe("Lowest current price as a decimal string, e.g. `24.99`."),
@@ -83,13 +112,32 @@ export const ProductSchema = z
     raw_data: RawDataSchema.optional().describe("Present only when `include_raw_data` is true."),
     offers: OffersSchema.optional().describe("Beyond the spec, additive: price, currency and availability, when the page states them."),
     identifiers: IdentifiersSchema.optional().describe("Beyond the spec, additive: SKU, GTIN and MPN, when the page states them."),
+    category: z
+      .string()
+      .optional()
+      .describe('Beyond the spec, additive: the category path, segments joined by " > " (e.g. `Outdoor > Tents`), when known.'),
   })
   .meta({ id: "Product" });
 
-export const ProductEnvelopeSchema = z.object({ pdp: ProductSchema }).meta({ id: "ProductEnvelope" });
-export const SearchResponseSchema = z
-  .object({ products: z.array(ProductEnvelopeSchema).describe("Best match first.") })
-  .meta({ id: "SearchResponse" });
+/** `view=compact`: what an agent needs to choose, at a fraction of the tokens. */
+export const CompactProductSchema = z
+  .object({
+    id: ProductIdSchema,
+    url: z.string(),
+    name: z.string(),
+    brand: z.string().nullable().describe("The first brand the page names."),
+    price_label: z.string(),
+    price: z.string().nullable().describe("Decimal price in `currency`, when the page states one."),
+    currency: z.string().nullable(),
+    availability: z.string().nullable().describe("schema.org availability name."),
+    image: z.string().nullable().describe("The first image's URL."),
+  })
+  .meta({ id: "CompactProduct" });
+
+/** A record as an answer holds it: the whole record (`standard`, `full`) or the compact one. */
+export const ProductRecordSchema = z.union([ProductSchema, CompactProductSchema]).meta({ id: "ProductRecord" });
+
+export const ProductEnvelopeSchema = z.object({ pdp: ProductRecordSchema }).meta({ id: "ProductEnvelope" });
 
 export type Media = z.infer<typeof MediaSchema>;
 export type Offers = z.infer<typeof OffersSchema>;
@@ -99,5 +147,11 @@ export type FieldProvenance = z.infer<typeof FieldProvenanceSchema>;
 export type Provenance = z.infer<typeof ProvenanceSchema>;
 export type RawData = z.infer<typeof RawDataSchema>;
 export type Product = z.infer<typeof ProductSchema>;
+export type CompactProduct = z.infer<typeof CompactProductSchema>;
+export type ProductRecord = z.infer<typeof ProductRecordSchema>;
 export type ProductEnvelope = z.infer<typeof ProductEnvelopeSchema>;
-export type SearchResponse = z.infer<typeof SearchResponseSchema>;
+
+/** Whether a record is the whole one (not `view=compact`); generic, so it narrows the typed client's records too. */
+export function isWholeRecord<R extends object>(record: R): record is Extract<R, { desc: string }> {
+  return "desc" in record;
+}

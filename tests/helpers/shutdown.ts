@@ -29,10 +29,19 @@ export async function expectLateRequestTurnedAway(url: string, key: string): Pro
   expect(["ECONNREFUSED", 503], `a request after SIGTERM got ${late}`).toContain(late);
 }
 
-/** Each answer is a whole page of `size` products, or the request was turned away: never a broken answer. */
-export function expectWholeOrTurnedAway(answers: readonly { status: number; text: string }[], size: number): void {
+/** A whole answer: it parses, and holds between one and `limit` records (the tests' queries all match something). */
+export function expectWholePage(answer: { status: number; text: string }, limit: number): void {
+  expect(answer.status, answer.text).toBe(200);
+  const { products } = JSON.parse(answer.text) as { products: { pdp: { id: string } }[] };
+  expect(products.length).toBeGreaterThan(0);
+  expect(products.length).toBeLessThanOrEqual(limit);
+  for (const { pdp } of products) expect(pdp.id).toEqual(expect.any(String));
+}
+
+/** Each answer is whole, or the request was turned away: never a broken answer. */
+export function expectWholeOrTurnedAway(answers: readonly { status: number; text: string }[], limit: number): void {
   for (const answer of answers) {
-    if (answer.status === 200) expect((JSON.parse(answer.text) as { products: unknown[] }).products).toHaveLength(size);
+    if (answer.status === 200) expectWholePage(answer, limit);
     else expect([0, 503], answer.text).toContain(answer.status);
   }
 }

@@ -25,16 +25,21 @@ describe("/llms.txt", () => {
   it("lists every operation of the OpenAPI document, under the first prefix, with its parameters", async () => {
     const body = (await t.app.inject({ url: "/llms.txt" })).body;
     const doc = (await t.app.inject({ url: "/openapi.json" })).json() as {
-      paths: Record<string, Record<string, { summary: string; parameters?: { name: string }[] }>>;
+      paths: Record<string, Record<string, { summary: string; parameters?: { name: string }[]; "x-rate-limit-cost": number }>>;
     };
-    const endpoints = body.split("\n").filter((line) => line.startsWith("- [GET "));
-    expect(endpoints).toHaveLength(Object.keys(doc.paths).length);
-    for (const [path, item] of Object.entries(doc.paths)) {
-      const operation = item.get!;
+    const endpoints = body.split("\n").filter((line) => /^- \[(GET|POST) /.test(line));
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => ["get", "post"].includes(method))
+        .map(([method, operation]) => ({ path, method, operation })),
+    );
+    expect(endpoints).toHaveLength(operations.length);
+    for (const { path, method, operation } of operations) {
       const url = path === "/health" ? path : `/api/v1${path}`;
-      const line = endpoints.find((candidate) => candidate.startsWith(`- [GET ${url}](`));
+      const line = endpoints.find((candidate) => candidate.startsWith(`- [${method.toUpperCase()} ${url}](`));
       expect(line, url).toBeDefined();
       expect(line).toContain(operation.summary);
+      expect(line).toContain(`Costs ${operation["x-rate-limit-cost"]} unit`);
       for (const parameter of operation.parameters ?? []) expect(line).toContain(`\`${parameter.name}\``);
     }
     // Each link points into the OpenAPI document, escaped for a URL.

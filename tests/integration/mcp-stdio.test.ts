@@ -75,7 +75,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("catalog mcp (stdio)", () => {
   it("serves the tools without a key, keeping stdout for JSON-RPC and logging to stderr", () => {
-    expect(toolNames).toEqual(["search_products", "get_product", "get_product_by_url"]);
+    expect(toolNames).toEqual(["search_products", "get_product", "get_product_by_url", "lookup_products"]);
     expect(clientErrors).toEqual([]);
     expect(stderr).toContain("MCP server on stdio");
   });
@@ -88,9 +88,11 @@ describe("catalog mcp (stdio)", () => {
     const { handle } = await openPglite(dataDir);
     const t = await createTestApp({ database: handle, records: [] });
     try {
-      for (const [index, { path }] of CALLS.entries()) {
+      for (const [index, { path, args }] of CALLS.entries()) {
         const result = results[index]!;
-        const answer = await t.app.inject({ method: "GET", url: `/api/v1${path}`, headers: { authorization: t.key } });
+        // Tools answer compact records unless raw data is asked for.
+        const asked = args.include_raw_data ? path : `${path}${path.includes("?") ? "&" : "?"}view=compact`;
+        const answer = await t.app.inject({ method: "GET", url: `/api/v1${asked}`, headers: { authorization: t.key } });
         const [content] = result.content;
         expect(content?.type).toBe("text");
         const body = JSON.parse(content?.type === "text" ? content.text : "null") as unknown;

@@ -43,6 +43,12 @@ async function call(name: string, args: Record<string, unknown>): Promise<CallTo
   return CallToolResultSchema.parse(await client.callTool({ name, arguments: args }));
 }
 
+/** The REST path that asks what a tool call asks: tools answer compact records unless raw data is wanted. */
+function asTool(path: string, args: Record<string, unknown>): string {
+  if (args.include_raw_data === true || args.view !== undefined) return path;
+  return `${path}${path.includes("?") ? "&" : "?"}view=compact`;
+}
+
 async function rest(path: string) {
   const answer = await t.app.inject({ method: "GET", url: `/api/v1${path}`, headers: { authorization: t.key } });
   return { status: answer.statusCode, body: answer.json<Record<string, unknown>>() };
@@ -79,9 +85,9 @@ function post(app: FastifyInstance, key: string | null, message: Record<string, 
 const toolCall = (name: string, args: Record<string, unknown>) => ({ method: "tools/call", params: { name, arguments: args } });
 
 describe("MCP tools over Streamable HTTP", () => {
-  it("lists the three tools with typed input schemas, output schemas and read-only annotations", async () => {
+  it("lists the tools with typed input schemas, output schemas and read-only annotations", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["search_products", "get_product", "get_product_by_url"]);
+    expect(tools.map((tool) => tool.name)).toEqual(["search_products", "get_product", "get_product_by_url", "lookup_products"]);
     const [search, byId, byUrl] = tools;
     // The REST schemas without their query-string preprocessing: JSON integers and booleans.
     expect(search!.inputSchema.properties).toMatchObject({
@@ -90,11 +96,17 @@ describe("MCP tools over Streamable HTTP", () => {
       limit: { type: "integer", minimum: 1, maximum: 100, default: 20 },
       include_raw_data: { type: "boolean", default: false },
     });
-    expect(search!.inputSchema.required).toEqual(["q"]);
+    // q is optional: filters alone browse (issue 13).
+    expect(search!.inputSchema.required).toBeUndefined();
+    expect(search!.inputSchema.properties).toMatchObject({
+      view: { default: "compact" },
+      sort: { enum: ["relevance", "price_asc", "price_desc", "newest"] },
+    });
     expect(byId!.inputSchema.properties).toMatchObject({ id: { type: "string" }, include_raw_data: { type: "boolean" } });
     expect(byId!.inputSchema.required).toEqual(["id"]);
     expect(byUrl!.inputSchema.properties).toMatchObject({ url: { type: "string", maxLength: 2048 }, include_raw_data: { type: "boolean" } });
-    expect(byUrl!.inputSchema.required).toEqual(["url"]);
+    // url or gtin, exactly one (issue 13): neither is required alone.
+    expect(byUrl!.inputSchema.required).toBeUndefined();
     expect(search!.outputSchema).toMatchObject({ type: "object", required: ["products"] });
     expect(byId!.outputSchema).toMatchObject({ type: "object", required: ["pdp"] });
     expect(byUrl!.outputSchema).toEqual(byId!.outputSchema);
@@ -120,7 +132,7 @@ describe("MCP tools over Streamable HTTP", () => {
     ];
     for (const [name, args, path] of cases) {
       const result = await call(name, args);
-      const expected = await rest(path);
+      const expected = await rest(asTool(path, args));
       expect(expected.status).toBe(200);
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual(expected.body);
@@ -128,6 +140,13 @@ describe("MCP tools over Streamable HTTP", () => {
     }
     const search = await call("search_products", { q: "cast iron pan", limit: 3 });
     expect((search.structuredContent as { products: { pdp: { name: string } }[] }).products[0]!.pdp.name).toBe("Cast Iron Skillet 26 cm");
+    // Compact by default (agents pay per token); the whole record when asked.
+    const compact = await call("get_product", { id: tentId });
+    expect(Object.keys((compact.structuredContent as { pdp: object }).pdp).sort()).toEqual(
+      ["availability", "brand", "currency", "id", "image", "name", "price", "price_label", "url"].sort(),
+    );
+    const standard = await call("get_product", { id: tentId, view: "standard" });
+    expect(standard.structuredContent).toEqual((await rest(`/products/${tentId}`)).body);
   });
 
   it("answers bad arguments with the REST problem as a tool error: same code, detail and errors", async () => {
@@ -143,7 +162,7 @@ describe("MCP tools over Streamable HTTP", () => {
     ];
     for (const [name, args, path] of cases) {
       const problem = problemOf(await call(name, args));
-      const expected = await rest(path);
+      const expected = await rest(asTool(path, args));
       expect(expected.status).toBe(400);
       expect(problem.code).toBe("invalid_parameter");
       expect(sameProblem(problem)).toEqual(sameProblem(expected.body));
@@ -172,7 +191,7 @@ describe("MCP tools over Streamable HTTP", () => {
     expect(answer.headers.ratelimit).toMatch(/^"default";r=\d+;t=\d+$/);
     const body = answer.json<{ id: number; result: CallToolResult }>();
     expect(body.id).toBe(7);
-    expect(body.result.structuredContent).toEqual((await rest(`/products/${tentId}`)).body);
+    expect(body.result.structuredContent).toEqual((await rest(`/products/${tentId}?view=compact`)).body);
   });
 });
 

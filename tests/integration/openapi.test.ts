@@ -19,7 +19,7 @@ describe("/openapi.json", () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(doc.servers).toEqual([{ url: "/api/v1" }, { url: "/v1" }]);
-    expect(Object.keys(doc.paths).sort()).toEqual(["/health", "/products", "/products/search", "/products/{id}"]);
+    expect(Object.keys(doc.paths).sort()).toEqual(["/health", "/products", "/products/lookup", "/products/search", "/products/{id}"]);
     expect(doc.paths["/health"].servers).toEqual([{ url: "/" }]);
   });
 
@@ -27,8 +27,29 @@ describe("/openapi.json", () => {
     const doc = (await t.app.inject({ url: "/openapi.json" })).json();
     const search = doc.paths["/products/search"].get;
     const params = Object.fromEntries(search.parameters.map((p: { name: string; required?: boolean; schema: unknown }) => [p.name, p]));
-    expect(Object.keys(params).sort()).toEqual(["brand_url", "include_raw_data", "limit", "q"]);
-    expect(params.q.required).toBe(true);
+    expect(Object.keys(params).sort()).toEqual(
+      [
+        "availability",
+        "brand",
+        "brand_url",
+        "category",
+        "currency",
+        "cursor",
+        "explain",
+        "facets",
+        "include_raw_data",
+        "limit",
+        "parse_query",
+        "price_max",
+        "price_min",
+        "q",
+        "sort",
+        "view",
+      ].sort(),
+    );
+    // Optional since filters alone browse (issue 13).
+    expect(params.q.required).toBeFalsy();
+    expect(params.sort.schema).toMatchObject({ enum: ["relevance", "price_asc", "price_desc", "newest"] });
     expect(params.limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 20 });
     expect(params.include_raw_data.schema).toMatchObject({ type: "boolean", default: false });
     expect(search.security).toEqual([{ ApiKey: [] }]);

@@ -32,6 +32,11 @@ const SAMPLES: Record<string, { valid: Record<string, unknown>; invalid: Record<
   "products.search": { valid: { q: "tent", limit: 3 }, invalid: { q: "tent", limit: 0 }, code: "invalid_parameter" },
   "products.byId": { valid: { id: tentId }, invalid: { id: "pdp_missing" }, code: "not_found" },
   "products.byUrl": { valid: { url: `${tentUrl}?utm_source=x` }, invalid: { url: "not a url" }, code: "invalid_parameter" },
+  "products.lookup": {
+    valid: { inputs: [{ id: tentId }, { url: tentUrl }, { sku: "nothing" }] },
+    invalid: { inputs: [{ gtin: "4006381333932" }] },
+    code: "invalid_parameter",
+  },
 };
 
 let t: TestApp;
@@ -148,7 +153,8 @@ describe("the operation table", () => {
       codes.push((await viaTrpc(path, operation, sample.invalid, trpcKey)).code);
       if (operation.mcp) {
         const mcpKey = await freshKey();
-        const mcp = await viaMcp(operation.mcp.tool, sample.valid, mcpKey);
+        // Tools answer compact records by default; the whole record is compared here.
+        const mcp = await viaMcp(operation.mcp.tool, { ...sample.valid, view: "standard" }, mcpKey);
         expect(mcp.status).toBe(200);
         expect(spent(mcp.headers)).toBe(operation.cost);
         answers.push(operation.output.parse(mcp.data));

@@ -35,7 +35,7 @@ describe("postgres.js path", () => {
     );
     expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(responses[1]!.json().products[0].pdp.name).toBe("Stainless Steel Saucepan 2 L");
-    const scoped = (await get("/v1/products/search?q=tent&brand_url=stridewell.example")).json();
+    const scoped = (await get("/v1/products/search?q=shoes&brand_url=stridewell.example")).json();
     expect(scoped.products.map((p: { pdp: { brands: string[] } }) => p.pdp.brands)).toEqual([["Stridewell"]]);
   });
 

@@ -38,6 +38,9 @@ async function search(t: TestApp, query: string) {
   };
 }
 
+/** Words of every fixture product: search answers only what matches (issue 13), and these tests need several candidates. */
+const MANY = "q=tent%20bag%20skillet%20saucepan%20headphones%20shoes&limit=6";
+
 describe("RERANKER=llm", () => {
   it("orders results as the model ranks them, and says so in X-Rerank", async () => {
     server.onChat((body) =>
@@ -47,8 +50,9 @@ describe("RERANKER=llm", () => {
           .reverse(),
       ),
     );
-    const retrieval = await search(none, "q=tent&limit=6");
-    const ranked = await search(llm, "q=tent&limit=6");
+    const retrieval = await search(none, MANY);
+    const ranked = await search(llm, MANY);
+    expect(retrieval.names).toHaveLength(6);
     expect(ranked.response.statusCode).toBe(200);
     expect(ranked.response.headers["x-rerank"]).toBe("llm");
     expect(ranked.names).toEqual([...retrieval.names].reverse());
@@ -64,8 +68,8 @@ describe("RERANKER=llm", () => {
     ["an answer past the deadline", () => slow(TIMEOUT_MS * 3, rankedReply(["c1"]))],
   ])("%s: answers in retrieval order within the deadline, with X-Rerank: fallback", async (_label, reply) => {
     server.onChat(reply);
-    const retrieval = await search(none, "q=tent&limit=6");
-    const result = await search(llm, "q=tent&limit=6");
+    const retrieval = await search(none, MANY);
+    const result = await search(llm, MANY);
     expect(result.response.statusCode).toBe(200);
     expect(result.names).toEqual(retrieval.names);
     expect(result.ms).toBeLessThan(TIMEOUT_MS + 1500);
@@ -75,7 +79,7 @@ describe("RERANKER=llm", () => {
 });
 
 describe("brand scope stays exact whatever the reranker does", () => {
-  const scoped = "q=tent%20pan%20headphones&brand_url=copperleafkitchen.example&limit=20";
+  const scoped = "q=tent%20pan%20saucepan%20headphones&brand_url=copperleafkitchen.example&limit=20";
 
   it("with none and local", async () => {
     const local = await createTestApp({ reranker: (db) => createLocalReranker({ db }) });

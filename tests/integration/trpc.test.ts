@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TRPCClientError } from "@trpc/client";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { createCatalogClient, type CatalogClient } from "../../shared/client.js";
+import { ProductSchema } from "../../shared/schemas/index.js";
 import { FIXTURE } from "../helpers/catalog.js";
 
 let t: TestApp;
@@ -18,11 +19,13 @@ afterAll(() => t.close());
 describe("tRPC client", () => {
   it("searches, gets by id and looks up by URL with typed results", async () => {
     const { products } = await client.products.search.query({ q: "cast iron pan", limit: 3 });
-    expect(products).toHaveLength(3);
+    // Only what matches (issue 13): at most the limit.
+    expect(products.length).toBeGreaterThan(0);
+    expect(products.length).toBeLessThanOrEqual(3);
     const first = products[0]!.pdp;
     expect(first.name).toBe("Cast Iron Skillet 26 cm");
     const byId = await client.products.byId.query({ id: first.id, include_raw_data: true });
-    expect(byId.pdp.raw_data).toEqual({ strippedHtml: null, jsons: { ld_json: null, props_data: null } });
+    expect(ProductSchema.parse(byId.pdp).raw_data).toEqual({ strippedHtml: null, jsons: { ld_json: null, props_data: null } });
     const byUrl = await client.products.byUrl.query({ url: `${FIXTURE[0]!.url}?utm_source=x` });
     expect(byUrl.pdp.name).toBe("Alpine 2 Backpacking Tent");
   });

@@ -11,7 +11,8 @@ import { z } from "zod";
 import { isCurrencyCode, toMinorUnits } from "../../shared/currency.js";
 import { parseGtin } from "../../shared/gtin.js";
 import { currencyInText, parseAmount } from "../../server/ingest/extract/price.js";
-import { CATEGORY_SEPARATOR, describeIssues, type ImportRecord, ImportRecordSchema } from "../../server/ingest/record.js";
+import { describeIssues, type ImportRecord, ImportRecordSchema } from "../../server/ingest/record.js";
+import { CATEGORY_SEPARATOR } from "../../server/catalog/structured.js";
 import { SAMPLE_CATALOG_PATH } from "../../server/sample/index.js";
 
 const QUERIES_PATH = new URL("../../bench/sample-queries.json", import.meta.url);

@@ -22,6 +22,8 @@ export interface McpBinding {
   tool: string;
   /** Written for a language model: what it is for, what it returns, what to call instead. */
   description: string;
+  /** Arguments an agent gets unless it gives them (e.g. compact records), advertised as the schema's defaults. */
+  defaults?: Record<string, unknown>;
 }
 
 export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType, K extends OperationKind = OperationKind> {

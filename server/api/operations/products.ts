@@ -1,42 +1,60 @@
-/** The seed's three operations: search, a product by id, a product by its page URL. */
-import { TRPCError } from "@trpc/server";
+/** The product operations: search (and browse), a product by id, by page URL or GTIN, and many lookups at once. */
 import {
+  BatchLookupParamsSchema,
+  BatchLookupResponseSchema,
   GetProductParamsSchema,
   LookupByUrlParamsSchema,
   ProductEnvelopeSchema,
   SearchParamsSchema,
   SearchResponseSchema,
 } from "../../../shared/schemas/index.js";
-import { query } from "./operation.js";
+import { RequestError } from "../../errors.js";
+import { needsRawData, present, viewOf } from "../views.js";
+import { mutation, query } from "./operation.js";
 
 function found<T>(value: T | null, what: string): T {
-  if (value === null) throw new TRPCError({ code: "NOT_FOUND", message: `No product ${what}.` });
+  if (value === null) throw new RequestError("not_found", `No product ${what}.`);
   return value;
 }
+
+/** MCP answers compact records unless asked otherwise: agents pay per token. */
+const COMPACT_FOR_AGENTS = { view: "compact" } as const;
+const VIEW_NOTE =
+  "Records are compact (id, name, brand, price, availability, url, one image) unless you pass view=standard (the whole record) or view=full (with the page's raw data).";
 
 export const search = query({
   title: "Search products",
   description:
-    "Ranks every product in scope by hybrid retrieval (full text and vector similarity, fused by reciprocal rank) and returns the best `limit`. With `brand_url`, only that brand's site is searched; an unknown brand gives an empty list.",
+    'Searches the catalog (hybrid full text and vector retrieval, fused by reciprocal rank, reranked) or, without `q`, browses the products that pass the filters. Only products that match are answered, so a page may hold fewer than `limit`, or none. Filters (price in a currency, availability, category, brand, brand site) apply inside retrieval; constraints written in `q` ("under $200", "in stock", a brand) are applied as filters and echoed in `interpretation`. Pages continue with `cursor`; `facets` count the whole matched set.',
   tag: "products",
   input: SearchParamsSchema,
   output: SearchResponseSchema,
-  rest: { method: "GET", path: "/products/search" },
+  rest: { method: "GET", path: "/products/search", errors: { 400: "Invalid parameter, or `invalid_cursor`" } },
   mcp: {
     tool: "search_products",
     description:
-      "Search the product catalog for what a shopper wants, in plain words (kind of product, features, use, brand). " +
-      "Returns up to `limit` products, best match first, as {products: [{pdp: {id, url, name, desc, media, brands, price_label}}]}. " +
-      "Give `brand_url` (a domain such as brand.com) to search one brand's site only; a brand the catalog does not have gives an empty list. " +
-      "Use get_product for one product by the id a search returned, get_product_by_url for a product page URL you already have.",
+      "Search the product catalog for what a shopper wants, in plain words (kind of product, features, use, brand), or browse with filters alone. " +
+      'Constraints in the words ("under $200", "in stock", a brand name) are applied as filters and echoed back in `interpretation`; filters can also be given: ' +
+      '`price_min`/`price_max` with `currency` (ISO 4217; prices are never converted), `availability` (in_stock, out_of_stock, preorder, backorder), `category` (a path prefix such as "Outdoor > Tents"), `brand` (names), `brand_url` (one merchant\'s site). ' +
+      "`sort`: relevance, price_asc, price_desc (with currency), newest. Only matching products are returned ({products: [{pdp}]}, possibly none); pass `next_cursor` as `cursor` for more. " +
+      `${VIEW_NOTE} Use get_product for one product by id, get_product_by_url for a page URL or GTIN, lookup_products for many at once.`,
+    defaults: COMPACT_FOR_AGENTS,
   },
   cost: 5,
   auth: "key",
   async call(ctx, input) {
-    const { products, rerank } = await ctx.services.search.search(input);
+    const view = viewOf(input);
+    const result = await ctx.services.search.search({ ...input, include_raw_data: needsRawData(view) });
+    const { rerank } = result;
     ctx.responseHeaders.set("x-rerank", rerank.outcome === "fallback" ? "fallback" : rerank.name);
     if (rerank.outcome === "fallback") ctx.log.warn({ reranker: rerank.name, reason: rerank.reason }, "rerank fell back to retrieval order");
-    return { products: products.map((pdp) => ({ pdp })) };
+    return {
+      products: result.hits.map((hit) => ({ pdp: present(hit.product, view), ...(hit.explain ? { explain: hit.explain } : {}) })),
+      ...(result.nextCursor ? { next_cursor: result.nextCursor } : {}),
+      ...(result.facets ? { facets: result.facets } : {}),
+      ...(result.interpretation ? { interpretation: result.interpretation } : {}),
+      ...(result.messages ? { messages: result.messages } : {}),
+    };
   },
 });
 
@@ -50,30 +68,74 @@ export const byId = query({
     tool: "get_product",
     description:
       "Get one product's record by its catalog id (the `pdp.id` of a search result), as {pdp: {…}}. " +
-      "Set `include_raw_data` for the page's stripped HTML and structured data (large; only when the record's fields are not enough). " +
-      "An id the catalog does not have is a `not_found` error.",
+      `${VIEW_NOTE} An id the catalog does not have is a \`not_found\` error.`,
+    defaults: COMPACT_FOR_AGENTS,
   },
   cost: 1,
   auth: "key",
-  call: async (ctx, input) => ({ pdp: found(await ctx.services.catalog.byId(input.id, input.include_raw_data), `with id ${input.id}`) }),
+  async call(ctx, input) {
+    const view = viewOf(input);
+    const product = found(await ctx.services.catalog.byId(input.id, needsRawData(view)), `with id ${input.id}`);
+    return { pdp: present(product, view) };
+  },
 });
 
 export const byUrl = query({
-  title: "Find a product by its PDP URL",
+  title: "Find a product by its PDP URL or GTIN",
   description:
-    "The URL is normalised before lookup: scheme, `www.`, host case, default port, trailing slash, `#fragment` and tracking parameters do not matter; other query parameters do.",
+    "By `url`, normalised before lookup: scheme, `www.`, host case, default port, trailing slash, `#fragment` and tracking parameters do not matter; other query parameters do. Or by `gtin`, in any of its forms; a GTIN whose check digit is wrong is a 400.",
   tag: "products",
   input: LookupByUrlParamsSchema,
   output: ProductEnvelopeSchema,
-  rest: { method: "GET", path: "/products", errors: { 404: "No product at that URL" } },
+  rest: { method: "GET", path: "/products", errors: { 404: "No product at that URL or with that GTIN" } },
   mcp: {
     tool: "get_product_by_url",
     description:
-      "Find the catalog's product for a product detail page URL (for example a link the user pasted), as {pdp: {…}}. " +
+      "Find the catalog's product for a product detail page URL (for example a link the user pasted), or for a barcode (`gtin`: UPC, EAN, ISBN), as {pdp: {…}}. " +
       "Scheme, `www.`, trailing slash, `#fragment` and tracking parameters such as utm_* do not matter; other query parameters (variants) do. " +
-      "A page the catalog does not have is a `not_found` error.",
+      `${VIEW_NOTE} A page or GTIN the catalog does not have is a \`not_found\` error.`,
+    defaults: COMPACT_FOR_AGENTS,
   },
   cost: 1,
   auth: "key",
-  call: async (ctx, input) => ({ pdp: found(await ctx.services.catalog.byUrl(input.url, input.include_raw_data), "at that URL") }),
+  async call(ctx, input) {
+    const view = viewOf(input);
+    const product =
+      input.gtin === undefined
+        ? found(await ctx.services.catalog.byUrl(input.url ?? "", needsRawData(view)), "at that URL")
+        : found(await ctx.services.catalog.byGtin(input.gtin, needsRawData(view)), "with that GTIN");
+    return { pdp: present(product, view) };
+  },
+});
+
+export const lookup = mutation({
+  title: "Look up many products at once",
+  description:
+    "Up to 50 lookups in one call, each by id, page URL, GTIN or SKU (with `brand_url` when SKUs of several merchants may collide), answered one each, in order: the product or null with a reason, and how it matched. A POST with a JSON body: 50 URLs do not fit a query string.",
+  tag: "products",
+  input: BatchLookupParamsSchema,
+  output: BatchLookupResponseSchema,
+  rest: { method: "POST", path: "/products/lookup" },
+  mcp: {
+    tool: "lookup_products",
+    description:
+      "Look up to 50 products at once, each by {id}, {url} (a product page), {gtin} (a barcode: UPC, EAN, ISBN) or {sku, brand_url?}. " +
+      "Answers {results: [{input, pdp, match, reason}]}, one per input in order: `pdp` null with `reason` not_found or ambiguous when nothing or several matched. " +
+      VIEW_NOTE,
+    defaults: COMPACT_FOR_AGENTS,
+  },
+  cost: 5,
+  auth: "key",
+  async call(ctx, input) {
+    const view = viewOf(input);
+    const outcomes = await ctx.services.catalog.lookup(input.inputs, needsRawData(view));
+    return {
+      results: outcomes.map((outcome, index) => ({
+        input: Object.fromEntries(Object.entries(input.inputs[index] ?? {}).map(([name, value]) => [name, String(value)])),
+        pdp: outcome.product ? present(outcome.product, view) : null,
+        ...(outcome.match ? { match: outcome.match } : {}),
+        ...(outcome.reason ? { reason: outcome.reason } : {}),
+      })),
+    };
+  },
 });

@@ -13,7 +13,7 @@
  */
 import type { Identifiers, Media, Offers, Provenance, RawData } from "../../../shared/schemas/index.js";
 import { parseHttpUrl } from "../../../shared/url.js";
-import { CATEGORY_SEPARATOR } from "../record.js";
+import { CATEGORY_SEPARATOR } from "../../catalog/structured.js";
 import { cleanStrings, nestedDeeperThan } from "../sanitize.js";
 import { type Candidate, type Field, type How, LAYER_ORDER, type LayerName } from "./candidate.js";
 import { withoutProduct } from "./category.js";

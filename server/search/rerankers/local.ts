@@ -261,7 +261,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         .map((candidate, index) => ({ id: candidate.id, index, score: combine(scored[index]!, maxBm25, weights) }))
         // Ties keep retrieval order.
         .sort((a, b) => b.score - a.score || a.index - b.index);
-      return { ids: order.map((o) => o.id), outcome: "reranked" };
+      return { ids: order.map((o) => o.id), outcome: "reranked", scores: new Map(order.map((o) => [o.id, o.score])) };
     },
   };
 }

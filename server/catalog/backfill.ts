@@ -1,0 +1,72 @@
+/**
+ * Derives the structured columns (structured.ts) of rows an older derivation,
+ * or none, wrote: after a migration adds them, or when DERIVED_VERSION moves.
+ * Runs after every migration (cheap when nothing is left: one indexed read),
+ * a batch per transaction, so an interrupted backfill resumes where it stopped.
+ */
+import { asc, lt, sql } from "drizzle-orm";
+import type { Database } from "../db/client.js";
+import { products } from "../db/schema.js";
+import { bumpCatalogVersion } from "./repository.js";
+import { DERIVED_VERSION, deriveStructured } from "./structured.js";
+
+/** A category the page's JSON-LD states, for rows imported before the category had a column of its own. */
+function jsonLdCategory(rawData: unknown): string | null {
+  const ld = (rawData as { jsons?: { ld_json?: unknown } } | null)?.jsons?.ld_json;
+  const category = typeof ld === "object" && ld !== null && "category" in ld ? ld.category : null;
+  if (typeof category === "string" && category.trim()) return category.trim();
+  if (Array.isArray(category) && category.every((part) => typeof part === "string")) return category.join(" > ");
+  return null;
+}
+
+export async function backfillStructured(db: Database, options: { batchSize?: number } = {}): Promise<number> {
+  const batchSize = options.batchSize ?? 500;
+  let done = 0;
+  for (;;) {
+    const rows = await db
+      .select({
+        id: products.id,
+        offers: products.offers,
+        identifiers: products.identifiers,
+        category: products.category,
+        brands: products.brands,
+        rawData: products.rawData,
+      })
+      .from(products)
+      .where(lt(products.derivedVersion, DERIVED_VERSION))
+      .orderBy(asc(products.id))
+      .limit(batchSize);
+    if (rows.length === 0) return done;
+    const derived = rows.map((row) => {
+      const category = row.category ?? jsonLdCategory(row.rawData);
+      const structured = deriveStructured({ ...row, category });
+      return {
+        id: row.id,
+        category,
+        price_minor: structured.priceMinor,
+        currency: structured.currency,
+        list_price_minor: structured.listPriceMinor,
+        availability: structured.availability,
+        category_key: structured.categoryKey,
+        brand_keys: structured.brandKeys,
+        gtin14: structured.gtin14,
+        sku_key: structured.skuKey,
+      };
+    });
+    await db.transaction(async (tx) => {
+      // One statement per batch: the derived values travel as one JSON array.
+      await tx.execute(sql`
+        update ${products} set
+          category = v.category, price_minor = v.price_minor, currency = v.currency, list_price_minor = v.list_price_minor,
+          availability = v.availability, category_key = v.category_key,
+          brand_keys = array(select jsonb_array_elements_text(v.brand_keys)), gtin14 = v.gtin14, sku_key = v.sku_key,
+          derived_version = ${DERIVED_VERSION}
+        from jsonb_to_recordset(${JSON.stringify(derived)}::jsonb) as v(
+          id text, category text, price_minor bigint, currency text, list_price_minor bigint, availability text,
+          category_key text, brand_keys jsonb, gtin14 text, sku_key text)
+        where ${products.id} = v.id`);
+      await bumpCatalogVersion(tx);
+    });
+    done += rows.length;
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * What shoppers filter and sort on, derived from a record: the price in
+ * integer minor units with its currency, the was-price, availability as a
+ * schema.org name, the category path's key, brand keys, the GTIN-14 and the
+ * SKU key. Written beside the record on import; `DERIVED_VERSION` names this
+ * derivation, so rows an older one wrote are derived again (backfill.ts).
+ */
+import { isCurrencyCode, toMinorUnits } from "../../shared/currency.js";
+import { parseGtin } from "../../shared/gtin.js";
+import { AVAILABILITIES, type Availability, type Identifiers, type Offers } from "../../shared/schemas/index.js";
+
+/** Bump when what is derived changes: every row of an older version is derived again at the next start. */
+export const DERIVED_VERSION = 1;
+
+export const CATEGORY_SEPARATOR = " > ";
+
+export interface Structured {
+  priceMinor: number | null;
+  currency: string | null;
+  listPriceMinor: number | null;
+  availability: Availability | null;
+  categoryKey: string | null;
+  brandKeys: string[];
+  gtin14: string | null;
+  skuKey: string | null;
+  derivedVersion: number;
+}
+
+const BY_LOWER = new Map(AVAILABILITIES.map((name) => [name.toLowerCase(), name]));
+
+/**
+ * A schema.org availability in any spelling pages and feeds use (`InStock`,
+ * `http://schema.org/InStock`, `instock`, `in_stock`, `In Stock`), as its name; null otherwise.
+ */
+export function normalizeAvailability(value: string | null | undefined): Availability | null {
+  if (!value) return null;
+  const bare = value
+    .trim()
+    .replace(/^https?:\/\/(www\.)?schema\.org\//i, "")
+    .replace(/[\s_-]+/g, "")
+    .toLowerCase();
+  return BY_LOWER.get(bare) ?? null;
+}
+
+/** A category path as one spelling: segments trimmed, lower-cased, joined by " > ". */
+export function categoryKey(path: string): string {
+  return path
+    .split(">")
+    .map((segment) => segment.trim().replace(/\s+/g, " ").toLowerCase())
+    .filter(Boolean)
+    .join(CATEGORY_SEPARATOR);
+}
+
+export function brandKey(name: string): string {
+  return name.trim().replace(/\s+/g, " ").toLowerCase();
+}
+
+export function deriveStructured(record: {
+  offers?: Offers | null | undefined;
+  identifiers?: Identifiers | null | undefined;
+  category?: string | null | undefined;
+  brands: readonly string[];
+}): Structured {
+  const offers = record.offers;
+  const currency = offers?.currency?.trim().toUpperCase() ?? null;
+  const known = currency !== null && isCurrencyCode(currency) ? currency : null;
+  const minor = (amount: string | null | undefined) => (known && amount ? toMinorUnits(amount.trim(), known) : null);
+  const priceMinor = minor(offers?.price);
+  const gtin = record.identifiers?.gtin ? parseGtin(record.identifiers.gtin) : null;
+  const sku = record.identifiers?.sku?.trim();
+  const key = record.category ? categoryKey(record.category) : "";
+  return {
+    priceMinor,
+    // A currency without a price to go with it filters nothing; kept null so the two always come together.
+    currency: priceMinor === null ? null : known,
+    listPriceMinor: priceMinor === null ? null : minor(offers?.was_price),
+    availability: normalizeAvailability(offers?.availability),
+    categoryKey: key || null,
+    brandKeys: [...new Set(record.brands.map(brandKey).filter(Boolean))],
+    gtin14: gtin?.ok ? gtin.gtin14 : null,
+    skuKey: sku ? sku.toLowerCase() : null,
+    derivedVersion: DERIVED_VERSION,
+  };
+}

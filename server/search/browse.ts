@@ -1,0 +1,112 @@
+/**
+ * Ordered reads that are not ranked retrieval: browsing the products that pass
+ * the filters (no query) by price or age with a keyset, the sort keys of a
+ * search's matched set, the catalog's brand names, and what `explain` shows.
+ */
+import { and, asc, desc, inArray, type SQL, sql } from "drizzle-orm";
+import type { Sort } from "../../shared/schemas/index.js";
+import type { Database } from "../db/client.js";
+import { products } from "../db/schema.js";
+
+/** A product's place in a non-relevance order: the sort value (minor units, or microseconds since the epoch) and id. */
+export interface SortKey {
+  id: string;
+  value: number;
+}
+
+export type OrderSort = Exclude<Sort, "relevance">;
+
+/** created_at in whole microseconds (exact in a JSON number until the year 2255). */
+const CREATED_MICROS = sql<number>`(extract(epoch from ${products.createdAt}) * 1000000)::bigint`.mapWith(Number);
+const fromMicros = (micros: number) => sql`(timestamptz 'epoch' + ${micros} * interval '1 microsecond')`;
+
+function order(sort: OrderSort) {
+  switch (sort) {
+    case "price_asc":
+      return { value: sql<number>`${products.priceMinor}`.mapWith(Number), by: [asc(products.priceMinor), asc(products.id)] };
+    case "price_desc":
+      return { value: sql<number>`${products.priceMinor}`.mapWith(Number), by: [desc(products.priceMinor), desc(products.id)] };
+    case "newest":
+      return { value: CREATED_MICROS, by: [desc(products.createdAt), desc(products.id)] };
+  }
+}
+
+/** What comes after `after` in `sort`'s order, as a row comparison the (currency, price, id) and (created_at, id) indexes serve. */
+function after(sort: OrderSort, key: SortKey): SQL {
+  switch (sort) {
+    case "price_asc":
+      return sql`(${products.priceMinor}, ${products.id}) > (${key.value}, ${key.id})`;
+    case "price_desc":
+      return sql`(${products.priceMinor}, ${products.id}) < (${key.value}, ${key.id})`;
+    case "newest":
+      return sql`(${products.createdAt}, ${products.id}) < (${fromMicros(key.value)}, ${key.id})`;
+  }
+}
+
+/** Up to `limit` products passing `where` in `sort`'s order, after `from` when given. */
+export async function browseKeys(db: Database, where: SQL | undefined, sort: OrderSort, limit: number, from?: SortKey): Promise<SortKey[]> {
+  const { value, by } = order(sort);
+  return db
+    .select({ id: products.id, value })
+    .from(products)
+    .where(and(where, from ? after(sort, from) : undefined))
+    .orderBy(...by)
+    .limit(limit);
+}
+
+/** The sort keys of the given products (a search's matched set), in `sort`'s order. */
+export async function sortKeys(db: Database, ids: readonly string[], sort: OrderSort): Promise<SortKey[]> {
+  if (ids.length === 0) return [];
+  const { value, by } = order(sort);
+  return db
+    .select({ id: products.id, value })
+    .from(products)
+    .where(inArray(products.id, [...ids]))
+    .orderBy(...by);
+}
+
+/** Whether `key` comes after `from` in `sort`'s order (the same comparison as `after`, in JS). */
+export function comesAfter(sort: OrderSort, key: SortKey, from: SortKey): boolean {
+  const ascending = sort === "price_asc";
+  if (key.value !== from.value) return ascending ? key.value > from.value : key.value < from.value;
+  return ascending ? key.id > from.id : key.id < from.id;
+}
+
+/** Every brand name the catalog's records give. */
+export async function brandNames(db: Database): Promise<string[]> {
+  const rows = await db
+    .select({ name: sql<string>`b.name` })
+    .from(sql`(select distinct jsonb_array_elements_text(${products.brands}) as name from ${products}) as b`);
+  return rows.map((row) => row.name);
+}
+
+/** Per product, the stemmed words of each field as Postgres's english configuration reads them (for `explain`). */
+export async function fieldLexemes(db: Database, ids: readonly string[]) {
+  if (ids.length === 0) return [];
+  const lexemes = (column: SQL) => sql<string>`to_tsvector('english', ${column})::text`;
+  return db
+    .select({
+      id: products.id,
+      name: lexemes(sql`${products.name}`),
+      brands: lexemes(sql`${products.brands}`),
+      desc: lexemes(sql`${products.desc}`),
+      category: lexemes(sql`coalesce(${products.category}, '')`),
+    })
+    .from(products)
+    .where(inArray(products.id, [...ids]));
+}
+
+/** Each word's stems (a word can have none: a stop word). */
+export async function wordLexemes(db: Database, words: readonly string[]): Promise<Map<string, string>> {
+  if (words.length === 0) return new Map();
+  const list = sql.join(
+    words.map((word) => sql`${word}`),
+    sql`, `,
+  );
+  const rows = await db
+    .select({ word: sql<string>`w`, lexemes: sql<string>`to_tsvector('english', w)::text` })
+    .from(sql`unnest(array[${list}]::text[]) as w`);
+  const byLexeme = new Map<string, string>();
+  for (const row of rows) for (const match of row.lexemes.matchAll(/'((?:[^']|'')*)'/g)) byLexeme.set(match[1]!.replaceAll("''", "'"), row.word);
+  return byLexeme;
+}

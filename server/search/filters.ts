@@ -1,0 +1,106 @@
+/**
+ * The filters of a search or browse, normalised once from the parameters (and
+ * from constraints read in the query, interpret.ts), and their one SQL form,
+ * which every retrieval, browse query and facet count applies inside the
+ * query (never afterwards, so a page is always filled when it can be).
+ */
+import { and, arrayOverlaps, eq, gte, inArray, isNotNull, lte, or, type SQL, sql } from "drizzle-orm";
+import { toMinorUnits } from "../../shared/currency.js";
+import { AVAILABILITY_GROUPS, type SearchParams } from "../../shared/schemas/index.js";
+import { brandHost } from "../../shared/url.js";
+import { brandKey, categoryKey } from "../catalog/structured.js";
+import { products } from "../db/schema.js";
+
+export interface Filters {
+  /** Host of `brand_url`. */
+  brandHost?: string;
+  currency?: string;
+  /** Inclusive bounds in minor units of `currency`. */
+  priceMin?: number;
+  priceMax?: number;
+  /** schema.org names, any of them. */
+  availability?: string[];
+  /** Category keys (structured.ts), any of them, each matching itself or anything under it. */
+  categories?: string[];
+  /** Brand keys, any of them. */
+  brands?: string[];
+  /** Only products with a price in `currency` (a price sort needs one). */
+  priced?: boolean;
+}
+
+export type FilterParams = Pick<SearchParams, "brand_url" | "currency" | "price_min" | "price_max" | "availability" | "category" | "brand">;
+
+/**
+ * The filters the parameters ask for; the parameters have been validated (currency known, bounds decimal).
+ * `priced`: only products priced in the currency (for a price sort).
+ */
+export function filtersFrom(params: FilterParams, options: { priced?: boolean } = {}): Filters {
+  const filters: Filters = options.priced ? { priced: true } : {};
+  if (params.brand_url !== undefined) {
+    const host = brandHost(params.brand_url);
+    if (host) filters.brandHost = host;
+  }
+  if (params.currency) filters.currency = params.currency;
+  const minor = (amount: string | undefined) =>
+    amount !== undefined && params.currency ? (toMinorUnits(amount, params.currency) ?? undefined) : undefined;
+  const priceMin = minor(params.price_min);
+  const priceMax = minor(params.price_max);
+  if (priceMin !== undefined) filters.priceMin = priceMin;
+  if (priceMax !== undefined) filters.priceMax = priceMax;
+  if (params.availability) filters.availability = [...new Set(params.availability.flatMap((group) => AVAILABILITY_GROUPS[group]))];
+  if (params.category) filters.categories = [...new Set(params.category.map(categoryKey).filter(Boolean))];
+  if (params.brand) filters.brands = [...new Set(params.brand.map(brandKey).filter(Boolean))];
+  return filters;
+}
+
+/** Whether any filter narrows the catalog (a currency alone does not: it only says what price bounds mean). */
+export function narrows(filters: Filters): boolean {
+  return (
+    filters.brandHost !== undefined ||
+    filters.priceMin !== undefined ||
+    filters.priceMax !== undefined ||
+    filters.availability !== undefined ||
+    filters.categories !== undefined ||
+    filters.brands !== undefined ||
+    filters.priced === true
+  );
+}
+
+/** A LIKE pattern matching what starts with `prefix`, wildcards in it taken literally. */
+function startsWith(prefix: string): string {
+  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** The filters as one SQL condition (undefined when there are none). */
+export function filterSql(filters: Filters): SQL | undefined {
+  const conditions: (SQL | undefined)[] = [];
+  if (filters.brandHost !== undefined) conditions.push(eq(products.brandHost, filters.brandHost));
+  const pricing = filters.priceMin !== undefined || filters.priceMax !== undefined || filters.priced;
+  if (pricing && filters.currency) {
+    conditions.push(eq(products.currency, filters.currency), isNotNull(products.priceMinor));
+    if (filters.priceMin !== undefined) conditions.push(gte(products.priceMinor, filters.priceMin));
+    if (filters.priceMax !== undefined) conditions.push(lte(products.priceMinor, filters.priceMax));
+  }
+  if (filters.availability) conditions.push(inArray(products.availability, filters.availability));
+  if (filters.categories) {
+    // A whole-segment prefix: the path itself, or anything below it (" > " follows the prefix).
+    conditions.push(
+      or(...filters.categories.flatMap((key) => [eq(products.categoryKey, key), sql`${products.categoryKey} like ${startsWith(`${key} > `)}`])),
+    );
+  }
+  if (filters.brands) conditions.push(arrayOverlaps(products.brandKeys, filters.brands));
+  const present = conditions.filter((condition): condition is SQL => condition !== undefined);
+  return present.length > 0 ? and(...present) : undefined;
+}
+
+/** `name=value` lines for `explain`: what a result passed. */
+export function describeFilters(params: FilterParams): string[] {
+  const lines: string[] = [];
+  if (params.brand_url) lines.push(`brand_url=${params.brand_url}`);
+  if (params.price_min) lines.push(`price_min=${params.price_min} ${params.currency}`);
+  if (params.price_max) lines.push(`price_max=${params.price_max} ${params.currency}`);
+  for (const value of params.availability ?? []) lines.push(`availability=${value}`);
+  for (const value of params.category ?? []) lines.push(`category=${value}`);
+  for (const value of params.brand ?? []) lines.push(`brand=${value}`);
+  return lines;
+}

@@ -1,0 +1,233 @@
+/**
+ * Constraints a shopper writes into the query ("under $200", "below 50 €",
+ * "between 20 and 40 dollars", "in stock", a brand the catalog has), read as
+ * filters and taken out of the words searched. Nothing is applied silently:
+ * the answer's `interpretation` lists what was applied and what was read but
+ * not applied, and why. Parameters the caller gave win over what the query
+ * says. `parse_query=false` turns this off.
+ */
+import { isCurrencyCode } from "../../shared/currency.js";
+import type { AppliedConstraint, SearchParams } from "../../shared/schemas/index.js";
+
+export interface Reading {
+  /** The query without the constraints; empty when nothing else was asked (then it browses). */
+  query: string;
+  /** Filters to add to the parameters. */
+  adds: Pick<SearchParams, "price_min" | "price_max" | "currency" | "availability" | "brand">;
+  applied: AppliedConstraint[];
+  notApplied: (AppliedConstraint & { reason: string })[];
+}
+
+/** The brands a catalog has, by their words lower-cased ("Pebble & Pine" → "pebble pine"). */
+export interface BrandIndex {
+  byWords: ReadonlyMap<string, string>;
+  /** The most words a brand name has. */
+  longest: number;
+}
+
+export function brandIndex(names: readonly string[]): BrandIndex {
+  const byWords = new Map<string, string>();
+  let longest = 0;
+  for (const name of names) {
+    const words = wordsOf(name);
+    // One- and two-letter names ("A", "HP" aside) read as ordinary words too often to be taken for a brand.
+    if (words.length === 0 || words.join("").length < 3) continue;
+    const key = words.join(" ");
+    if (!byWords.has(key)) byWords.set(key, name);
+    longest = Math.max(longest, words.length);
+  }
+  return { byWords, longest };
+}
+
+function wordsOf(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** How a currency is written next to an amount, and the ISO code it stands for ("$" is read as US dollars). */
+const CURRENCY_WORDS: Record<string, string> = {
+  $: "USD",
+  us$: "USD",
+  dollar: "USD",
+  dollars: "USD",
+  bucks: "USD",
+  "€": "EUR",
+  euro: "EUR",
+  euros: "EUR",
+  "£": "GBP",
+  pound: "GBP",
+  pounds: "GBP",
+  "¥": "JPY",
+  yen: "JPY",
+  c$: "CAD",
+  ca$: "CAD",
+  a$: "AUD",
+  au$: "AUD",
+  chf: "CHF",
+};
+
+/** ISO codes a shopper types; the full ISO list holds ordinary words ("all", "top", "try", "pen"). */
+const CODES = "usd|eur|gbp|jpy|cad|aud|chf|sek|nok|dkk|pln|czk|huf|inr|cny|hkd|sgd|nzd|mxn|brl|krw|zar|aed";
+const CURRENCY = String.raw`(?:us\$|ca\$|au\$|c\$|a\$|\$|€|£|¥|(?:${CODES})\b|dollars?|bucks|euros?|pounds?|yen)`;
+const AMOUNT = String.raw`\d+(?:[.,]\d+)*`;
+const PRICE = String.raw`(?:(${CURRENCY})\s?)?(${AMOUNT})(?:\s?(${CURRENCY}))?`;
+
+interface Price {
+  amount: string;
+  currency: string | undefined;
+}
+
+/** `1,200`, `1.200,50`, `12,50`, `19.99` as a decimal string; null when it is not an amount. */
+function decimal(written: string): string | null {
+  if (/^\d{1,3}(,\d{3})+(\.\d+)?$/.test(written)) return written.replaceAll(",", "");
+  if (/^\d{1,3}(\.\d{3})+(,\d+)?$/.test(written)) return written.replaceAll(".", "").replace(",", ".");
+  if (/^\d+,\d{1,2}$/.test(written)) return written.replace(",", ".");
+  if (/^\d+(\.\d+)?$/.test(written)) return written;
+  return null;
+}
+
+function currencyOf(written: string | undefined): string | undefined | null {
+  if (written === undefined) return undefined;
+  const lower = written.toLowerCase();
+  const named = CURRENCY_WORDS[lower];
+  if (named) return named;
+  const code = lower.toUpperCase();
+  return isCurrencyCode(code) ? code : null;
+}
+
+function price(before: string | undefined, amount: string, after: string | undefined): Price | null {
+  const value = decimal(amount);
+  const a = currencyOf(before);
+  const b = currencyOf(after);
+  if (value === null || a === null || b === null || (a && b && a !== b)) return null;
+  return { amount: value, currency: a ?? b };
+}
+
+interface Found {
+  start: number;
+  end: number;
+  text: string;
+  constraints: { filter: "price_min" | "price_max" | "availability"; value: string; currency?: string | undefined }[];
+}
+
+/** The price and stock phrases of a query, left to right, not overlapping. */
+function findPhrases(q: string): Found[] {
+  const found: Found[] = [];
+  const take = (pattern: RegExp, read: (match: RegExpExecArray) => Found["constraints"] | null) => {
+    for (const match of q.matchAll(pattern)) {
+      const start = match.index;
+      const end = start + match[0].length;
+      if (found.some((other) => start < other.end && other.start < end)) continue;
+      const constraints = read(match);
+      if (constraints) found.push({ start, end, text: match[0].trim(), constraints });
+    }
+  };
+  const flags = "giu";
+  // Ranges first, so "between 20 and 40" is not read as two open bounds.
+  take(new RegExp(String.raw`\bbetween\s+${PRICE}\s+and\s+${PRICE}`, flags), (m) => range(price(m[1], m[2]!, m[3]), price(m[4], m[5]!, m[6])));
+  take(new RegExp(String.raw`(?<![\p{L}\p{N}])${PRICE}\s*(?:-|–|to)\s*${PRICE}`, flags), (m) => {
+    // "2-3 person tent" is not a price range: one side must say its currency.
+    if (!m[1] && !m[3] && !m[4] && !m[6]) return null;
+    return range(price(m[1], m[2]!, m[3]), price(m[4], m[5]!, m[6]));
+  });
+  take(
+    new RegExp(String.raw`(?:\b(?:under|below|less than|cheaper than|up to|at most|no more than|max(?:imum)?|within)|[<≤])\s*${PRICE}`, flags),
+    (m) => bound("price_max", price(m[1], m[2]!, m[3])),
+  );
+  take(new RegExp(String.raw`(?:\b(?:over|above|more than|at least|min(?:imum)?|starting at|from)|[>≥])\s*${PRICE}`, flags), (m) => {
+    // "from" also names places and brands: only with a currency does it bound a price.
+    if (/^from/i.test(m[0]) && !m[1] && !m[3]) return null;
+    return bound("price_min", price(m[1], m[2]!, m[3]));
+  });
+  take(/\b(?:in[\s-]stock|available now|ready to ship)\b/giu, () => [{ filter: "availability", value: "in_stock" }]);
+  return found.sort((a, b) => a.start - b.start);
+}
+
+function bound(filter: "price_min" | "price_max", value: Price | null): Found["constraints"] | null {
+  return value ? [{ filter, value: value.amount, currency: value.currency }] : null;
+}
+
+function range(low: Price | null, high: Price | null): Found["constraints"] | null {
+  if (!low || !high) return null;
+  const currency = low.currency ?? high.currency;
+  if (low.currency && high.currency && low.currency !== high.currency) return null;
+  const [min, max] = Number(low.amount) <= Number(high.amount) ? [low, high] : [high, low];
+  return [
+    { filter: "price_min", value: min.amount, currency },
+    { filter: "price_max", value: max.amount, currency },
+  ];
+}
+
+/** Words that only join a constraint to the rest ("tent *for* under $200", "jacket *by* NorthPeak"). */
+const CONNECTORS = new Set(["for", "with", "by", "from", "and", "in", "at", "of", "priced", "costing", "that", "is", "are", "which"]);
+
+function trimConnectors(text: string): string {
+  const words = text.split(/\s+/).filter(Boolean);
+  while (words.length > 0 && CONNECTORS.has(words[0]!.toLowerCase())) words.shift();
+  while (words.length > 0 && CONNECTORS.has(words.at(-1)!.toLowerCase())) words.pop();
+  return words.join(" ");
+}
+
+/** Reads the constraints of `q`; null when it holds none. */
+export function interpret(params: SearchParams & { q: string }, brands: BrandIndex): Reading | null {
+  const q = params.q;
+  const reading: Reading = { query: q, adds: {}, applied: [], notApplied: [] };
+  const spans: { start: number; end: number }[] = [];
+
+  for (const phrase of findPhrases(q)) {
+    spans.push(phrase);
+    for (const constraint of phrase.constraints) {
+      const shown = {
+        filter: constraint.filter,
+        value: constraint.currency ? `${constraint.value} ${constraint.currency}` : constraint.value,
+        text: phrase.text,
+      };
+      if (constraint.filter === "availability") {
+        if (params.availability) reading.notApplied.push({ ...shown, reason: "availability was given" });
+        else {
+          reading.adds.availability = ["in_stock"];
+          reading.applied.push(shown);
+        }
+        continue;
+      }
+      const currency = constraint.currency ?? params.currency;
+      if (params[constraint.filter] !== undefined) reading.notApplied.push({ ...shown, reason: `${constraint.filter} was given` });
+      else if (!currency) reading.notApplied.push({ ...shown, reason: 'no currency: write it ("under $200") or give currency' });
+      else if (params.currency && params.currency !== currency)
+        reading.notApplied.push({ ...shown, reason: `currency=${params.currency} was given` });
+      else if (reading.adds.currency && reading.adds.currency !== currency)
+        reading.notApplied.push({ ...shown, reason: "two currencies in one query" });
+      else {
+        reading.adds[constraint.filter] = constraint.value;
+        reading.adds.currency = currency;
+        reading.applied.push({ ...shown, value: `${constraint.value} ${currency}` });
+      }
+    }
+  }
+
+  // Brands: the longest run of the query's words that names one, outside the phrases above.
+  const tokens = [...q.matchAll(/[\p{L}\p{N}]+/gu)].filter((token) => !spans.some((span) => token.index >= span.start && token.index < span.end));
+  for (let i = 0; i < tokens.length; i++) {
+    for (let n = Math.min(brands.longest, tokens.length - i); n >= 1; n--) {
+      const run = tokens.slice(i, i + n);
+      const name = brands.byWords.get(run.map((token) => token[0].toLowerCase()).join(" "));
+      if (!name) continue;
+      const start = run[0]!.index;
+      const last = run.at(-1)!;
+      const text = q.slice(start, last.index + last[0].length);
+      if (params.brand || params.brand_url)
+        reading.notApplied.push({ filter: "brand", value: name, text, reason: `${params.brand ? "brand" : "brand_url"} was given` });
+      else {
+        reading.adds.brand = [...(reading.adds.brand ?? []), name];
+        reading.applied.push({ filter: "brand", value: name, text });
+        spans.push({ start, end: last.index + last[0].length });
+      }
+      i += n - 1;
+      break;
+    }
+  }
+
+  if (reading.applied.length === 0 && reading.notApplied.length === 0) return null;
+  const kept = [...spans].sort((a, b) => b.start - a.start).reduce((text, span) => `${text.slice(0, span.start)} ${text.slice(span.end)}`, q);
+  reading.query = trimConnectors(kept.replace(/\s+/g, " ").trim());
+  return reading;
+}

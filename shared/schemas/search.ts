@@ -1,0 +1,112 @@
+/** What search and batch lookup answer, beyond the records themselves. */
+import { z } from "zod";
+import { FACETS } from "./params.js";
+import { ProductRecordSchema } from "./product.js";
+
+export const MESSAGE_CODES = ["currency_only", "filter_not_applied", "end_of_relevance", "sort_without_price"] as const;
+
+export const MessageSchema = z
+  .object({
+    code: z.enum(MESSAGE_CODES).describe("Stable: branch on it."),
+    text: z.string().describe("For people (and models): what happened and what to do about it."),
+  })
+  .meta({ id: "Message" });
+
+export const ExplainSchema = z
+  .object({
+    matched: z.object({
+      fields: z.array(z.enum(["name", "brands", "desc", "category"])).describe("Where the query's words (stemmed) occur."),
+      words: z.array(z.string()).describe("The query's words that occur, as the shopper wrote them."),
+    }),
+    scores: z.object({
+      lexical: z.number().nullable().describe("Full-text rank (ts_rank over name, brands, description); null when no word matched."),
+      semantic: z.number().nullable().describe("Cosine similarity of query and product embeddings; null when not computed."),
+      rerank: z.number().nullable().describe("The reranker's score; null when the reranker gives none."),
+    }),
+    filters: z.array(z.string()).describe("The filters the product passed, as `name=value`."),
+  })
+  .meta({ id: "Explain" });
+
+export const SearchHitSchema = z
+  .object({ pdp: ProductRecordSchema, explain: ExplainSchema.optional().describe("With `explain=true`: why this product matched.") })
+  .meta({ id: "SearchHit" });
+
+export const FacetValueSchema = z.object({ value: z.string(), count: z.number().int() });
+export const PriceBucketSchema = z.object({
+  currency: z.string(),
+  min: z.string().describe("Lowest price in the bucket (decimal, inclusive)."),
+  max: z.string().nullable().describe("Highest price (decimal, exclusive); null for the open top bucket."),
+  count: z.number().int(),
+});
+
+export const FacetsSchema = z
+  .object({
+    brand: z.array(FacetValueSchema).optional(),
+    category: z.array(FacetValueSchema).optional().describe("Counts per category path and per each of its ancestors."),
+    availability: z.array(FacetValueSchema).optional().describe("Counts per schema.org availability name."),
+    price: z.array(PriceBucketSchema).optional().describe("Counts per price bucket, per currency."),
+  })
+  .describe(`Counts over the whole matched set, for the facets asked (${FACETS.join(", ")}).`)
+  .meta({ id: "Facets" });
+
+export const AppliedConstraintSchema = z.object({
+  filter: z.string().describe("The parameter it acts as, e.g. `price_max`, `availability`, `brand`."),
+  value: z.string(),
+  text: z.string().describe("The words of `q` it was read from."),
+});
+
+export const InterpretationSchema = z
+  .object({
+    query: z.string().describe("What was searched once the constraints were taken out of `q`."),
+    applied: z.array(AppliedConstraintSchema).describe("Constraints read from `q` and applied as filters."),
+    not_applied: z
+      .array(AppliedConstraintSchema.extend({ reason: z.string() }))
+      .optional()
+      .describe("Constraints read from `q` but not applied (an explicit parameter said otherwise, or something was missing)."),
+  })
+  .meta({ id: "Interpretation" });
+
+export const SearchResponseSchema = z
+  .object({
+    products: z
+      .array(SearchHitSchema)
+      .describe("Best match first (or in `sort` order); only products that match, so possibly fewer than `limit`, or none."),
+    next_cursor: z.string().optional().describe("Present when there is more: pass it as `cursor` for the next page."),
+    facets: FacetsSchema.optional(),
+    interpretation: InterpretationSchema.optional().describe("Present when constraints were read from `q`."),
+    messages: z
+      .array(MessageSchema)
+      .optional()
+      .describe("What the caller should know about this answer (e.g. a filter that matched only one currency)."),
+  })
+  .meta({ id: "SearchResponse" });
+
+export const LOOKUP_MATCHES = ["id", "url", "url_normalized", "gtin", "gtin14", "sku"] as const;
+
+export const LookupResultSchema = z
+  .object({
+    input: z.record(z.string(), z.string()).describe("The lookup as it was asked."),
+    pdp: ProductRecordSchema.nullable(),
+    match: z
+      .enum(LOOKUP_MATCHES)
+      .optional()
+      .describe(
+        "How it was found: `id`; `url` (as stored) or `url_normalized` (after normalising); `gtin` (the same digits) or `gtin14` (another form of the same GTIN); `sku`.",
+      ),
+    reason: z.enum(["not_found", "ambiguous"]).optional().describe("Why `pdp` is null: nothing matched, or several products did (give `brand_url`)."),
+  })
+  .meta({ id: "LookupResult" });
+
+export const BatchLookupResponseSchema = z
+  .object({ results: z.array(LookupResultSchema).describe("One per input, in the order asked.") })
+  .meta({ id: "BatchLookupResponse" });
+
+export type Message = z.infer<typeof MessageSchema>;
+export type Explain = z.infer<typeof ExplainSchema>;
+export type SearchHit = z.infer<typeof SearchHitSchema>;
+export type Facets = z.infer<typeof FacetsSchema>;
+export type Interpretation = z.infer<typeof InterpretationSchema>;
+export type AppliedConstraint = z.infer<typeof AppliedConstraintSchema>;
+export type SearchResponse = z.infer<typeof SearchResponseSchema>;
+export type LookupResult = z.infer<typeof LookupResultSchema>;
+export type BatchLookupResponse = z.infer<typeof BatchLookupResponseSchema>;

@@ -1,0 +1,359 @@
+/**
+ * Search that speaks a shopper's language (issue 13), on embedded PGlite and
+ * on the postgres.js path (PGlite over a socket): filters, browse, sorts,
+ * cursors (also while another import runs), facets, batch and GTIN lookups,
+ * constraints read from the query, explain, views, and "nothing matches".
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openPostgres } from "../../server/db/open.js";
+import { importRecords } from "../../server/ingest/import.js";
+import { parseLine } from "../../server/ingest/ndjson.js";
+import {
+  BatchLookupResponseSchema,
+  ProblemSchema,
+  ProductEnvelopeSchema,
+  ProductSchema,
+  SearchResponseSchema,
+  type SearchResponse,
+} from "../../shared/schemas/index.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import { sharedEmbedder } from "../helpers/embedder.js";
+import { startSocketPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
+import { STRUCTURED, urlOf } from "../helpers/structured.js";
+
+const PATHS = ["PGlite", "postgres.js"] as const;
+
+describe.each(PATHS)("on %s", (path) => {
+  let t: TestApp;
+  let pg: SocketPostgres | undefined;
+  beforeAll(async () => {
+    pg = path === "postgres.js" ? await startSocketPostgres(4) : undefined;
+    t = await createTestApp({ records: STRUCTURED, ...(pg ? { database: openPostgres({ url: pg.url, max: 1 }) } : {}) });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await pg?.close();
+  });
+
+  const get = (url: string) => t.app.inject({ url, headers: { authorization: t.key } });
+  async function search(query: string): Promise<SearchResponse> {
+    const answer = await get(`/api/v1/products/search?${query}`);
+    expect(answer.statusCode, answer.body).toBe(200);
+    return SearchResponseSchema.parse(answer.json());
+  }
+  const names = (body: SearchResponse) => body.products.map((hit) => hit.pdp.name);
+  const problem = async (query: string, param: string, code = "invalid_parameter") => {
+    const answer = await get(`/api/v1/products/search?${query}`);
+    expect(answer.statusCode, query).toBe(400);
+    const body = ProblemSchema.parse(answer.json());
+    expect(body.code, query).toBe(code);
+    expect(
+      body.errors?.map((e) => e.param),
+      query,
+    ).toContain(param);
+    return body;
+  };
+
+  describe("structured data", () => {
+    it("stores the category, the was-price and the identifiers an import gives, in the record", async () => {
+      const answer = await get(`/api/v1/products?url=${encodeURIComponent(urlOf("stormline-shell"))}`);
+      const record = ProductSchema.parse(ProductEnvelopeSchema.parse(answer.json()).pdp);
+      expect(record.category).toBe("Clothing > Jackets > Rain Jackets");
+      expect(record.offers).toEqual({ price: "229.00", currency: "USD", availability: "InStock", was_price: "279.00" });
+      expect(record.identifiers).toEqual({ sku: "NP-2001", gtin: null, mpn: null });
+    });
+  });
+
+  describe("filters", () => {
+    it("bounds prices in one currency, inside retrieval, and says prices are not converted", async () => {
+      const body = await search("q=tent&price_min=150&price_max=400&currency=usd");
+      expect(names(body).sort()).toEqual(["Alpine 2 Backpacking Tent", "Ridge 1 Solo Tent"]);
+      expect(body.messages).toEqual([expect.objectContaining({ code: "currency_only", text: expect.stringContaining("USD") })]);
+      // The same bounds in euros match only euro prices.
+      expect(names(await search("category=kitchen&price_max=50&currency=EUR")).sort()).toEqual([
+        "Cast Iron Skillet 26 cm",
+        "Stainless Steel Saucepan 2 L",
+      ]);
+    });
+
+    it("filters by availability group, category path prefix (whole segments, any case) and brands (repeatable)", async () => {
+      expect(names(await search("category=Outdoor%20%3E%20tents&availability=in_stock")).sort()).toEqual(["Alpine 2 Backpacking Tent"]);
+      expect(names(await search("category=outdoor&availability=out_of_stock,preorder")).sort()).toEqual([
+        "Basecamp 4 Family Tent",
+        "Ridge 1 Solo Tent",
+      ]);
+      // A prefix of whole segments: "Outdoor > Tent" is not "Outdoor > Tents".
+      expect((await search("category=outdoor%20%3E%20tent")).products).toEqual([]);
+      expect(names(await search("category=clothing%20%3E%20JACKETS")).sort()).toEqual(["Stormline 3L Rain Shell", "Summit Down Jacket"]);
+      const two = await search("brand=halden%20audio&brand=Copperleaf%20Kitchen&limit=100");
+      expect(two.products).toHaveLength(7);
+      // Limited availability and in-store/online-only count as in stock; discontinued as out of stock.
+      expect(names(await search("q=jacket&availability=in_stock")).sort()).toEqual(["Stormline 3L Rain Shell", "Summit Down Jacket"]);
+      expect(names(await search("brand=halden%20audio&availability=out_of_stock"))).toEqual(["Bookshelf Speakers, Pair"]);
+    });
+
+    it("browses without q when a filter is given, and refuses a search with neither", async () => {
+      const body = await search("category=audio&sort=price_asc&currency=GBP");
+      expect(names(body)).toEqual(["Travel Wireless Earbuds", "Studio Over-Ear Headphones", "Bookshelf Speakers, Pair"]);
+      const desc = await search("category=kitchen&sort=price_desc&currency=EUR");
+      expect(names(desc)[0]).toBe("Chef's Knife 20 cm");
+      await problem("limit=5", "q");
+    });
+
+    it("answers every bad filter with a 400 naming it", async () => {
+      await problem("q=tent&price_max=100", "currency");
+      await problem("q=tent&price_min=300&price_max=100&currency=USD", "price_min");
+      await problem("q=tent&price_min=-5&currency=USD", "price_min");
+      await problem("q=tent&price_min=ten&currency=USD", "price_min");
+      await problem("q=tent&price_min=10&currency=XYZ", "currency");
+      await problem("q=tent&sort=cheapest", "sort");
+      await problem("q=tent&sort=price_asc", "currency");
+      await problem("q=tent&facets=colour", "facets");
+      await problem("q=tent&availability=sometimes", "availability");
+      await problem("q=tent&view=tiny", "view");
+    });
+  });
+
+  describe("nothing matches", () => {
+    it("answers exactly {products: []} when nothing matches the query", async () => {
+      const answer = await get("/api/v1/products/search?q=zzzz%20qqqq%20wedding%20dress");
+      expect(answer.statusCode).toBe(200);
+      expect(answer.json()).toEqual({ products: [] });
+    });
+  });
+
+  describe("cursors", () => {
+    async function walk(query: string): Promise<string[]> {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 20; page++) {
+        const body = await search(`${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+        seen.push(...body.products.map((hit) => hit.pdp.id));
+        cursor = body.next_cursor;
+        if (!cursor) return seen;
+      }
+      throw new Error("the walk did not end");
+    }
+
+    it("walks a browse by price page by page, each once, in order", async () => {
+      const all = await search("category=outdoor&sort=price_asc&currency=USD&limit=100");
+      const walked = await walk("category=outdoor&sort=price_asc&currency=USD&limit=2");
+      expect(walked).toEqual(all.products.map((hit) => hit.pdp.id));
+      expect(new Set(walked).size).toBe(walked.length);
+    });
+
+    it("walks a relevance search without repeats or gaps", async () => {
+      const all = await search("q=tent%20jacket%20gaiters&limit=100");
+      const walked = await walk("q=tent%20jacket%20gaiters&limit=2");
+      expect(new Set(walked).size).toBe(walked.length);
+      expect(new Set(walked)).toEqual(new Set(all.products.map((hit) => hit.pdp.id)));
+    });
+
+    it("continues without repeats or gaps while another import adds products between pages", async () => {
+      const query = "brand=northpeak&sort=newest&limit=3";
+      const first = await search(query);
+      const before = first.products.map((hit) => hit.pdp.id);
+      // Another process imports newer NorthPeak products meanwhile.
+      const added = Array.from({ length: 4 }, (_, i) => ({
+        url: `https://www.northpeak.example/products/new-${path}-${i}`,
+        name: `New Trail Thing ${i}`,
+        brands: ["NorthPeak"],
+      }));
+      const lines = added.map((record, index) => parseLine("test", index + 1, JSON.stringify(record)));
+      await importRecords({ db: t.database.db, embedder: await sharedEmbedder() }, lines);
+      let cursor = first.next_cursor;
+      const rest: string[] = [];
+      while (cursor) {
+        const page = await search(`${query}&cursor=${encodeURIComponent(cursor)}`);
+        rest.push(...page.products.map((hit) => hit.pdp.id));
+        cursor = page.next_cursor;
+      }
+      const walked = [...before, ...rest];
+      expect(new Set(walked).size).toBe(walked.length);
+      const original = STRUCTURED.filter((record) => record.brands?.includes("NorthPeak")).length;
+      expect(walked).toHaveLength(original);
+    });
+
+    it("refuses a tampered cursor, one from another query, and a malformed one", async () => {
+      const { next_cursor: cursor } = await search("category=outdoor&sort=price_asc&currency=USD&limit=2");
+      expect(cursor).toBeDefined();
+      const [payload, signature] = cursor!.split(".");
+      const forged = `${Buffer.from(
+        Buffer.from(payload!, "base64url")
+          .toString()
+          .replace(/"k":\[\d+/, '"k":[1'),
+      ).toString("base64url")}.${signature}`;
+      await problem(`category=outdoor&sort=price_asc&currency=USD&limit=2&cursor=${encodeURIComponent(forged)}`, "cursor", "invalid_cursor");
+      await problem(`category=audio&sort=price_asc&currency=USD&limit=2&cursor=${encodeURIComponent(cursor!)}`, "cursor", "invalid_cursor");
+      await problem("q=tent&cursor=not-a-cursor", "cursor", "invalid_cursor");
+    });
+  });
+
+  describe("facets", () => {
+    it("counts brands, categories (with their ancestors), availability and price buckets over the whole matched set", async () => {
+      const body = await search("category=outdoor&limit=1&facets=brand,category,availability,price");
+      expect(body.products).toHaveLength(1);
+      expect(body.facets?.brand).toEqual([{ value: "NorthPeak", count: 5 }]);
+      expect(body.facets?.category).toEqual(
+        expect.arrayContaining([
+          { value: "Outdoor", count: 5 },
+          { value: "Outdoor > Tents", count: 3 },
+          { value: "Outdoor > Camp Kitchen", count: 2 },
+        ]),
+      );
+      expect(body.facets?.availability).toEqual(
+        expect.arrayContaining([
+          { value: "InStock", count: 2 },
+          { value: "OutOfStock", count: 1 },
+          { value: "PreOrder", count: 1 },
+          { value: "BackOrder", count: 1 },
+        ]),
+      );
+      const buckets = body.facets?.price ?? [];
+      expect(buckets.reduce((sum, bucket) => sum + bucket.count, 0)).toBe(5);
+      expect(buckets).toContainEqual({ currency: "USD", min: "10", max: "25", count: 1 });
+      expect(buckets).toContainEqual({ currency: "USD", min: "100", max: "250", count: 2 });
+    });
+
+    it("counts a search's matched set, not only its page", async () => {
+      const body = await search("q=tent&limit=1&facets=category");
+      expect(body.facets?.category).toContainEqual({ value: "Outdoor > Tents", count: 3 });
+    });
+  });
+
+  describe("lookups", () => {
+    const post = (payload: unknown) =>
+      t.app.inject({
+        method: "POST",
+        url: "/api/v1/products/lookup",
+        headers: { authorization: t.key, "content-type": "application/json" },
+        payload: JSON.stringify(payload),
+      });
+
+    it("answers each of up to 50 lookups in order, saying how it matched or why not", async () => {
+      const answer = await post({
+        inputs: [
+          { id: "pdp_missing" },
+          { url: urlOf("copper-kettle") },
+          { url: `${urlOf("copper-kettle").replace("https://", "http://")}/?utm_source=x` },
+          { gtin: "012345678905" },
+          { gtin: "0012345678905" },
+          { gtin: "5012345678900" },
+          { sku: "shared-1" },
+          { sku: "SHARED-1", brand_url: "copperleafkitchen.example" },
+          { sku: "NP-3001" },
+        ],
+      });
+      expect(answer.statusCode, answer.body).toBe(200);
+      const { results } = BatchLookupResponseSchema.parse(answer.json());
+      expect(results.map((r) => [r.match ?? r.reason, r.pdp?.name ?? null])).toEqual([
+        ["not_found", null],
+        ["url", "Copper Stovetop Kettle"],
+        ["url_normalized", "Copper Stovetop Kettle"],
+        ["gtin", "Alpine 2 Backpacking Tent"],
+        ["gtin14", "Alpine 2 Backpacking Tent"],
+        ["gtin", "Studio Over-Ear Headphones"],
+        ["ambiguous", null],
+        ["sku", "Copper Stovetop Kettle"],
+        ["sku", "Enamel Camp Mug"],
+      ]);
+      expect(results[7]!.input).toEqual({ sku: "SHARED-1", brand_url: "copperleafkitchen.example" });
+      // Compact records on request.
+      const compact = BatchLookupResponseSchema.parse((await post({ inputs: [{ sku: "NP-3001" }], view: "compact" })).json());
+      expect(compact.results[0]!.pdp).toMatchObject({
+        name: "Enamel Camp Mug",
+        brand: "NorthPeak",
+        price: "14.00",
+        currency: "USD",
+        availability: "BackOrder",
+      });
+    });
+
+    it("refuses more than 50 lookups, and a GTIN whose check digit is wrong, naming where", async () => {
+      const many = await post({ inputs: Array.from({ length: 51 }, (_, i) => ({ id: `pdp_${i}` })) });
+      expect(many.statusCode).toBe(400);
+      expect(ProblemSchema.parse(many.json()).errors?.[0]?.param).toBe("inputs");
+      const bad = await post({ inputs: [{ id: "pdp_1" }, { gtin: "012345678906" }] });
+      expect(bad.statusCode).toBe(400);
+      expect(ProblemSchema.parse(bad.json()).errors).toEqual([
+        expect.objectContaining({ param: "inputs.1.gtin", message: expect.stringContaining("check digit") }),
+      ]);
+      expect((await post({ inputs: [{ colour: "red" }] })).statusCode).toBe(400);
+    });
+
+    it("finds one product by GTIN like ?url= does, and says a wrong check digit is wrong", async () => {
+      const found = await get("/api/v1/products?gtin=4006381333931");
+      expect(found.statusCode).toBe(200);
+      expect(ProductEnvelopeSchema.parse(found.json()).pdp.name).toBe("Cast Iron Skillet 26 cm");
+      expect((await get("/api/v1/products?gtin=00012345678905")).statusCode).toBe(200);
+      expect((await get("/api/v1/products?gtin=9780306406157")).statusCode).toBe(404);
+      const wrong = await get("/api/v1/products?gtin=4006381333932");
+      expect(wrong.statusCode).toBe(400);
+      expect(ProblemSchema.parse(wrong.json()).detail).toMatch(/gtin is not a valid GTIN: wrong check digit/);
+      expect((await get(`/api/v1/products?gtin=4006381333931&url=${encodeURIComponent(urlOf("chef-knife"))}`)).statusCode).toBe(400);
+    });
+  });
+
+  describe("constraints written in the query", () => {
+    it("applies a price bound, stock and a brand read from q, and echoes them", async () => {
+      const body = await search("q=tent%20under%20%24400%20in%20stock");
+      expect(names(body)).toEqual(["Alpine 2 Backpacking Tent"]);
+      expect(body.interpretation).toEqual({
+        query: "tent",
+        applied: [
+          { filter: "price_max", value: "400 USD", text: "under $400" },
+          { filter: "availability", value: "in_stock", text: "in stock" },
+        ],
+      });
+      const branded = await search("q=halden%20audio%20headphones");
+      expect(branded.interpretation?.applied).toEqual([{ filter: "brand", value: "Halden Audio", text: "halden audio" }]);
+      expect(names(branded)[0]).toBe("Studio Over-Ear Headphones");
+      expect(branded.products.every((hit) => ProductSchema.parse(hit.pdp).brands.includes("Halden Audio"))).toBe(true);
+      const range = await search("q=pan%20between%2040%20and%2060%20euros");
+      expect(range.interpretation?.applied).toEqual([
+        { filter: "price_min", value: "40 EUR", text: "between 40 and 60 euros" },
+        { filter: "price_max", value: "60 EUR", text: "between 40 and 60 euros" },
+      ]);
+      expect(names(range)).toEqual(["Cast Iron Skillet 26 cm"]);
+    });
+
+    it("lets explicit parameters win, reports what it did not apply, and reads nothing with parse_query=false", async () => {
+      const body = await search("q=tent%20under%20%24400&price_max=250&currency=USD");
+      expect(body.interpretation?.not_applied).toEqual([expect.objectContaining({ filter: "price_max", reason: "price_max was given" })]);
+      expect(names(body).sort()).toEqual(["Ridge 1 Solo Tent"]);
+      expect(body.messages).toContainEqual(expect.objectContaining({ code: "filter_not_applied" }));
+      const literal = await search("q=tent%20under%20%24400&parse_query=false");
+      expect(literal.interpretation).toBeUndefined();
+    });
+  });
+
+  describe("explain and views", () => {
+    it("says why each result matched", async () => {
+      const body = await search("q=waterproof%20jacket&explain=true&category=clothing");
+      const shell = body.products.find((hit) => hit.pdp.name === "Stormline 3L Rain Shell");
+      expect(shell?.explain).toMatchObject({
+        matched: { fields: expect.arrayContaining(["desc"]), words: ["waterproof", "jacket"] },
+        scores: { lexical: expect.any(Number), semantic: expect.any(Number), rerank: expect.any(Number) },
+        filters: ["category=clothing"],
+      });
+    });
+
+    it("answers compact records with view=compact, and raw data with view=full", async () => {
+      const compact = await search("q=kettle&view=compact");
+      expect(compact.products[0]?.pdp).toEqual({
+        id: expect.any(String),
+        url: urlOf("copper-kettle"),
+        name: "Copper Stovetop Kettle",
+        brand: "Copperleaf Kitchen",
+        price_label: "89,00 €",
+        price: "89.00",
+        currency: "EUR",
+        availability: "OutOfStock",
+        image: null,
+      });
+      const full = await search("q=kettle&view=full&limit=1");
+      expect(ProductSchema.parse(full.products[0]!.pdp).raw_data).toBeDefined();
+      await problem("q=kettle&view=compact&include_raw_data=true", "view");
+    });
+  });
+});

@@ -1,0 +1,57 @@
+/** Constraints read from a shopper's query (issue 13): what is read, what is left to search, and what is refused. */
+import { describe, expect, it } from "vitest";
+import { brandIndex, interpret } from "../../../server/search/interpret.js";
+import { SearchParamsSchema } from "../../../shared/schemas/index.js";
+
+const brands = brandIndex(["NorthPeak", "Pebble & Pine", "Halden Audio", "A", "HP"]);
+const read = (q: string, extra: Record<string, unknown> = {}) => {
+  const params = SearchParamsSchema.parse({ q, ...extra });
+  return interpret({ ...params, q }, brands);
+};
+
+describe("constraints in the query", () => {
+  it.each([
+    ["tent under $200", "tent", { price_max: "200", currency: "USD" }],
+    ["tent below 50 €", "tent", { price_max: "50", currency: "EUR" }],
+    ["boots for less than 1,200 dollars", "boots", { price_max: "1200", currency: "USD" }],
+    ["mug between 20 and 40 dollars", "mug", { price_min: "20", price_max: "40", currency: "USD" }],
+    ["mug between $40 and $20", "mug", { price_min: "20", price_max: "40", currency: "USD" }],
+    ["kettle £30-£60", "kettle", { price_min: "30", price_max: "60", currency: "GBP" }],
+    ["sofa over 499,99 €", "sofa", { price_min: "499.99", currency: "EUR" }],
+    ["headphones at most 150 GBP", "headphones", { price_max: "150", currency: "GBP" }],
+    ["rain jacket in stock", "rain jacket", { availability: ["in_stock"] }],
+    ["in-stock rain jacket under $300", "rain jacket", { availability: ["in_stock"], price_max: "300", currency: "USD" }],
+    ["northpeak tent", "tent", { brand: ["NorthPeak"] }],
+    ["toys by pebble & pine", "toys", { brand: ["Pebble & Pine"] }],
+  ])("%s", (q, query, adds) => {
+    const reading = read(q);
+    expect(reading?.query).toBe(query);
+    expect(reading?.adds).toEqual(adds);
+  });
+
+  it("reads nothing in a query without constraints, or in numbers that are not prices", () => {
+    expect(read("tent for 2 people")).toBeNull();
+    expect(read("2-3 person tent")).toBeNull();
+    expect(read("16 gb memory card")).toBeNull();
+    expect(read("a guide to hp printers")).toBeNull(); // two-letter brand names are not read from queries
+  });
+
+  it("does not apply a bound without a currency, unless currency is given", () => {
+    const bare = read("tent under 200");
+    expect(bare?.adds).toEqual({});
+    expect(bare?.notApplied).toEqual([expect.objectContaining({ filter: "price_max", reason: expect.stringContaining("no currency") })]);
+    expect(bare?.query).toBe("tent");
+    expect(read("tent under 200", { currency: "CAD" })?.adds).toEqual({ price_max: "200", currency: "CAD" });
+  });
+
+  it("lets the caller's parameters win", () => {
+    const reading = read("northpeak tent under $200 in stock", { price_max: "300", currency: "USD", availability: "out_of_stock", brand: "Other" });
+    expect(reading?.adds).toEqual({});
+    expect(reading?.notApplied.map((item) => item.reason)).toEqual(["price_max was given", "availability was given", "brand was given"]);
+    expect(read("tent under €200", { currency: "USD" })?.notApplied[0]?.reason).toBe("currency=USD was given");
+  });
+
+  it("leaves nothing to search when the query was all constraints (then it browses)", () => {
+    expect(read("northpeak under $100")?.query).toBe("");
+  });
+});
