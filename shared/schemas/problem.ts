@@ -4,8 +4,14 @@ import { z } from "zod";
 export const ErrorCodeSchema = z.enum([
   "unauthorized",
   "invalid_parameter",
+  "malformed_request",
   "not_found",
   "method_not_allowed",
+  "request_timeout",
+  "payload_too_large",
+  "uri_too_long",
+  "headers_too_large",
+  "answer_too_large",
   "rate_limited",
   "unavailable",
   "internal",
@@ -16,7 +22,7 @@ export const ProblemSchema = z
   .object({
     type: z.string().describe("URI naming the problem type."),
     title: z.string(),
-    status: z.number().int(),
+    status: z.int().min(100).max(599).meta({ format: "int32" }),
     detail: z.string(),
     code: ErrorCodeSchema,
     request_id: z.string(),

@@ -31,7 +31,7 @@ describe("/llms.txt", () => {
     expect(endpoints).toHaveLength(Object.keys(doc.paths).length);
     for (const [path, item] of Object.entries(doc.paths)) {
       const operation = item.get!;
-      const url = path === "/health" ? path : `/api/v1${path}`;
+      const url = `/api/v1${path}`;
       const line = endpoints.find((candidate) => candidate.startsWith(`- [GET ${url}](`));
       expect(line, url).toBeDefined();
       expect(line).toContain(operation.summary);

@@ -206,7 +206,7 @@ describe("/mcp refuses as the rest of the API does", () => {
     for (const method of ["GET", "DELETE"] as const) {
       const answer = await t.app.inject({ method, url: "/mcp", headers: { authorization: t.key, accept: "text/event-stream" } });
       expect(answer.statusCode).toBe(405);
-      expect(answer.headers.allow).toBe("POST");
+      expect(answer.headers.allow).toBe("POST, OPTIONS");
       expect(answer.headers["x-request-id"]).toMatch(/^req_/);
       expect(answer.json()).toMatchObject({ code: "method_not_allowed", detail: expect.stringContaining("stateless") });
     }

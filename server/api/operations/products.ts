@@ -21,7 +21,13 @@ export const search = query({
   tag: "products",
   input: SearchParamsSchema,
   output: SearchResponseSchema,
-  rest: { method: "GET", path: "/products/search" },
+  rest: {
+    method: "GET",
+    path: "/products/search",
+    headers: {
+      "X-Rerank": "How the answer was ordered: the reranker's name (`local`, `llm`, `none`), or `fallback` when it did not answer in time.",
+    },
+  },
   mcp: {
     tool: "search_products",
     description:
