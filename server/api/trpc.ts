@@ -77,7 +77,8 @@ function openApiMeta(operation: AnyOperation): OpenApiMeta {
 /**
  * The call behind a procedure. tRPC types a schema's input and output through a conditional
  * type that TypeScript cannot resolve for a generic schema; for a Zod schema they are
- * `z.output<I>` and `z.input<O>`, which is all these casts say.
+ * `z.output<I>` and `z.input<O>`, which is all these casts say. The answer counts against the
+ * request's ANSWER_MAX_BYTES (a batch's calls share one budget) before tRPC serialises it.
  */
 async function resolve<I extends z.ZodObject, O extends z.ZodType>(operation: Operation<I, O>, ctx: CallContext, input: unknown): Promise<never> {
   const output = await operation.call(ctx, input as z.output<I>);
