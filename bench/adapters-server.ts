@@ -20,6 +20,7 @@
 import Fastify from "fastify";
 import { callTRPCProcedure, getTRPCErrorFromUnknown } from "@trpc/server";
 import { fastifyTRPCOpenApiPlugin } from "trpc-to-openapi";
+import { answerBudget } from "../server/api/answer-cap.js";
 import type { CallContext } from "../server/api/context.js";
 import { responseHeaders } from "../server/api/http/context.js";
 import { sendProblem } from "../server/api/http/errors.js";
@@ -47,7 +48,8 @@ async function* firstRecords(count: number): AsyncGenerator<ParsedLine> {
 }
 
 const { handle: database } = await openPglite();
-const root = createRoot(loadConfig({ SAMPLE_CATALOG: "false" }), { role: "server", database });
+const config = loadConfig({ SAMPLE_CATALOG: "false" });
+const root = createRoot(config, { role: "server", database });
 const embedder = await root.embedder();
 await root.database();
 const summary = await importRecords({ db: database.db, embedder }, firstRecords(SAMPLE_RECORDS));
@@ -66,7 +68,14 @@ const { key } = await services.keys.issue({ name: "bench:adapters", environment:
 const verified = await services.keys.verify(key);
 if (verified.code !== "VALID") throw new Error(`the bench key did not verify: ${verified.code}`);
 const { principal } = verified;
-const context = (): CallContext => ({ services, principal, requestId: "bench", log: app.log, responseHeaders: new Map() });
+const context = (): CallContext => ({
+  services,
+  principal,
+  requestId: "bench",
+  log: app.log,
+  responseHeaders: new Map(),
+  answer: answerBudget(config.ANSWER_MAX_BYTES),
+});
 // What the gate hands the REST routes.
 app.decorateRequest("principal", null);
 app.addHook("onRequest", async (request) => {
@@ -102,7 +111,7 @@ app.get<{ Params: { id: string } }>("/call/products/:id", async (request, reply)
 });
 
 // The shipped routes, in their own scope as app.ts registers them (with the ETag hook that is part of what we ship).
-await app.register(restPlugin, { services, prefixes: ["/rest"] });
+await app.register(restPlugin, { services, prefixes: ["/rest"], answerMaxBytes: config.ANSWER_MAX_BYTES });
 
 const address = await app.listen({ host: "127.0.0.1", port: 0 });
 process.stdout.write(`${new URL(address).port}\n`);

@@ -25,7 +25,7 @@ const { values, positionals } = parseArgs({
 });
 const query = positionals.join(" ");
 if (query === "" || values.key === "") {
-  process.stderr.write("usage: examples/search.ts QUERY… [--limit N] [--brand DOMAIN] [--url URL] [--key KEY | CATALOG_API_KEY=…]\n");
+  process.stderr.write("usage: examples/search.ts QUERY… [--limit N] [--brand DOMAIN] [--url URL | CATALOG_URL=…] [--key KEY | CATALOG_API_KEY=…]\n");
   process.exit(2);
 }
 

@@ -7,12 +7,15 @@ import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import fp from "fastify-plugin";
 import { compressionPlugin } from "./api/http/compression.js";
-import { installErrorHandlers, sendProblem } from "./api/http/errors.js";
+import { corsPlugin } from "./api/http/cors.js";
+import { clientErrorHandler, installErrorHandlers, sendProblem } from "./api/http/errors.js";
 import { gatePlugin } from "./api/http/gate.js";
 import { healthPlugin, publicPlugin } from "./api/http/public.js";
 import { restPlugin } from "./api/http/rest.js";
 import { trpcPlugin } from "./api/http/trpc.js";
+import { logSerializers } from "./api/http/logging.js";
 import { problem } from "./api/problems.js";
+import { redactKeys } from "./auth/keys.js";
 import type { RateLimitStore } from "./auth/ratelimit.js";
 import type { Config } from "./config.js";
 import { mcpPlugin } from "./mcp/http.js";
@@ -21,7 +24,18 @@ import type { Services } from "./services.js";
 
 export interface AppOptions {
   services: Services;
-  config: Pick<Config, "API_PREFIXES" | "LOG_LEVEL" | "RATE_LIMIT_PER_MINUTE" | "METRICS_PORT" | "MAX_BATCH_CALLS" | "BODY_LIMIT_BYTES">;
+  config: Pick<
+    Config,
+    | "API_PREFIXES"
+    | "LOG_LEVEL"
+    | "RATE_LIMIT_PER_MINUTE"
+    | "METRICS_PORT"
+    | "MAX_BATCH_CALLS"
+    | "BODY_LIMIT_BYTES"
+    | "ANSWER_MAX_BYTES"
+    | "REQUEST_TIMEOUT_MS"
+    | "CORS_ORIGINS"
+  >;
   metrics: Metrics;
   /** Where the rate-limit counters live (see api/http/ratelimit.ts). */
   rateLimitStore: RateLimitStore;
@@ -46,8 +60,13 @@ class AccessLog extends LogController {
   }
 }
 
-/** An incoming X-Request-Id is honoured only if it is short and plain, so it is safe to log and echo. */
+/** An incoming X-Request-Id is honoured only if it is short and plain, so it is safe to log and echo (and is no key). */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** How often Node looks for requests past REQUEST_TIMEOUT_MS (its default, 30 s, would let one run that much longer). */
+const TIMEOUT_CHECK_MS = 1_000;
+/** Path parameters (product ids) longer than this are refused (414) before any work; ids are at most 128. */
+const MAX_PARAM_LENGTH = 2048;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, services } = options;
@@ -55,22 +74,31 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: {
       level: config.LOG_LEVEL,
       redact: { paths: ["req.headers.authorization", "headers.authorization", "authorization"], censor: "[redacted]" },
+      serializers: logSerializers,
     },
     requestIdHeader: false,
     logController: new AccessLog(),
     genReqId: (request) => {
       const incoming = request.headers["x-request-id"];
-      return typeof incoming === "string" && SANE_REQUEST_ID.test(incoming) ? incoming : `req_${randomUUID().replaceAll("-", "")}`;
+      return typeof incoming === "string" && SANE_REQUEST_ID.test(incoming) && redactKeys(incoming) === incoming
+        ? incoming
+        : `req_${randomUUID().replaceAll("-", "")}`;
     },
     bodyLimit: config.BODY_LIMIT_BYTES,
-    // Path parameters (product ids) longer than this get a 404 before any work; ids are at most 128.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
-    // What the router refuses before any hook runs (a malformed %-escape in the path) is a problem too.
+    // A request whose head and body are not in within this gets a 408 problem (clientErrorHandler), however slowly it trickles.
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    http: { connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, config.REQUEST_TIMEOUT_MS), headersTimeout: config.REQUEST_TIMEOUT_MS },
+    // What Node's HTTP parser refuses (a head over 16 KB, bytes that are not HTTP, the timeout above) is a problem too.
+    clientErrorHandler,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // What the router refuses before any hook runs (a malformed %-escape, an overlong segment) is a problem too; neither echoes the path.
     frameworkErrors: (error, request, reply) => {
       reply.header("x-request-id", request.id);
       void sendProblem(
         reply,
-        problem("invalid_parameter", error.code === "FST_ERR_BAD_URL" ? "The request URL is not valid." : error.message, request.id),
+        error.code === "FST_ERR_MAX_PARAM_LENGTH"
+          ? problem("uri_too_long", `A path segment is longer than ${MAX_PARAM_LENGTH} characters (product ids have at most 128).`, request.id)
+          : problem("invalid_parameter", "The request URL is not valid.", request.id),
       );
     },
   });
@@ -78,6 +106,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
+  // Before the gate, so a refusal (401, 429) reaches the page that asked.
+  await app.register(corsPlugin, { origins: config.CORS_ORIGINS });
   installErrorHandlers(app);
   // Before any route: it attaches itself to each route as it is added.
   await app.register(fp(compressionPlugin));
@@ -86,10 +116,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(gatePlugin, { keys: services.keys, store: options.rateLimitStore, perMinute: config.RATE_LIMIT_PER_MINUTE, now: options.now });
 
   await app.register(publicPlugin, { prefixes: config.API_PREFIXES, rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE });
-  await app.register(healthPlugin, { services });
+  await app.register(healthPlugin, { services, prefixes: config.API_PREFIXES });
   if (config.METRICS_PORT === undefined) await app.register(metricsRoute, { metrics: options.metrics });
-  await app.register(trpcPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS });
-  await app.register(restPlugin, { services, prefixes: config.API_PREFIXES });
-  await app.register(mcpPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS });
+  const answerMaxBytes = config.ANSWER_MAX_BYTES;
+  await app.register(trpcPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS, answerMaxBytes });
+  await app.register(restPlugin, { services, prefixes: config.API_PREFIXES, answerMaxBytes });
+  await app.register(mcpPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS, answerMaxBytes });
   return app;
 }

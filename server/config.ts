@@ -19,6 +19,16 @@ const bytes = (fallback: number) =>
     .min(1024, "must be at least 1024 bytes")
     .max(1024 * MiB, "must be at most 1 GiB")
     .default(fallback);
+/** `*`, or an origin as a browser sends it in `Origin`: scheme, host and port, nothing more. */
+function isOrigin(value: string): boolean {
+  if (value === "*") return true;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === value;
+  } catch {
+    return false;
+  }
+}
 
 const prefix = z
   .string()
@@ -79,8 +89,30 @@ export const ConfigSchema = z.object({
   RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(0).max(60_000).default(250),
   /** Most calls in one request: a tRPC batch or a JSON-RPC batch on /mcp; more is a 400. */
   MAX_BATCH_CALLS: z.coerce.number().int().min(1).max(100).default(10),
-  /** Largest request body read (tRPC mutations, MCP messages, POST operations); more is refused before it is parsed. */
+  /** Largest request body read (tRPC mutations, MCP messages, POST operations); more is refused (413) before it is parsed. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16_777_216).default(262_144),
+  /**
+   * Largest answer one request may get, in bytes of JSON (a tRPC or MCP batch counts as one answer); more is
+   * refused with 400 `answer_too_large` before the answer is serialised. Raw page data is what makes answers large.
+   */
+  ANSWER_MAX_BYTES: z.coerce.number().int().min(1024).max(1_073_741_824).default(33_554_432),
+  /** How long a client has to send a whole request, head and body; a slower one gets 408 and is disconnected. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /**
+   * Origins whose pages may call the API from a browser (CORS), comma-separated (`https://shop.example`), or `*`
+   * for any. Unset: no cross-origin access.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().refine(isOrigin, "each origin must be `*` or scheme://host[:port], without a path or a trailing /")))
+    .transform((origins): "*" | string[] => (origins.includes("*") ? "*" : origins)),
 
   /**
    * Caps on what an import reads and stores (`catalog import`, `catalog extract`); each refusal names its setting.

@@ -3,11 +3,13 @@
  * composition root, onboard a first run, listen, keep caches in step with the
  * database, and shut down cleanly on SIGTERM/SIGINT.
  */
+import { readFileSync } from "node:fs";
 import { createRoot } from "./compose.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { DataDirBusyError } from "./db/open.js";
 import { listenForScrapes } from "./metrics/index.js";
-import { issueFirstKey, loadSampleCatalog } from "./onboarding.js";
+import { issueFirstKey, keyWasShown, loadSampleCatalog, markKeyShown } from "./onboarding.js";
+import { SAMPLE_CATALOG_PATH } from "./sample/index.js";
 import { EmbeddingMismatchError } from "./search/reindex.js";
 
 /** How often last-used times of keys are written (batched: one write per interval, not per request). */
@@ -28,11 +30,21 @@ class PortBusyError extends Error {
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  // What a start is doing while it is slow (the first one loads a model and embeds a catalog): plain lines on
+  // stderr, since the logger comes with the app, which needs the model.
+  const say = (line: string) => {
+    if (config.LOG_LEVEL !== "silent") process.stderr.write(`${line}\n`);
+  };
   const root = createRoot(config, { role: "server" });
+  say("Starting: opening the database and loading the sentence encoder (a few seconds)…");
   const app = await root.app();
   const services = await root.services();
 
-  const sample = await loadSampleCatalog(root);
+  const sampleSize = readFileSync(SAMPLE_CATALOG_PATH, "utf8").trim().split("\n").length;
+  const sample = await loadSampleCatalog(root, (progress) => {
+    const done = progress.imported + progress.updated + progress.unchanged + progress.failed;
+    say(`Starting: loading the sample catalog into the empty catalog, ${done}/${sampleSize} products`);
+  });
   if (sample)
     app.log.info(
       { imported: sample.imported, unchanged: sample.unchanged, failed: sample.failed },
@@ -99,12 +111,20 @@ async function main(): Promise<void> {
 
   // Only once the server listens, so a key is never shown for a server that did not start.
   const first = await issueFirstKey(root);
+  const address = `http://${config.HOST}:${config.PORT}`;
   if (first) {
     // Printed once, on stdout and not through the logger, so it never lands in log storage.
     process.stdout.write(
       `\nNo API key existed, so one was issued (${first.id}). It is shown only now; keep it:\n\n  ${first.key}\n\n` +
-        `Try:        curl -H "Authorization: <the key>" 'http://${config.HOST}:${config.PORT}/api/v1/products/search?q=tent'\n` +
+        `Try:        curl -H "Authorization: <the key>" '${address}/api/v1/products/search?q=tent'\n` +
+        `Read:       ${address}/docs\n` +
         `Issue more: npm run -s catalog -- keys issue --name NAME\n\n`,
+    );
+    await markKeyShown(root);
+  } else if (!(await keyWasShown(root))) {
+    // Keys exist (issued with the CLI, or by a first start that stopped before it could print one), none by this server.
+    process.stdout.write(
+      `\nAPI keys exist, but this server never printed one. Issue one (shown once):\n\n  npm run -s catalog -- keys issue --name NAME\n\nRead: ${address}/docs\n\n`,
     );
   }
   // The last line of a start: listening, onboarded, any first key printed above.

@@ -9,21 +9,37 @@ import { readNdjson } from "./ingest/ndjson.js";
 import { SAMPLE_CATALOG_PATH } from "./sample/index.js";
 
 const SAMPLE_MARKER = "sample_catalog";
+/** Set once the server has printed a first key; without it, a start that issues none says how to get one. */
+const KEY_SHOWN_MARKER = "first_key_shown";
 
 /**
  * Loads the sample catalog when SAMPLE_CATALOG is on and the catalog is empty, or finishes a load
  * that was cut short (the process stopped mid-import: the marker says so). Null when nothing was loaded.
  */
-export async function loadSampleCatalog(root: Root): Promise<ImportSummary | null> {
+export async function loadSampleCatalog(root: Root, onProgress?: (summary: ImportSummary) => void): Promise<ImportSummary | null> {
   if (!root.config.SAMPLE_CATALOG) return null;
   const [database, services] = await Promise.all([root.database(), root.services()]);
   const state = await getMeta(database.db, SAMPLE_MARKER);
   if (state !== "loading" && (state !== null || (await services.catalog.stats()).products > 0)) return null;
   await setMeta(database.db, SAMPLE_MARKER, "loading");
-  const summary = await importRecords({ db: database.db, embedder: await root.embedder() }, readNdjson(SAMPLE_CATALOG_PATH));
+  const summary = await importRecords(
+    { db: database.db, embedder: await root.embedder() },
+    readNdjson(SAMPLE_CATALOG_PATH),
+    onProgress ? { onProgress } : {},
+  );
   await setMeta(database.db, SAMPLE_MARKER, "loaded");
   root.metrics.countImport(summary);
   return summary;
+}
+
+/** Records that the server printed a key (see KEY_SHOWN_MARKER). */
+export async function markKeyShown(root: Root): Promise<void> {
+  await setMeta((await root.database()).db, KEY_SHOWN_MARKER, "yes");
+}
+
+/** Whether this catalog's server ever printed a key (false for a data dir whose first start stopped before it could). */
+export async function keyWasShown(root: Root): Promise<boolean> {
+  return (await getMeta((await root.database()).db, KEY_SHOWN_MARKER)) !== null;
 }
 
 /** Issues a key when none can be used (none yet, or all revoked or expired); null when one can. */

@@ -1,5 +1,6 @@
 /** What an operation's call sees, whichever transport ran it (REST, /trpc, MCP over HTTP or stdio). */
 import type { FastifyBaseLogger } from "fastify";
+import type { AnswerBudget } from "./answer-cap.js";
 import type { Principal } from "../auth/service.js";
 import type { Services } from "../services.js";
 
@@ -11,4 +12,6 @@ export interface CallContext {
   log: FastifyBaseLogger;
   /** Response headers the call wants sent (e.g. how search was ranked); transports with headers send them. */
   responseHeaders: Map<string, string>;
+  /** What the request's answer may still hold (ANSWER_MAX_BYTES), shared by the calls of a batch. */
+  answer: AnswerBudget;
 }

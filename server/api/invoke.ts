@@ -5,14 +5,17 @@
  * contract does not allow.
  */
 import { TRPCError } from "@trpc/server";
+import { spendAnswer } from "./answer-cap.js";
 import type { CallContext } from "./context.js";
 import type { AnyOperation } from "./operations/index.js";
 
-/** Parses the input and runs the call; the answer is not yet checked (see checkedOutput). */
+/** Parses the input and runs the call, counting its answer against the request's budget; the answer is not yet checked (see checkedOutput). */
 export async function runCall(operation: AnyOperation, ctx: CallContext, rawInput: unknown): Promise<unknown> {
   const input = operation.input.safeParse(rawInput);
   if (!input.success) throw new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: input.error });
-  return operation.call(ctx, input.data);
+  const output = await operation.call(ctx, input.data);
+  spendAnswer(ctx.answer, output, ctx.requestId);
+  return output;
 }
 
 /** The answer as the output schema parses it; a mismatch is our fault, a masked 500 as in tRPC. */

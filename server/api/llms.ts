@@ -42,7 +42,7 @@ function parameterNotes(operation: Operation): string {
 function endpointLines(document: OpenAPIObject): string[] {
   const base = document.servers?.[0]?.url ?? "";
   return Object.entries(document.paths ?? {}).flatMap(([path, item]) => {
-    // A path with servers of its own (/health) is served at the root, outside the prefixes.
+    // A path with servers of its own is served there, outside the prefixes.
     const url = `${item.servers?.[0]?.url.replace(/\/$/, "") ?? base}${path}`;
     return METHODS.flatMap((method) => {
       const operation = item[method];

@@ -11,6 +11,8 @@ import { VERSION } from "../version.js";
 import { operationList, UNIT_COST } from "./operations/index.js";
 import { appRouter } from "./router.js";
 
+export const TITLE = "Product Catalog Lookup API";
+
 /** Each operation's rate-limit cost, in the document (read by /llms.txt and by clients that budget their calls). */
 export const COST_EXTENSION = "x-rate-limit-cost";
 
@@ -23,7 +25,7 @@ function isObject(value: unknown): value is Json {
 export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject {
   const [first = "/api/v1"] = prefixes;
   const doc = generateOpenApiDocument(appRouter, {
-    title: "Product Catalog Lookup API",
+    title: TITLE,
     version: VERSION,
     description:
       "Read-only API over an aggregated catalog of products taken from merchants' product detail pages. Every endpoint needs an API key in `Authorization` (the key itself, or `Bearer <key>`). Every error is RFC 9457 `application/problem+json` with a stable `code`.",
@@ -32,7 +34,12 @@ export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject
       ApiKey: { type: "apiKey", in: "header", name: "Authorization", description: "The API key itself, or `Bearer <key>`." },
     },
   });
-  doc.servers = prefixes.map((url) => ({ url }));
+  // Public: the same API is served under each prefix (x-internal: the audience, for inventory tools).
+  doc.servers = prefixes.map((url) => ({ url, "x-internal": false }));
+  doc.tags = [
+    { name: "products", description: "Search the catalog, and read one product by id or by its page URL." },
+    { name: "health", description: "Whether the service and its database answer." },
+  ];
 
   const problem = createSchema(ProblemSchema);
   const health = createSchema(HealthSchema);
@@ -43,52 +50,96 @@ export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject
     schemas: { ...Object.fromEntries(ownSchemas), ...problem.components, ...health.components },
   };
   const problemContent = { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } };
-  const text = { type: "string" };
-  // On every answer to a valid key (draft-ietf-httpapi-ratelimit-headers; see api/http/ratelimit.ts).
-  const answerHeaders = {
-    "X-Request-Id": { description: "This request's id, as in the logs (an incoming sane `X-Request-Id` is kept).", schema: text },
-    "RateLimit-Policy": { description: 'The key\'s quota in cost units per window, e.g. `"default";q=600;w=60`.', schema: text },
-    RateLimit: { description: 'Units left and seconds until the window resets, e.g. `"default";r=595;t=42`.', schema: text },
+  const text = { type: "string", maxLength: 256 };
+  const header = (description: string, schema: Json = text) => ({ description, schema });
+  // On every answer (X-Request-Id), every answer to a valid key (RateLimit*, draft-ietf-httpapi-ratelimit-headers;
+  // see api/http/ratelimit.ts), and every answer to a keyed route (Cache-Control).
+  const common = {
+    "X-Request-Id": header("This request's id, as in the logs (an incoming sane `X-Request-Id` is kept)."),
+    "Access-Control-Allow-Origin": header("The calling page's origin (or `*`), when CORS_ORIGINS allows it; absent otherwise."),
+    "RateLimit-Policy": header('The key\'s quota in cost units per window, e.g. `"default";q=600;w=60`.'),
+    RateLimit: header('Units left and seconds until the window resets, e.g. `"default";r=595;t=42`.'),
   };
-  const retryAfter = { "Retry-After": { description: "Seconds until the key may try again.", schema: { type: "integer" } } };
-  for (const item of Object.values(doc.paths ?? {})) {
-    for (const operation of Object.values(item as Json)) {
-      if (!isObject(operation) || !isObject(operation.responses)) continue;
-      // Path parameters are always required (OpenAPI 3); preprocessed schemas hide that from the generator.
-      for (const parameter of Array.isArray(operation.parameters) ? operation.parameters : []) {
-        if (isObject(parameter) && parameter.in === "path") parameter.required = true;
-      }
-      for (const [status, response] of Object.entries(operation.responses)) {
-        if (!isObject(response)) continue;
-        response.headers = status === "429" ? { ...answerHeaders, ...retryAfter } : answerHeaders;
-        if (/^[45]\d\d$|^default$/.test(status)) response.content = problemContent;
-      }
-      if (!("default" in operation.responses)) {
-        operation.responses.default = { description: "Error", content: problemContent };
-      }
+  const noStore = { "Cache-Control": header("`no-store`: the answer is the key's alone.") };
+  const revalidated = {
+    ETag: header("A strong validator of this answer: send it back in `If-None-Match` to get 304 while nothing changed."),
+    "Cache-Control": header("`private, max-age=0, must-revalidate`: the answer is the key's, reusable once revalidated by its ETag."),
+  };
+  const retryAfter = {
+    "Retry-After": header("Seconds until the key may try again.", { type: "integer", format: "int32", minimum: 0, maximum: 86_400 }),
+  };
+  const challenge = { "WWW-Authenticate": header('`Bearer realm="product-catalog"`: how to authenticate.') };
+
+  /** Headers and bodies on each answer of an operation; `tagged`: successful answers carry an ETag (GET on REST, see http/caching.ts). */
+  function describeAnswers(responses: Json, options: { tagged: boolean; headers?: Record<string, string> }): void {
+    const own = Object.fromEntries(Object.entries(options.headers ?? {}).map(([name, description]) => [name, header(description)]));
+    for (const [status, response] of Object.entries(responses)) {
+      if (!isObject(response)) continue;
+      const success = /^2\d\d$/.test(status);
+      response.headers = {
+        ...common,
+        ...(success && options.tagged ? revalidated : noStore),
+        ...(success ? own : {}),
+        ...(status === "429" || status === "503" ? retryAfter : {}),
+        ...(status === "401" ? challenge : {}),
+      };
+      if (/^[45]\d\d$|^default$/.test(status)) response.content = problemContent;
+    }
+    if (!("default" in responses)) responses.default = { description: "Error", headers: { ...common, ...noStore }, content: problemContent };
+    if (options.tagged) {
+      responses["304"] = {
+        description: "Not modified: `If-None-Match` matched this answer's ETag; no body.",
+        headers: { ...common, ...revalidated },
+      };
     }
   }
+
+  const ifNoneMatch = {
+    name: "If-None-Match",
+    in: "header",
+    required: false,
+    description: "ETags of answers you hold; a match is answered 304 without a body.",
+    schema: { type: "string", maxLength: 1024 },
+  };
   for (const { operation } of operationList) {
-    const entry = doc.paths?.[operation.rest.path]?.[operation.rest.method === "GET" ? "get" : "post"];
-    if (entry) Object.assign(entry, { [COST_EXTENSION]: operation.cost });
+    const method = operation.rest.method === "GET" ? "get" : "post";
+    const entry: unknown = doc.paths?.[operation.rest.path]?.[method];
+    if (!isObject(entry) || !isObject(entry.responses)) continue;
+    const parameters = Array.isArray(entry.parameters) ? entry.parameters : [];
+    // Path parameters are always required (OpenAPI 3); preprocessed schemas hide that from the generator.
+    for (const parameter of parameters) if (isObject(parameter) && parameter.in === "path") parameter.required = true;
+    const tagged = method === "get";
+    if (tagged) entry.parameters = [...parameters, ifNoneMatch];
+    describeAnswers(entry.responses, { tagged, ...(operation.rest.headers ? { headers: operation.rest.headers } : {}) });
+    entry[COST_EXTENSION] = operation.cost;
   }
+
+  const healthResponses: Json = {
+    "200": { description: "Healthy", content: { "application/json": { schema: health.schema } } },
+    "401": { description: "Missing or invalid API key", content: problemContent },
+    "429": { description: "The key's rate limit is used up; `Retry-After` says when to try again", content: problemContent },
+    "500": { description: "Something went wrong on our side", content: problemContent },
+    // The health shape, not a problem: it says what is down.
+    "503": { description: "The database does not answer", content: { "application/json": { schema: health.schema } } },
+  };
+  describeAnswers(healthResponses, { tagged: false });
+  healthResponses["503"] = { ...(healthResponses["503"] as Json), content: { "application/json": { schema: health.schema } } };
   doc.paths = {
     ...doc.paths,
+    // Under each prefix, like every operation, so that clients generated from this document reach it; also served at /health.
     "/health": {
-      servers: [{ url: "/" }],
       get: {
         operationId: "health",
         summary: "Service and database health",
+        description: "Also served at `/health` on the server's root, for load balancers and probes.",
         tags: ["health"],
         security: [{ ApiKey: [] }],
         [COST_EXTENSION]: UNIT_COST,
-        responses: {
-          "200": { description: "Healthy", content: { "application/json": { schema: health.schema } } },
-          "401": { description: "Missing or invalid API key", content: problemContent },
-          "503": { description: "The database does not answer", content: { "application/json": { schema: health.schema } } },
-        },
+        responses: healthResponses,
       },
     },
   };
+  // Every operation needs the key: said once for the whole document, so that /docs preselects it.
+  doc.security = [{ ApiKey: [] }];
   return doc;
 }

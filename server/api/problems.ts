@@ -12,9 +12,16 @@ import type { ErrorCode, Problem } from "../../shared/schemas/index.js";
 const STATUS: Record<ErrorCode, number> = {
   invalid_parameter: 400,
   invalid_cursor: 400,
+  malformed_request: 400,
+  // The request was fine but what it asks for is bigger than one answer may be: ask for less (see answer-cap.ts).
+  answer_too_large: 400,
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
+  payload_too_large: 413,
+  uri_too_long: 414,
+  headers_too_large: 431,
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
@@ -23,9 +30,15 @@ const STATUS: Record<ErrorCode, number> = {
 const TITLE: Record<ErrorCode, string> = {
   invalid_parameter: "Invalid parameter",
   invalid_cursor: "Invalid cursor",
+  malformed_request: "Malformed request",
+  answer_too_large: "Answer too large",
   unauthorized: "Unauthorized",
   not_found: "Not found",
   method_not_allowed: "Method not allowed",
+  request_timeout: "Request timeout",
+  payload_too_large: "Request body too large",
+  uri_too_long: "URI too long",
+  headers_too_large: "Request headers too large",
   rate_limited: "Too many requests",
   internal: "Internal error",
   unavailable: "Service unavailable",
@@ -70,7 +83,7 @@ const CODE_BY_TRPC: Partial<Record<TRPCError["code"], ErrorCode>> = {
   // A request the API cannot take as sent (wrong method, body type or size) is the client's to fix.
   METHOD_NOT_SUPPORTED: "invalid_parameter",
   UNSUPPORTED_MEDIA_TYPE: "invalid_parameter",
-  PAYLOAD_TOO_LARGE: "invalid_parameter",
+  PAYLOAD_TOO_LARGE: "payload_too_large",
   UNPROCESSABLE_CONTENT: "invalid_parameter",
   FORBIDDEN: "unauthorized",
   UNAUTHORIZED: "unauthorized",
@@ -98,6 +111,7 @@ const TRPC_BY_CODE: Partial<Record<ErrorCode, TRPCError["code"]>> = {
   rate_limited: "TOO_MANY_REQUESTS",
   unavailable: "SERVICE_UNAVAILABLE",
   invalid_parameter: "BAD_REQUEST",
+  answer_too_large: "BAD_REQUEST",
 };
 
 /** The TRPCError for a refusal, with the HTTP status its problem has. */

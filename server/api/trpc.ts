@@ -6,6 +6,7 @@
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { z } from "zod";
+import { spendAnswer } from "./answer-cap.js";
 import type { CallContext } from "./context.js";
 import type { AnyOperation, Operation } from "./operations/index.js";
 import { classified, problemFromTrpcError } from "./problems.js";
@@ -51,9 +52,10 @@ const procedure = t.procedure.use(classifyErrors);
 
 /** Every operation can answer these beyond its own (e.g. 404). */
 const COMMON_ERRORS = {
-  400: "Invalid parameter",
+  400: "Invalid parameter (`invalid_parameter`), or an answer larger than one may be (`answer_too_large`)",
   401: "Missing or invalid API key",
   429: "The key's rate limit is used up; `Retry-After` says when to try again",
+  500: "Something went wrong on our side; the problem's `request_id` is in the logs with the cause",
   503: "Database unavailable",
 };
 
@@ -75,10 +77,13 @@ function openApiMeta(operation: AnyOperation): OpenApiMeta {
 /**
  * The call behind a procedure. tRPC types a schema's input and output through a conditional
  * type that TypeScript cannot resolve for a generic schema; for a Zod schema they are
- * `z.output<I>` and `z.input<O>`, which is all these casts say.
+ * `z.output<I>` and `z.input<O>`, which is all these casts say. The answer counts against the
+ * request's ANSWER_MAX_BYTES (a batch's calls share one budget) before tRPC serialises it.
  */
-function resolve<I extends z.ZodObject, O extends z.ZodType>(operation: Operation<I, O>, ctx: CallContext, input: unknown): Promise<never> {
-  return operation.call(ctx, input as z.output<I>) as Promise<never>;
+async function resolve<I extends z.ZodObject, O extends z.ZodType>(operation: Operation<I, O>, ctx: CallContext, input: unknown): Promise<never> {
+  const output = await operation.call(ctx, input as z.output<I>);
+  spendAnswer(ctx.answer, output, ctx.requestId);
+  return output as never;
 }
 
 /** The procedure's declaration: meta for the OpenAPI document, the input and output schemas. */

@@ -67,3 +67,11 @@ export function keyFromAuthorization(header: string | undefined): string | null 
     .trim();
   return value.length > 0 ? value : null;
 }
+
+/** Anything shaped like a key in free text (a URL, a header), also with `_` percent-encoded. */
+const KEY_IN_TEXT = /pcl(?:_|%5f)(?:live|test)(?:_|%5f)[1-9A-HJ-NP-Za-km-z]+/gi;
+
+/** The text with every key-shaped run replaced, for logs. */
+export function redactKeys(text: string): string {
+  return text.replace(KEY_IN_TEXT, "[redacted]");
+}

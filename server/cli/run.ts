@@ -243,7 +243,7 @@ const COMMANDS: Record<string, Command> = {
     usage: [["mcp", "serve the catalog to an agent over MCP on stdin/stdout (no key needed)"]],
     run: ({ config }) =>
       withRoot(config, async (root) => {
-        await serveStdio(await root.services(), { logLevel: config.LOG_LEVEL });
+        await serveStdio(await root.services(), { logLevel: config.LOG_LEVEL, answerMaxBytes: config.ANSWER_MAX_BYTES });
         return 0;
       }),
   },

@@ -9,11 +9,13 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Services } from "../services.js";
 import { callContext } from "../api/http/context.js";
+import { optionsRoute } from "../api/http/cors.js";
 import { sendProblem } from "../api/http/errors.js";
 import { problem } from "../api/problems.js";
-import { createMcpServer, messageCost } from "./tools.js";
+import { answerBudget } from "../api/answer-cap.js";
+import { createMcpServer, MCP_ANSWER_COPIES, messageCost } from "./tools.js";
 
-export const mcpPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: number }> = async (app, opts) => {
+export const mcpPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: number; answerMaxBytes: number }> = async (app, opts) => {
   app.post("/mcp", { config: { gate: { cost: "per-call" } } }, async (request, reply) => {
     const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
     if (messages.length > opts.maxBatchSize) {
@@ -33,7 +35,7 @@ export const mcpPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: n
     );
     if (limited) return sendProblem(reply, limited);
 
-    const ctx = callContext(opts.services, request);
+    const ctx = callContext(opts.services, request, answerBudget(opts.answerMaxBytes, MCP_ANSWER_COPIES));
     const server = createMcpServer(() => ctx);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The transport writes the answer itself, so it gets the raw response with the headers set so far (request id, rate limit).
@@ -49,9 +51,10 @@ export const mcpPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: n
 
   // Streamable HTTP's GET opens a server-to-client event stream and DELETE ends a session; stateless, there is neither.
   // Answered before any body is read; the handler is never reached.
+  optionsRoute(app, "/mcp", ["POST"]);
   const refuseMethod = async (request: FastifyRequest, reply: FastifyReply) =>
     sendProblem(
-      reply.header("allow", "POST"),
+      reply.header("allow", "POST, OPTIONS"),
       problem(
         "method_not_allowed",
         "This MCP endpoint is stateless: POST each JSON-RPC message. It opens no event stream (GET) and has no session to end (DELETE).",

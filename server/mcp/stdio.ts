@@ -12,7 +12,8 @@ import Fastify, { type FastifyBaseLogger } from "fastify";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Services } from "../services.js";
 import type { Principal } from "../auth/service.js";
-import { createMcpServer } from "./tools.js";
+import { answerBudget } from "../api/answer-cap.js";
+import { createMcpServer, MCP_ANSWER_COPIES } from "./tools.js";
 
 const LOCAL_USER: Principal = { keyId: "local", name: "local user (mcp stdio)", environment: "dev", rateLimitPerMinute: null };
 
@@ -22,7 +23,7 @@ function stderrLogger(level: string): FastifyBaseLogger {
 }
 
 /** Serves MCP on stdin/stdout until the client closes stdin or the process is told to stop. */
-export async function serveStdio(services: Services, options: { logLevel: string }): Promise<void> {
+export async function serveStdio(services: Services, options: { logLevel: string; answerMaxBytes: number }): Promise<void> {
   const log = stderrLogger(options.logLevel);
   const server = createMcpServer(() => ({
     services,
@@ -30,6 +31,7 @@ export async function serveStdio(services: Services, options: { logLevel: string
     requestId: `req_${randomUUID().replaceAll("-", "")}`,
     log,
     responseHeaders: new Map(),
+    answer: answerBudget(options.answerMaxBytes, MCP_ANSWER_COPIES),
   }));
   server.onerror = (error) => log.warn({ err: error }, "MCP stdio message refused");
   const closed = new Promise<void>((resolve) => (server.onclose = resolve));

@@ -14,7 +14,6 @@ import {
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type Tool,
   ToolSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -99,6 +98,23 @@ const TOOLS: readonly CatalogTool[] = operationList.flatMap(({ operation }) => {
 
 const BY_NAME = new Map(TOOLS.map((tool) => [tool.listing.name, tool]));
 
+/** Each answer is sent twice, as `structuredContent` and as text, so it counts twice against ANSWER_MAX_BYTES. */
+export const MCP_ANSWER_COPIES = 2;
+
+/**
+ * A JSON-RPC error for the SDK to send as `{code, message}`. Not McpError: its message already starts
+ * "MCP error -32602: ", and SDK clients add that prefix again when they raise what they receive.
+ */
+class ProtocolError extends Error {
+  override readonly name = "ProtocolError";
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Rate-limit units one JSON-RPC message costs: a tool call its operation's cost, anything else (or an unknown tool) one unit. */
 export function messageCost(message: unknown): number {
   const call = CallToolRequestSchema.safeParse(message);
@@ -129,7 +145,7 @@ export function createMcpServer(context: () => CallContext): Server {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS.map((tool) => tool.listing) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = BY_NAME.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool ${request.params.name}; the tools are ${[...BY_NAME.keys()].join(", ")}.`);
+    if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `No tool ${request.params.name}; the tools are ${[...BY_NAME.keys()].join(", ")}.`);
     const ctx = context();
     try {
       return success(await invoke(tool.operation, ctx, withDefaults(tool.operation.mcp?.defaults, request.params.arguments ?? {})));

@@ -10,7 +10,7 @@
  * query are read first (interpret.ts); facets count the whole matched set.
  */
 import { inArray } from "drizzle-orm";
-import type { Explain, Facet, Facets, Interpretation, Message, Product, SearchParams, Sort } from "../../shared/schemas/index.js";
+import type { Explain, Facets, Interpretation, Message, Product, SearchParams, Sort } from "../../shared/schemas/index.js";
 import { LruCache, refreshedEvery } from "../cache.js";
 import { catalogSecret, findProductsByIds } from "../catalog/repository.js";
 import type { Database } from "../db/client.js";

@@ -8,7 +8,7 @@ export const HealthSchema = z
       ok: z.boolean(),
       latency_ms: z.number().nullable(),
     }),
-    products: z.number().int().nullable().describe("Products in the catalog; null when the database does not answer."),
+    products: z.int().min(0).meta({ format: "int64" }).nullable().describe("Products in the catalog; null when the database does not answer."),
     version: z.string(),
     uptime_s: z.number(),
   })

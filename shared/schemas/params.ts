@@ -18,18 +18,30 @@ function textError(issue: { input?: unknown }): string {
 
 const text = () => z.string({ error: textError });
 
+/** A parameter's own message, except for a repeated one (`?limit=1&limit=2`), which every parameter words alike. */
+const givenOnce = (message: string) => (issue: { input?: unknown }) => (Array.isArray(issue.input) ? "must be given once" : message);
+
 /** Query strings carry `"false"`; coercion would read it as true. */
 const BOOLEAN_WORDS: Record<string, boolean> = { true: true, "1": true, false: false, "0": false };
 function flag(fallback: boolean, description: string) {
-  return z
-    .preprocess(
-      (value) => (typeof value === "string" && value in BOOLEAN_WORDS ? BOOLEAN_WORDS[value] : value),
-      z.boolean({ error: "must be true, false, 1 or 0" }),
-    )
-    .optional()
-    .default(fallback)
-    .describe(description)
-    .meta({ override: { type: "boolean", default: fallback } });
+  return (
+    z
+      .preprocess(
+        (value) => (typeof value === "string" && value in BOOLEAN_WORDS ? BOOLEAN_WORDS[value] : value),
+        z.boolean({ error: givenOnce("must be true, false, 1 or 0") }),
+      )
+      .optional()
+      .default(fallback)
+      .describe(description)
+      // 1 and 0 are documented too, so that validating proxies and generated clients accept what the server does.
+      .meta({
+        override: ({ jsonSchema }) => {
+          jsonSchema.type = undefined;
+          jsonSchema.anyOf = [{ type: "boolean" }, { type: "integer", format: "int32", minimum: 0, maximum: 1 }];
+          jsonSchema.default = fallback;
+        },
+      })
+  );
 }
 
 export const IncludeRawDataSchema = flag(
@@ -72,14 +84,19 @@ const LIMIT_ERROR = `must be an integer from 1 to ${LIMIT_MAX}`;
 export const LimitSchema = z
   .preprocess(
     (value) => (typeof value === "string" && /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : value),
-    z.number({ error: LIMIT_ERROR }).int(LIMIT_ERROR).min(1, LIMIT_ERROR).max(LIMIT_MAX, LIMIT_ERROR),
+    z
+      .number({ error: givenOnce(LIMIT_ERROR) })
+      .int(LIMIT_ERROR)
+      .min(1, LIMIT_ERROR)
+      .max(LIMIT_MAX, LIMIT_ERROR),
   )
   .optional()
   .default(LIMIT_DEFAULT)
   .describe(`How many products to return, 1–${LIMIT_MAX}.`)
-  .meta({ override: { type: "integer", minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT } });
+  .meta({ override: { type: "integer", format: "int32", minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT } });
 
 export const QUERY_MAX = 512;
+export const URL_MAX = 2048;
 export const SORTS = ["relevance", "price_asc", "price_desc", "newest"] as const;
 export const FACETS = ["brand", "category", "availability", "price"] as const;
 export const CURSOR_MAX = 4096;
@@ -87,12 +104,18 @@ const FILTERS = ["price_min", "price_max", "availability", "category", "brand", 
 
 /** A price bound as the shopper writes it: a non-negative decimal in `currency`'s major unit. */
 const PriceSchema = z
-  .preprocess((value) => (typeof value === "number" ? String(value) : value), text().trim())
-  .pipe(z.string().regex(/^\d{1,12}(\.\d{1,4})?$/, "must be a non-negative decimal such as 19.99"))
+  .preprocess(
+    (value) => (typeof value === "number" ? String(value) : value),
+    text()
+      .trim()
+      .max(17, "must be a non-negative decimal such as 19.99")
+      .regex(/^\d{1,12}(\.\d{1,4})?$/, "must be a non-negative decimal such as 19.99"),
+  )
   .optional();
 
 const CurrencySchema = text()
   .trim()
+  .max(3, "must be an ISO 4217 currency code such as USD or EUR")
   .transform((value) => value.toUpperCase())
   .refine(isCurrencyCode, "must be an ISO 4217 currency code such as USD or EUR")
   .optional()
@@ -109,6 +132,7 @@ export const SearchParamsSchema = z
         `What the shopper is looking for, 1–${QUERY_MAX} characters after trimming. Optional when a filter is given (browse). Constraints written in it ("under $200", "in stock", a brand the catalog has) are applied as filters unless \`parse_query=false\`.`,
       ),
     brand_url: text()
+      .max(URL_MAX, `must be at most ${URL_MAX} characters`)
       .refine((value) => brandHost(value) !== null, "must be a domain such as brand.com or a URL on it")
       .describe("Limit results to one brand's site: a domain (`brand.com`) or any URL on it. Scheme, case, `www.`, port and path are ignored.")
       .optional(),
@@ -183,7 +207,6 @@ export const GetProductParamsSchema = z
   })
   .superRefine(viewConflict);
 
-export const URL_MAX = 2048;
 const UrlSchema = text()
   .max(URL_MAX, `must be at most ${URL_MAX} characters`)
   .refine((value) => parseHttpUrl(value) !== null, "must be an absolute http(s) URL");
@@ -224,6 +247,7 @@ const LookupInputSchema = z.union(
     z.strictObject({
       sku: text().trim().min(1, "must not be empty").max(200, "must be at most 200 characters").describe("A SKU as the merchant gives it."),
       brand_url: text()
+        .max(URL_MAX, `must be at most ${URL_MAX} characters`)
         .refine((value) => brandHost(value) !== null, "must be a domain such as brand.com or a URL on it")
         .optional()
         .describe("The merchant's site, when SKUs of several merchants may collide."),

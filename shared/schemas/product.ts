@@ -98,7 +98,11 @@ export const ProvenanceSchema = z.object({
   mpn: provenance,
 });
 
-export const ProductIdSchema = z.string().regex(/^[A-Za-z0-9._~:-]{1,128}$/, "must be 1–128 characters of letters, digits and . _ ~ : -");
+const ID_MESSAGE = "must be 1–128 characters of letters, digits and . _ ~ : -";
+export const ProductIdSchema = z
+  .string()
+  .max(128, ID_MESSAGE)
+  .regex(/^[A-Za-z0-9._~:-]{1,128}$/, ID_MESSAGE);
 
 export const ProductSchema = z
   .object({

@@ -31,12 +31,13 @@ export const SearchHitSchema = z
   .object({ pdp: ProductRecordSchema, explain: ExplainSchema.optional().describe("With `explain=true`: why this product matched.") })
   .meta({ id: "SearchHit" });
 
-export const FacetValueSchema = z.object({ value: z.string(), count: z.number().int() });
+const count = z.int().min(0).meta({ format: "int32" });
+export const FacetValueSchema = z.object({ value: z.string(), count });
 export const PriceBucketSchema = z.object({
   currency: z.string(),
   min: z.string().describe("Lowest price in the bucket (decimal, inclusive)."),
   max: z.string().nullable().describe("Highest price (decimal, exclusive); null for the open top bucket."),
-  count: z.number().int(),
+  count,
 });
 
 export const FacetsSchema = z

@@ -46,4 +46,10 @@ describe("examples/search.ts", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^search failed: unauthorized: /);
   });
+
+  it("names both settings in its usage line, CATALOG_URL as well as CATALOG_API_KEY (issue 12, item 16)", async () => {
+    const usage = await example([], { CATALOG_API_KEY: "" });
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/^usage: .*\[--url URL \| CATALOG_URL=…\] \[--key KEY \| CATALOG_API_KEY=…\]/);
+  });
 });

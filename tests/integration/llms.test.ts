@@ -35,7 +35,7 @@ describe("/llms.txt", () => {
     );
     expect(endpoints).toHaveLength(operations.length);
     for (const { path, method, operation } of operations) {
-      const url = path === "/health" ? path : `/api/v1${path}`;
+      const url = `/api/v1${path}`;
       const line = endpoints.find((candidate) => candidate.startsWith(`- [${method.toUpperCase()} ${url}](`));
       expect(line, url).toBeDefined();
       expect(line).toContain(operation.summary);

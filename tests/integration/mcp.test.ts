@@ -181,6 +181,11 @@ describe("MCP tools over Streamable HTTP", () => {
     expect(elsewhere).toMatchObject({ code: "not_found", detail: "No product at that URL." });
     expect(missing.request_id).toMatch(/^req_/);
     await expect(client.callTool({ name: "delete_everything", arguments: {} })).rejects.toThrow(/No tool delete_everything/);
+    // Issue 12, item 14: the SDK's client prefixes the code itself; the server's message must not carry it too.
+    const refused = await client.callTool({ name: "delete_everything", arguments: {} }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(/^MCP error -32602: No tool delete_everything; the tools are search_products, /);
+    expect((refused as Error).message.match(/MCP error/g)).toHaveLength(1);
   });
 
   it("answers with the request id and the key's RateLimit headers", async () => {
@@ -225,7 +230,7 @@ describe("/mcp refuses as the rest of the API does", () => {
     for (const method of ["GET", "DELETE"] as const) {
       const answer = await t.app.inject({ method, url: "/mcp", headers: { authorization: t.key, accept: "text/event-stream" } });
       expect(answer.statusCode).toBe(405);
-      expect(answer.headers.allow).toBe("POST");
+      expect(answer.headers.allow).toBe("POST, OPTIONS");
       expect(answer.headers["x-request-id"]).toMatch(/^req_/);
       expect(answer.json()).toMatchObject({ code: "method_not_allowed", detail: expect.stringContaining("stateless") });
     }

@@ -4,6 +4,7 @@
  * counted, and the logs name each request's key by id and never hold a key.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { connect } from "node:net";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,14 +31,14 @@ beforeAll(async () => {
   api = `http://127.0.0.1:${port}`;
   scrapes = `http://127.0.0.1:${metricsPort}`;
   server = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
-    // debug: the most the logs would ever show of a request.
+    // trace: the most the logs would ever show of a request (issue 12, item 5).
     env: {
       ...process.env,
       DATA_DIR: join(dir, "data"),
       PORT: String(port),
       METRICS_PORT: String(metricsPort),
       SAMPLE_CATALOG: "true",
-      LOG_LEVEL: "debug",
+      LOG_LEVEL: "trace",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -93,6 +94,56 @@ describe("METRICS_PORT", () => {
     expect(output.split(key).length - 1).toBe(1);
     const lines = output.split("\n").filter((line) => line.startsWith("{"));
     for (const secret of [key, UNKNOWN_KEY]) expect(lines.filter((line) => line.includes(secret))).toEqual([]);
+  });
+
+  it("said what the first start was doing while it loaded the sample catalog (issue 12, item 16)", () => {
+    const sampleSize = readFileSync(SAMPLE_CATALOG_PATH, "utf8").trim().split("\n").length;
+    expect(output).toContain("Starting: opening the database and loading the sentence encoder");
+    expect(output).toContain(`Starting: loading the sample catalog into the empty catalog, 64/${sampleSize} products`);
+    expect(output).toContain(`Starting: loading the sample catalog into the empty catalog, ${sampleSize}/${sampleSize} products`);
+  });
+
+  it("never logs a key in any encoding at trace, parser errors included (issue 12, item 5)", async () => {
+    const port = Number(new URL(api).port);
+    /** Sends raw bytes and waits for the server to answer and close. */
+    const raw = (bytes: string) =>
+      new Promise<string>((resolve) => {
+        let answer = "";
+        const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
+        socket.on("data", (chunk) => (answer += chunk.toString("latin1")));
+        socket.on("error", () => undefined);
+        socket.on("close", () => resolve(answer));
+      });
+    // Node's parser refuses these before Fastify sees them; its error carries the raw request (rawPacket).
+    expect(await raw(`GET /health HTTP/1.1\r\nHost: x\r\nAuthorization: ${key}\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`)).toMatch(/^HTTP\/1\.1 431/);
+    expect(await raw(`GET /health HTTP/1.1\r\nHost: x\r\nAuthorization: ${key}\r\nBad Header: 1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400/);
+    // A key where it does not belong: in the query string (plain and percent-encoded) and as the request id.
+    expect((await fetch(`${api}/api/v1/products/search?q=tent&key=${key}`, { headers: { authorization: key } })).status).toBe(200);
+    expect((await fetch(`${api}/health?api_key=${encodeURIComponent(key).replaceAll("_", "%5F")}`)).status).toBe(401);
+    const echoed = await fetch(`${api}/health`, { headers: { authorization: key, "x-request-id": key } });
+    expect(echoed.headers.get("x-request-id")).not.toBe(key);
+    await expect.poll(() => output.split("\n").filter((line) => line.includes('"msg":"request completed"')).length).toBeGreaterThanOrEqual(7);
+
+    const logLines = output.split("\n").filter((line) => line.startsWith("{"));
+    expect(logLines.some((line) => line.includes('"msg":"client error"'))).toBe(true);
+    for (const secret of [key, UNKNOWN_KEY]) {
+      const bytes = [...Buffer.from(secret)];
+      const encodings = [
+        secret,
+        secret.slice("pcl_test_".length),
+        Buffer.from(secret).toString("base64"),
+        Buffer.from(secret).toString("base64url"),
+        Buffer.from(secret).toString("hex"),
+        bytes.join(","),
+        bytes.join(", "),
+        encodeURIComponent(secret).replaceAll("_", "%5F"),
+      ];
+      for (const encoded of encodings)
+        expect(
+          logLines.filter((line) => line.includes(encoded)),
+          encoded,
+        ).toEqual([]);
+    }
   });
 
   it("closes both listeners on SIGTERM and exits 0", async () => {

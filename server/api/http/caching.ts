@@ -9,12 +9,12 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 
 const CACHE_CONTROL = "private, max-age=0, must-revalidate";
 
-function strongEtag(body: string | Buffer): string {
+export function strongEtag(body: string | Buffer): string {
   return `"${hash("sha256", body, "base64url")}"`;
 }
 
 /** RFC 9110 §13.1.2: If-None-Match compares weakly, so `W/"x"` matches `"x"`; `*` matches any. */
-function noneMatch(header: string | undefined, etag: string): boolean {
+export function noneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   return header.split(",").some((candidate) => {
     const tag = candidate.trim();

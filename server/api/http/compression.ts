@@ -6,11 +6,12 @@
  */
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onSendHookHandler } from "fastify";
+import { addVary } from "./cors.js";
 
 const THRESHOLD = 1024;
 
 /** The encoding to use: br before gzip, anything the client gave q=0 excluded. */
-function chooseEncoding(header: string | undefined): "br" | "gzip" | null {
+export function chooseEncoding(header: string | undefined): "br" | "gzip" | null {
   const accepted = new Set(
     (header ?? "")
       .split(",")
@@ -25,7 +26,7 @@ function chooseEncoding(header: string | undefined): "br" | "gzip" | null {
 
 async function compressBody(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   if (typeof payload !== "string" && !Buffer.isBuffer(payload)) return payload;
-  reply.header("vary", "accept-encoding");
+  addVary(reply, "accept-encoding");
   const body = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
   const encoding = body.length >= THRESHOLD && !reply.hasHeader("content-encoding") ? chooseEncoding(request.headers["accept-encoding"]) : null;
   if (!encoding) return payload;
@@ -34,9 +35,10 @@ async function compressBody(request: FastifyRequest, reply: FastifyReply, payloa
   return encoding === "br" ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) : gzipSync(body);
 }
 
-/** Adds the compression step as each route's last onSend hook, after tagging and problem shaping. */
+/** Adds the compression step as each route's last onSend hook, after tagging and problem shaping; routes that compress their own bodies (static.ts) are left alone. */
 export const compressionPlugin: FastifyPluginAsync = async (app) => {
   app.addHook("onRoute", (route) => {
+    if (route.config?.precompressed) return;
     const existing = route.onSend ? (Array.isArray(route.onSend) ? route.onSend : [route.onSend]) : [];
     route.onSend = [...existing, compressBody as onSendHookHandler];
   });

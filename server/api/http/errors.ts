@@ -1,6 +1,13 @@
-/** Problem answers for what never reaches an operation: unknown routes and Fastify's own errors. */
+/**
+ * Problem answers for what never reaches an operation: unknown routes,
+ * Fastify's own errors, and what Node's HTTP parser refuses before Fastify
+ * sees a request.
+ */
+import { randomUUID } from "node:crypto";
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Problem } from "../../../shared/schemas/index.js";
+import type { ErrorCode, Problem } from "../../../shared/schemas/index.js";
 import { problem } from "../problems.js";
 import { WWW_AUTHENTICATE } from "./context.js";
 
@@ -13,6 +20,55 @@ function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendProblem(reply, problem("not_found", `No route ${request.method} ${request.url.split("?")[0]}.`, request.id));
 }
 
+/** Fastify's own 4xx errors (a body over BODY_LIMIT_BYTES is its 413) by status; the rest are the request's parameters. */
+const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
+  401: "unauthorized",
+  404: "not_found",
+  408: "request_timeout",
+  413: "payload_too_large",
+  414: "uri_too_long",
+  429: "rate_limited",
+  431: "headers_too_large",
+};
+
+/** The problem for an error of Node's HTTP parser; its message is Node's own fixed text, never the request's bytes. */
+function parserProblem(error: NodeJS.ErrnoException, requestId: string, timeoutMs: number): Problem {
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    return problem("request_timeout", `The request (head and body) did not arrive in full within ${timeoutMs} ms.`, requestId);
+  }
+  if (error.code === "HPE_HEADER_OVERFLOW") {
+    return problem(
+      "headers_too_large",
+      "The request line and headers are larger than the 16 KB the server reads; send fewer or shorter headers.",
+      requestId,
+    );
+  }
+  const reason = error.message.replace(/^Parse Error:\s*/, "").replace(/\.$/, "");
+  return problem("malformed_request", `The request is not valid HTTP/1.1: ${reason}.`, requestId);
+}
+
+/**
+ * Fastify's clientErrorHandler: answers what Node's parser refused (a head over 16 KB, bytes that are not HTTP, a request
+ * slower than REQUEST_TIMEOUT_MS) with a problem and an X-Request-Id, then closes the connection. Logged at debug with its
+ * code only: the error holds the raw request (rawPacket), keys and all.
+ */
+export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const requestId = `req_${randomUUID().replaceAll("-", "")}`;
+  const body = parserProblem(error, requestId, this.server.requestTimeout);
+  this.log.debug({ request_id: requestId, code: error.code, status: body.status }, "client error");
+  // Node's own check: no answer of ours if one was already under way on this connection. `_httpMessage` is its (untyped) response.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const json = JSON.stringify(body);
+    socket.write(
+      `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
+        `X-Request-Id: ${requestId}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${json}`,
+    );
+  }
+  socket.destroy();
+}
+
 export function installErrorHandlers(app: FastifyInstance): void {
   // An unknown path is answered before its body is read: Fastify would parse it before the not-found handler.
   app.addHook("onRequest", async (request, reply) => {
@@ -21,10 +77,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
   app.setNotFoundHandler(notFound);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      const code = status === 404 ? "not_found" : status === 401 ? "unauthorized" : status === 429 ? "rate_limited" : "invalid_parameter";
-      return sendProblem(reply, problem(code, error.message, request.id));
-    }
+    if (status >= 400 && status < 500) return sendProblem(reply, problem(CODE_BY_STATUS[status] ?? "invalid_parameter", error.message, request.id));
     request.log.error({ err: error }, "internal error");
     return sendProblem(reply, problem("internal", "Something went wrong on our side; quote the request id if you report it.", request.id));
   });

@@ -93,6 +93,8 @@ const plugin: FastifyPluginAsync<GateOptions> = async (app, opts) => {
   app.addHook("onRequest", async (request, reply) => {
     const gate = request.routeOptions.config.gate;
     if (!gate) return;
+    // An answer to a key is that key's alone, refusals included; REST's revalidated 200s say so their own way (caching.ts).
+    reply.header("cache-control", "no-store");
     const refuse = async (refusal: Problem) => (gate.refuse ? gate.refuse(request, reply, refusal) : sendProblem(reply, refusal));
     let verified: Awaited<ReturnType<KeyService["verify"]>>;
     try {

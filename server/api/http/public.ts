@@ -1,43 +1,61 @@
-/** /health (behind a key, rate-limited like the API) and /openapi.json, /docs and /llms.txt (public). */
+/** /health (behind a key, rate-limited like the API) and the public documents: /, /openapi.json, /docs and /llms.txt. */
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
-import scalar from "@scalar/fastify-api-reference";
 import type { Services } from "../../services.js";
+import { VERSION } from "../../version.js";
 import { UNIT_COST } from "../operations/index.js";
-import { buildOpenApiDocument } from "../openapi.js";
+import { buildOpenApiDocument, TITLE } from "../openapi.js";
 import { renderLlmsTxt } from "../llms.js";
+import { optionsRoute } from "./cors.js";
+import { docsPlugin } from "./docs.js";
 import { sendProblem } from "./errors.js";
+import { REVALIDATE, staticAsset } from "./static.js";
 
-export const healthPlugin: FastifyPluginAsync<{ services: Services }> = async (app, opts) => {
+/** Served at the root for load balancers, and under each prefix, where the OpenAPI document (and so every generated client) puts it. */
+export const healthPlugin: FastifyPluginAsync<{ services: Services; prefixes: readonly string[] }> = async (app, opts) => {
   async function sendHealth(reply: FastifyReply) {
     const health = await opts.services.health.check();
     return reply.code(health.status === "ok" ? 200 : 503).send(health);
   }
-  app.get(
-    "/health",
-    {
-      config: {
-        gate: {
-          cost: UNIT_COST,
-          // Without a database no key can be checked; saying only that it is down (in the health shape) reveals nothing.
-          refuse: (_request, reply, problem) => (problem.code === "unavailable" ? sendHealth(reply) : sendProblem(reply, problem)),
+  for (const url of ["/health", ...opts.prefixes.map((prefix) => `${prefix}/health`)]) {
+    app.get(
+      url,
+      {
+        config: {
+          gate: {
+            cost: UNIT_COST,
+            // Without a database no key can be checked; saying only that it is down (in the health shape) reveals nothing.
+            refuse: (_request, reply, problem) => (problem.code === "unavailable" ? sendHealth(reply) : sendProblem(reply, problem)),
+          },
         },
       },
-    },
-    (_request, reply) => sendHealth(reply),
-  );
+      (_request, reply) => sendHealth(reply),
+    );
+    optionsRoute(app, url, ["GET", "HEAD"]);
+  }
 };
 
 export const publicPlugin: FastifyPluginAsync<{ prefixes: readonly string[]; rateLimitPerMinute: number }> = async (app, opts) => {
   const document = buildOpenApiDocument(opts.prefixes);
-  const documentJson = JSON.stringify(document);
-  const llmsTxt = renderLlmsTxt(document, opts.rateLimitPerMinute);
+  const json = { type: "application/json; charset=utf-8", cacheControl: REVALIDATE };
+  const openApi = staticAsset(JSON.stringify(document), json);
+  const llmsTxt = staticAsset(renderLlmsTxt(document, opts.rateLimitPerMinute), { type: "text/plain; charset=utf-8", cacheControl: REVALIDATE });
+  // What a newcomer who opens the server's address finds: where to read on. Everything but these documents needs a key.
+  const index = staticAsset(
+    JSON.stringify({
+      name: TITLE,
+      version: VERSION,
+      links: { docs: "/docs", openapi: "/openapi.json", llms: "/llms.txt", health: "/health" },
+      api: opts.prefixes,
+      trpc: "/trpc",
+      mcp: "/mcp",
+      auth: "Every call but these four documents needs an API key in Authorization: the key, or Bearer <key>. See /docs.",
+    }),
+    json,
+  );
 
-  app.get("/openapi.json", (_request, reply) => reply.type("application/json").send(documentJson));
-  app.get("/llms.txt", (_request, reply) => reply.type("text/plain; charset=utf-8").send(llmsTxt));
-
-  await app.register(scalar, {
-    routePrefix: "/docs",
-    configuration: { url: "/openapi.json", title: "Product Catalog Lookup API" },
-    logLevel: "warn",
-  });
+  const precompressed = { config: { precompressed: true } };
+  app.get("/", precompressed, (request, reply) => index.send(request, reply));
+  app.get("/openapi.json", precompressed, (request, reply) => openApi.send(request, reply));
+  app.get("/llms.txt", precompressed, (request, reply) => llmsTxt.send(request, reply));
+  await app.register(docsPlugin, { title: TITLE, documentUrl: "/openapi.json" });
 };

@@ -13,11 +13,13 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ProductEnvelopeSchema } from "../../../shared/schemas/index.js";
 import type { Services } from "../../services.js";
+import { answerBudget } from "../answer-cap.js";
 import { checkedOutput, runCall } from "../invoke.js";
 import { type AnyOperation, operationList } from "../operations/index.js";
 import { problem, problemFromThrown } from "../problems.js";
 import { conditionalGet, productEnvelope } from "./caching.js";
 import { callContext, responseHeaders } from "./context.js";
+import { optionsRoute } from "./cors.js";
 import { sendProblem } from "./errors.js";
 
 export interface RestRoute {
@@ -45,12 +47,12 @@ function isProductEnvelope(output: unknown): output is { pdp: object } {
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 
-export const restPlugin: FastifyPluginAsync<{ services: Services; prefixes: readonly string[] }> = async (app, opts) => {
+export const restPlugin: FastifyPluginAsync<{ services: Services; prefixes: readonly string[]; answerMaxBytes: number }> = async (app, opts) => {
   app.addHook("onSend", conditionalGet);
 
   async function answer(operation: AnyOperation, request: FastifyRequest, reply: FastifyReply) {
     try {
-      const ctx = callContext(opts.services, request);
+      const ctx = callContext(opts.services, request, answerBudget(opts.answerMaxBytes));
       // Path parameters win over a query or body member of the same name.
       const source = operation.rest.method === "GET" ? request.query : request.body;
       const output = await runCall(operation, ctx, { ...(typeof source === "object" ? source : {}), ...(request.params as object) });
@@ -76,11 +78,13 @@ export const restPlugin: FastifyPluginAsync<{ services: Services; prefixes: read
         handler: (request, reply) => answer(route.operation, request, reply),
       });
     }
-    // Every other method is a 405, answered before any body is read (onRequest); the handler is never reached.
+    // OPTIONS says what is allowed (and answers CORS preflights); every other method is a 405, answered before any
+    // body is read (onRequest): the handler is never reached.
     const allowed = routes.flatMap((route) => (route.method === "GET" ? ["GET", "HEAD"] : [route.method]));
+    optionsRoute(app, url, allowed);
     const refuse = async (request: FastifyRequest, reply: FastifyReply) =>
       sendProblem(
-        reply.header("allow", allowed.join(", ")),
+        reply.header("allow", [...allowed, "OPTIONS"].join(", ")),
         problem("method_not_allowed", `${request.method} is not allowed here; use ${allowed.filter((m) => m !== "HEAD").join(" or ")}.`, request.id),
       );
     app.route({ method: METHODS.filter((method) => !allowed.includes(method)), url, onRequest: refuse, handler: refuse });

@@ -11,11 +11,13 @@ import { fastifyRequestHandler } from "@trpc/server/adapters/fastify";
 import { resolveResponse, type TRPCRequestInfo } from "@trpc/server/http";
 import type { Problem } from "../../../shared/schemas/index.js";
 import type { Services } from "../../services.js";
+import { answerBudget } from "../answer-cap.js";
 import type { CallContext } from "../context.js";
 import { operationAt, UNIT_COST } from "../operations/index.js";
 import { problem, refusalError } from "../problems.js";
 import { appRouter } from "../router.js";
 import { callContext, responseHeaders } from "./context.js";
+import { optionsRoute } from "./cors.js";
 import { sendProblem } from "./errors.js";
 
 type TrpcRequest = FastifyRequest<{ Params: { path: string } }>;
@@ -29,7 +31,7 @@ function safeDecode(path: string): string {
   }
 }
 
-export const trpcPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: number }> = async (app, opts) => {
+export const trpcPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: number; answerMaxBytes: number }> = async (app, opts) => {
   // tRPC parses its JSON itself: the body reaches it as text.
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
@@ -50,7 +52,7 @@ export const trpcPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: 
     const cost = info.calls.reduce((sum, call) => sum + (operationAt(call.path)?.cost ?? UNIT_COST), 0);
     const limited = await app.chargeRateLimit(request, reply, cost);
     if (limited) throw refusalError(limited);
-    return callContext(opts.services, request);
+    return callContext(opts.services, request, answerBudget(opts.answerMaxBytes));
   }
 
   /**
@@ -94,9 +96,10 @@ export const trpcPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: 
   });
 
   // Answered before any body is read; the handler is never reached.
+  optionsRoute(app, "/trpc/:path", ["GET", "HEAD", "POST"]);
   const refuseMethod = async (request: FastifyRequest, reply: FastifyReply) =>
     sendProblem(
-      reply.header("allow", "GET, HEAD, POST"),
+      reply.header("allow", "GET, HEAD, POST, OPTIONS"),
       problem("method_not_allowed", `${request.method} is not allowed here; tRPC uses GET for queries and POST for mutations.`, request.id),
     );
   app.route({ method: ["PUT", "PATCH", "DELETE"], url: "/trpc/:path", onRequest: refuseMethod, handler: refuseMethod });

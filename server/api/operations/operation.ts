@@ -15,6 +15,8 @@ export interface RestBinding<K extends OperationKind> {
   path: `/${string}`;
   /** Beyond 400, 401, 429 and 503, which every operation can answer: e.g. `{ 404: "No product with that id" }`. */
   errors?: Record<number, string>;
+  /** Headers its successful answers carry beyond those every answer has (request id, rate limit, caching), by name: what each says. */
+  headers?: Record<string, string>;
 }
 
 export interface McpBinding {

@@ -29,7 +29,14 @@ export const search = query({
   tag: "products",
   input: SearchParamsSchema,
   output: SearchResponseSchema,
-  rest: { method: "GET", path: "/products/search", errors: { 400: "Invalid parameter, or `invalid_cursor`" } },
+  rest: {
+    method: "GET",
+    path: "/products/search",
+    errors: { 400: "Invalid parameter, or `invalid_cursor`" },
+    headers: {
+      "X-Rerank": "How the answer was ordered: the reranker's name (`local`, `llm`, `none`), or `fallback` when it did not answer in time.",
+    },
+  },
   mcp: {
     tool: "search_products",
     description:
