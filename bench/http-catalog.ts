@@ -20,6 +20,7 @@ import { products, EMBEDDING_DIMENSIONS } from "../server/db/schema.js";
 import { importRecords } from "../server/ingest/import.js";
 import { readNdjson } from "../server/ingest/ndjson.js";
 import { prepareRecord } from "../server/ingest/record.js";
+import { backfillStructured } from "../server/catalog/backfill.js";
 import { countProducts } from "../server/catalog/repository.js";
 import { createLocalEmbedder } from "../server/search/embedders/local.js";
 import { createKeyService } from "../server/auth/service.js";
@@ -27,7 +28,7 @@ import { SAMPLE_CATALOG_PATH } from "../server/sample/index.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Bump when the generator changes what it writes, so cached catalogs are rebuilt. */
-const GENERATOR_VERSION = 2;
+const GENERATOR_VERSION = 3;
 
 export interface BenchCatalog {
   name: string;
@@ -237,6 +238,70 @@ function brandName(i: number): string {
 
 const BRANDS = 400;
 
+/** A category path for each kind of product, so category filters and facets have realistic shapes. */
+const CATEGORY_OF: Record<string, string> = {
+  jacket: "Clothing > Jackets",
+  sweater: "Clothing > Tops",
+  socks: "Clothing > Socks",
+  gloves: "Clothing > Accessories",
+  hat: "Clothing > Accessories",
+  sneakers: "Shoes > Sneakers",
+  boots: "Shoes > Boots",
+  tent: "Outdoor > Tents",
+  backpack: "Outdoor > Backpacks",
+  "sleeping bag": "Outdoor > Sleeping Gear",
+  stove: "Outdoor > Camp Kitchen",
+  bottle: "Outdoor > Hydration",
+  duffel: "Outdoor > Bags",
+  kettle: "Kitchen > Kettles",
+  skillet: "Kitchen > Cookware",
+  pan: "Kitchen > Cookware",
+  teapot: "Kitchen > Tea",
+  "cutting board": "Kitchen > Tools",
+  knife: "Kitchen > Knives",
+  mug: "Kitchen > Tableware",
+  grinder: "Kitchen > Coffee",
+  "espresso machine": "Kitchen > Coffee",
+  blender: "Kitchen > Appliances",
+  toaster: "Kitchen > Appliances",
+  headphones: "Audio > Headphones",
+  speaker: "Audio > Speakers",
+  watch: "Accessories > Watches",
+  wallet: "Accessories > Wallets",
+  blanket: "Home > Textiles",
+  towel: "Home > Textiles",
+  pillow: "Home > Bedding",
+  rug: "Home > Rugs",
+  vase: "Home > Decor",
+  candle: "Home > Decor",
+  lamp: "Home > Lighting",
+  chair: "Furniture > Chairs",
+  desk: "Furniture > Desks",
+  notebook: "Office > Paper",
+  pen: "Office > Writing",
+  keyboard: "Electronics > Computer Accessories",
+  mouse: "Electronics > Computer Accessories",
+  charger: "Electronics > Power",
+  cable: "Electronics > Power",
+  "coffee beans": "Food > Coffee",
+  tea: "Food > Tea",
+  honey: "Food > Pantry",
+  "olive oil": "Food > Pantry",
+  chocolate: "Food > Sweets",
+  granola: "Food > Breakfast",
+  shampoo: "Beauty > Hair Care",
+  soap: "Beauty > Bath & Body",
+  serum: "Beauty > Skincare",
+  sunscreen: "Beauty > Skincare",
+  razor: "Beauty > Shaving",
+};
+
+/** Most products in stock, some not, a few on pre-order or back-order. */
+function availability(random: () => number): string {
+  const r = random();
+  return r < 0.85 ? "InStock" : r < 0.93 ? "OutOfStock" : r < 0.97 ? "PreOrder" : "BackOrder";
+}
+
 function syntheticRecord(i: number, random: () => number) {
   const brandIndex = Math.floor(random() ** 2 * BRANDS); // some brands are much larger than others
   const brand = brandName(brandIndex);
@@ -250,13 +315,17 @@ function syntheticRecord(i: number, random: () => number) {
     `Pairs well with our ${pick(random, WORDS.adjectives)} ${pick(random, WORDS.nouns)} and ${pick(random, WORDS.materials)} ${pick(random, WORDS.nouns)}.`,
   ];
   const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${i}`;
+  const price = (5 + random() * 400).toFixed(2);
+  const currency = random() < 0.85 ? "USD" : "EUR";
   return prepareRecord({
     url: `https://www.${host}/products/${slug}`,
     name,
     desc: sentences.join(" "),
     media: [1, 2, 3].map((n) => ({ url: `https://cdn.${host}/files/${i}_${n}.jpg`, type: "image" as const })),
     brands: [brand],
-    price_label: `$${(5 + random() * 400).toFixed(2)}`,
+    price_label: currency === "USD" ? `$${price}` : `${price.replace(".", ",")} €`,
+    offers: { price, currency, availability: availability(random) },
+    category: CATEGORY_OF[noun] ?? "Other",
   });
 }
 
@@ -338,6 +407,8 @@ export async function generatedCatalog(count: number): Promise<BenchCatalog> {
       c.media,
       c.brands,
       c.priceLabel,
+      c.offers,
+      c.category,
       c.contentHash,
       c.embedding,
       c.embeddingModel,
@@ -360,6 +431,8 @@ export async function generatedCatalog(count: number): Promise<BenchCatalog> {
           jsonb(r.media ?? []),
           jsonb(r.brands ?? []),
           text(r.priceLabel ?? ""),
+          jsonb(r.offers ?? null),
+          text(r.category ?? ""),
           text(r.contentHash),
           BinaryCopy.vector(unitVector(random)),
           text(model),
@@ -368,7 +441,10 @@ export async function generatedCatalog(count: number): Promise<BenchCatalog> {
       await client.query(copy, [], { blob: rows.blob() });
       log(`\rgenerating ${count} products (random unit vectors, no embedding): ${Math.min(count, start + batch)}`);
     }
-    log(`\n  rows in ${((performance.now() - started) / 1000).toFixed(0)} s; building indexes…\n`);
+    // The filter columns (price in minor units, availability, category key, brand keys), derived as import derives them.
+    log(`\n  rows in ${((performance.now() - started) / 1000).toFixed(0)} s; deriving the filter columns…\n`);
+    await backfillStructured(handle.db, { batchSize: 2000 });
+    log("  building indexes…\n");
     await client.exec(`SET maintenance_work_mem = '1GB';`);
     await client.exec(`CREATE INDEX "products_search_idx" ON "products" USING gin ("search");`);
     const hnsw = performance.now();

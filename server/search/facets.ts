@@ -4,7 +4,7 @@
  * records give them; categories with each of their ancestors; availability by
  * schema.org name; prices in buckets per currency (never converted).
  */
-import { and, isNotNull, type SQL, sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { CURRENCY_EXPONENTS } from "../../shared/currency.js";
 import type { Facet, Facets } from "../../shared/schemas/index.js";
 import type { Database } from "../db/client.js";
@@ -25,33 +25,24 @@ const EXPONENT = sql.raw(
     .join(" ")} else 2 end`,
 );
 
-function formatBound(value: number): string {
-  return String(value);
+interface FacetRow {
+  set: number;
+  brand: string | null;
+  categoryKey: string | null;
+  category: string | null;
+  availability: string | null;
+  currency: string | null;
+  bucket: number | null;
+  count: number;
 }
 
-async function brandCounts(db: Database, where: SQL | undefined) {
-  const brand = sql<string>`b.value`;
-  const rows = await db
-    .select({ value: brand, count: sql<number>`count(*)::int` })
-    .from(sql`${products} cross join lateral jsonb_array_elements_text(${products.brands}) as b(value)`)
-    .where(where)
-    .groupBy(brand)
-    .orderBy(sql`count(*) desc`, brand)
-    .limit(FACET_VALUES);
-  return rows;
-}
-
-async function categoryCounts(db: Database, where: SQL | undefined) {
-  const rows = await db
-    .select({ key: products.categoryKey, value: sql<string>`min(${products.category})`, count: sql<number>`count(*)::int` })
-    .from(products)
-    .where(and(where, isNotNull(products.categoryKey)))
-    .groupBy(products.categoryKey);
-  // Each path counts for itself and for every ancestor ("Outdoor > Tents" counts for "Outdoor" too).
+/** Each path counts for itself and for every ancestor ("Outdoor > Tents" counts for "Outdoor" too). */
+function withAncestors(rows: readonly FacetRow[]) {
   const totals = new Map<string, { value: string; count: number }>();
   for (const row of rows) {
-    const keys = (row.key ?? "").split(CATEGORY_SEPARATOR);
-    const values = row.value.split(">").map((segment) => segment.trim());
+    if (!row.categoryKey || !row.category) continue;
+    const keys = row.categoryKey.split(CATEGORY_SEPARATOR);
+    const values = row.category.split(">").map((segment) => segment.trim());
     for (let depth = 1; depth <= keys.length; depth++) {
       const key = keys.slice(0, depth).join(CATEGORY_SEPARATOR);
       const entry = totals.get(key) ?? { value: values.slice(0, depth).join(CATEGORY_SEPARATOR), count: 0 };
@@ -62,40 +53,64 @@ async function categoryCounts(db: Database, where: SQL | undefined) {
   return [...totals.values()].sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1)).slice(0, FACET_VALUES * 2);
 }
 
-async function availabilityCounts(db: Database, where: SQL | undefined) {
-  return db
-    .select({ value: sql<string>`${products.availability}`, count: sql<number>`count(*)::int` })
-    .from(products)
-    .where(and(where, isNotNull(products.availability)))
-    .groupBy(products.availability)
-    .orderBy(sql`count(*) desc`, products.availability);
-}
+const byCount = (a: { value: string; count: number }, b: { value: string; count: number }) => b.count - a.count || (a.value < b.value ? -1 : 1);
 
-async function priceCounts(db: Database, where: SQL | undefined) {
-  const bucket = sql<number>`width_bucket(${products.priceMinor}::float8 / power(10, ${EXPONENT}), ${sql.raw(`array[${PRICE_BOUNDS.join(",")}]::float8[]`)})`;
-  const rows = await db
-    .select({ currency: sql<string>`${products.currency}`, bucket, count: sql<number>`count(*)::int` })
-    .from(products)
-    .where(and(where, isNotNull(products.priceMinor), isNotNull(products.currency)))
-    .groupBy(products.currency, bucket)
-    .orderBy(products.currency, bucket);
-  return rows.map((row) => ({
-    currency: row.currency,
-    min: formatBound(row.bucket === 0 ? 0 : PRICE_BOUNDS[row.bucket - 1]!),
-    max: row.bucket >= PRICE_BOUNDS.length ? null : formatBound(PRICE_BOUNDS[row.bucket]!),
-    count: row.count,
-  }));
-}
-
-/** The asked facets over the products `where` selects. */
+/**
+ * The asked facets over the products `where` selects, in one scan of them: a GROUPING SETS query counts brands (a
+ * record's first brand), category paths, availability and price buckets side by side.
+ */
 export async function facetCounts(db: Database, where: SQL | undefined, asked: readonly Facet[]): Promise<Facets> {
+  const wanted = new Set(asked);
+  const bucket = sql`width_bucket(${products.priceMinor}::float8 / power(10, ${EXPONENT}), ${sql.raw(`array[${PRICE_BOUNDS.join(",")}]::float8[]`)})`;
+  const rows = await db
+    .select({
+      // Which grouping set a row counts: bit 3 brand, 2 category, 1 availability, 0 price (a set's own bits are 0).
+      set: sql<number>`grouping(brand, category_key, availability, currency)::int`,
+      brand: sql<string | null>`brand`,
+      categoryKey: sql<string | null>`category_key`,
+      category: sql<string | null>`min(category)`,
+      availability: sql<string | null>`availability`,
+      currency: sql<string | null>`currency`,
+      bucket: sql<number | null>`bucket`,
+      count: sql<number>`count(*)::int`,
+    })
+    .from(
+      sql`(select ${products.brands} ->> 0 as brand, ${products.categoryKey} as category_key, ${products.category} as category,
+          ${products.availability} as availability, ${products.currency} as currency,
+          case when ${products.priceMinor} is not null then ${bucket} end as bucket
+          from ${products} ${where ? sql`where ${where}` : sql``}) as matched`,
+    )
+    // All four sets, whichever were asked: the scan is the cost, and GROUPING() needs every column grouped somewhere.
+    .groupBy(sql`grouping sets ((brand), (category_key), (availability), (currency, bucket))`);
+  const of = (set: number) => rows.filter((row) => row.set === set);
   const facets: Facets = {};
-  // One after the other: on the embedded database they would queue anyway, and each is an index or bitmap scan.
-  for (const facet of new Set(asked)) {
-    if (facet === "brand") facets.brand = await brandCounts(db, where);
-    else if (facet === "category") facets.category = await categoryCounts(db, where);
-    else if (facet === "availability") facets.availability = await availabilityCounts(db, where);
-    else facets.price = await priceCounts(db, where);
+  if (wanted.has("brand")) {
+    facets.brand = of(0b0111)
+      .flatMap((row) => (row.brand ? [{ value: row.brand, count: row.count }] : []))
+      .sort(byCount)
+      .slice(0, FACET_VALUES);
+  }
+  if (wanted.has("category")) facets.category = withAncestors(of(0b1011));
+  if (wanted.has("availability")) {
+    facets.availability = of(0b1101)
+      .flatMap((row) => (row.availability ? [{ value: row.availability, count: row.count }] : []))
+      .sort(byCount);
+  }
+  if (wanted.has("price")) {
+    facets.price = of(0b1110)
+      .flatMap((row) =>
+        row.currency && row.bucket !== null
+          ? [
+              {
+                currency: row.currency,
+                min: String(row.bucket === 0 ? 0 : PRICE_BOUNDS[row.bucket - 1]!),
+                max: row.bucket >= PRICE_BOUNDS.length ? null : String(PRICE_BOUNDS[row.bucket]!),
+                count: row.count,
+              },
+            ]
+          : [],
+      )
+      .sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : Number(a.min) - Number(b.min)));
   }
   return facets;
 }
