@@ -45,6 +45,8 @@ export async function backfillStructured(db: Database, options: { batchSize?: nu
         category,
         price_minor: structured.priceMinor,
         currency: structured.currency,
+        price_bucket: structured.priceBucket,
+        brand: structured.brand,
         list_price_minor: structured.listPriceMinor,
         availability: structured.availability,
         category_key: structured.categoryKey,
@@ -57,12 +59,12 @@ export async function backfillStructured(db: Database, options: { batchSize?: nu
       // One statement per batch: the derived values travel as one JSON array.
       await tx.execute(sql`
         update ${products} set
-          category = v.category, price_minor = v.price_minor, currency = v.currency, list_price_minor = v.list_price_minor,
+          category = v.category, price_minor = v.price_minor, currency = v.currency, price_bucket = v.price_bucket, brand = v.brand, list_price_minor = v.list_price_minor,
           availability = v.availability, category_key = v.category_key,
           brand_keys = array(select jsonb_array_elements_text(v.brand_keys)), gtin14 = v.gtin14, sku_key = v.sku_key,
           derived_version = ${DERIVED_VERSION}
         from jsonb_to_recordset(${JSON.stringify(derived)}::jsonb) as v(
-          id text, category text, price_minor bigint, currency text, list_price_minor bigint, availability text,
+          id text, category text, price_minor bigint, currency text, price_bucket smallint, brand text, list_price_minor bigint, availability text,
           category_key text, brand_keys jsonb, gtin14 text, sku_key text)
         where ${products.id} = v.id`);
       await bumpCatalogVersion(tx);

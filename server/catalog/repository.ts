@@ -166,6 +166,8 @@ export async function upsertProducts(db: DbOrTx, rows: readonly NewProductRow[])
         category: sql`excluded.category`,
         priceMinor: sql`excluded.price_minor`,
         currency: sql`excluded.currency`,
+        priceBucket: sql`excluded.price_bucket`,
+        brand: sql`excluded.brand`,
         listPriceMinor: sql`excluded.list_price_minor`,
         availability: sql`excluded.availability`,
         categoryKey: sql`excluded.category_key`,

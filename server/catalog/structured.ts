@@ -5,18 +5,32 @@
  * SKU key. Written beside the record on import; `DERIVED_VERSION` names this
  * derivation, so rows an older one wrote are derived again (backfill.ts).
  */
-import { isCurrencyCode, toMinorUnits } from "../../shared/currency.js";
+import { isCurrencyCode, minorUnitExponent, toMinorUnits } from "../../shared/currency.js";
 import { parseGtin } from "../../shared/gtin.js";
 import { AVAILABILITIES, type Availability, type Identifiers, type Offers } from "../../shared/schemas/index.js";
 
 /** Bump when what is derived changes: every row of an older version is derived again at the next start. */
-export const DERIVED_VERSION = 1;
+export const DERIVED_VERSION = 2;
+
+/** Price bucket bounds in major units, 1-2.5-5 steps: a useful spread for cents and yen alike. */
+export const PRICE_BOUNDS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000];
+
+/** The bucket of a price: 0 below the first bound, i for [PRICE_BOUNDS[i-1], PRICE_BOUNDS[i]), the length for the open top one. */
+export function priceBucket(minor: number, currency: string): number {
+  const major = minor / 10 ** (minorUnitExponent(currency) ?? 2);
+  const above = PRICE_BOUNDS.findIndex((bound) => major < bound);
+  return above === -1 ? PRICE_BOUNDS.length : above;
+}
 
 export const CATEGORY_SEPARATOR = " > ";
 
 export interface Structured {
   priceMinor: number | null;
   currency: string | null;
+  /** See priceBucket: what the price facet counts. */
+  priceBucket: number | null;
+  /** The first brand as the record names it: what the brand facet counts. */
+  brand: string | null;
   listPriceMinor: number | null;
   availability: Availability | null;
   categoryKey: string | null;
@@ -69,10 +83,13 @@ export function deriveStructured(record: {
   const gtin = record.identifiers?.gtin ? parseGtin(record.identifiers.gtin) : null;
   const sku = record.identifiers?.sku?.trim();
   const key = record.category ? categoryKey(record.category) : "";
+  const currencyKept = priceMinor === null ? null : known;
   return {
     priceMinor,
     // A currency without a price to go with it filters nothing; kept null so the two always come together.
-    currency: priceMinor === null ? null : known,
+    currency: currencyKept,
+    priceBucket: priceMinor !== null && currencyKept ? priceBucket(priceMinor, currencyKept) : null,
+    brand: record.brands.map((name) => name.trim()).find(Boolean) ?? null,
     listPriceMinor: priceMinor === null ? null : minor(offers?.was_price),
     availability: normalizeAvailability(offers?.availability),
     categoryKey: key || null,

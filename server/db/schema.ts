@@ -42,6 +42,10 @@ export const products = pgTable(
     priceMinor: bigint("price_minor", { mode: "number" }),
     /** ISO 4217. */
     currency: text("currency"),
+    /** The price's bucket for the price facet (catalog/structured.ts priceBucket). */
+    priceBucket: smallint("price_bucket"),
+    /** The first brand as given: what the brand facet counts. */
+    brand: text("brand"),
     /** The crossed-out or list price, in minor units of `currency`. */
     listPriceMinor: bigint("list_price_minor", { mode: "number" }),
     /** schema.org availability name. */
@@ -81,6 +85,38 @@ export const products = pgTable(
     index("products_gtin14_idx").on(t.gtin14),
     index("products_sku_idx").on(t.skuKey),
     index("products_derived_idx").on(t.derivedVersion),
+  ],
+);
+
+/**
+ * What browsing and facets read, one narrow row per product, kept equal to the
+ * product's own columns by a trigger on `products` (migration 0006): a browse or
+ * a facet count over 20,000 products reads a few hundred pages here, where
+ * `products` rows, with their vectors, take a page each.
+ */
+export const productFacets = pgTable(
+  "product_facets",
+  {
+    id: text("id")
+      .primaryKey()
+      .references(() => products.id, { onDelete: "cascade" }),
+    brandHost: text("brand_host").notNull(),
+    brand: text("brand"),
+    brandKeys: text("brand_keys").array().notNull(),
+    category: text("category"),
+    categoryKey: text("category_key"),
+    availability: text("availability"),
+    currency: text("currency"),
+    priceMinor: bigint("price_minor", { mode: "number" }),
+    priceBucket: smallint("price_bucket"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    index("product_facets_price_idx").on(t.currency, t.priceMinor, t.id),
+    index("product_facets_category_idx").on(t.categoryKey.op("text_pattern_ops")),
+    index("product_facets_brand_keys_idx").using("gin", t.brandKeys),
+    index("product_facets_brand_host_idx").on(t.brandHost),
+    index("product_facets_created_idx").on(t.createdAt, t.id),
   ],
 );
 

@@ -1,29 +1,18 @@
 /**
- * Facet counts over a matched set, in SQL: every product passing the filters
- * when browsing, or the products a search matched (by id). Brands as the
- * records give them; categories with each of their ancestors; availability by
- * schema.org name; prices in buckets per currency (never converted).
+ * Facet counts over a matched set, in SQL over the narrow `product_facets`
+ * rows: every product passing the filters when browsing, or the products a
+ * search matched (by id). Brands (a record's first); categories with each of
+ * their ancestors; availability by schema.org name; prices in buckets per
+ * currency (never converted; buckets from catalog/structured.ts).
  */
 import { type SQL, sql } from "drizzle-orm";
-import { CURRENCY_EXPONENTS } from "../../shared/currency.js";
 import type { Facet, Facets } from "../../shared/schemas/index.js";
+import { CATEGORY_SEPARATOR, PRICE_BOUNDS } from "../catalog/structured.js";
 import type { Database } from "../db/client.js";
-import { products } from "../db/schema.js";
-import { CATEGORY_SEPARATOR } from "../catalog/structured.js";
+import { productFacets } from "../db/schema.js";
 
 /** The most values a facet lists (the most frequent first). */
 const FACET_VALUES = 50;
-
-/** Bucket bounds in major units, 1-2.5-5 steps: a useful spread for cents and yen alike; only buckets with products are listed. */
-const PRICE_BOUNDS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000];
-
-/** A currency's minor-unit exponent in SQL: most have 2; the others are listed. */
-const EXPONENT = sql.raw(
-  `case ${Object.entries(CURRENCY_EXPONENTS)
-    .filter(([, exponent]) => exponent !== 2)
-    .map(([code, exponent]) => `when currency = '${code}' then ${exponent}`)
-    .join(" ")} else 2 end`,
-);
 
 interface FacetRow {
   set: number;
@@ -56,12 +45,12 @@ function withAncestors(rows: readonly FacetRow[]) {
 const byCount = (a: { value: string; count: number }, b: { value: string; count: number }) => b.count - a.count || (a.value < b.value ? -1 : 1);
 
 /**
- * The asked facets over the products `where` selects, in one scan of them: a GROUPING SETS query counts brands (a
- * record's first brand), category paths, availability and price buckets side by side.
+ * The asked facets over the `product_facets` rows `where` selects, in one scan of them: a GROUPING SETS query counts
+ * brands, category paths, availability and price buckets side by side.
  */
 export async function facetCounts(db: Database, where: SQL | undefined, asked: readonly Facet[]): Promise<Facets> {
   const wanted = new Set(asked);
-  const bucket = sql`width_bucket(${products.priceMinor}::float8 / power(10, ${EXPONENT}), ${sql.raw(`array[${PRICE_BOUNDS.join(",")}]::float8[]`)})`;
+  const f = productFacets;
   const rows = await db
     .select({
       // Which grouping set a row counts: bit 3 brand, 2 category, 1 availability, 0 price (a set's own bits are 0).
@@ -75,10 +64,9 @@ export async function facetCounts(db: Database, where: SQL | undefined, asked: r
       count: sql<number>`count(*)::int`,
     })
     .from(
-      sql`(select ${products.brands} ->> 0 as brand, ${products.categoryKey} as category_key, ${products.category} as category,
-          ${products.availability} as availability, ${products.currency} as currency,
-          case when ${products.priceMinor} is not null then ${bucket} end as bucket
-          from ${products} ${where ? sql`where ${where}` : sql``}) as matched`,
+      sql`(select ${f.brand} as brand, ${f.categoryKey} as category_key, ${f.category} as category, ${f.availability} as availability,
+          ${f.currency} as currency, ${f.priceBucket} as bucket
+          from ${f} ${where ? sql`where ${where}` : sql``}) as matched`,
     )
     // All four sets, whichever were asked: the scan is the cost, and GROUPING() needs every column grouped somewhere.
     .groupBy(sql`grouping sets ((brand), (category_key), (availability), (currency, bucket))`);

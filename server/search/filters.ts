@@ -9,7 +9,7 @@ import { toMinorUnits } from "../../shared/currency.js";
 import { AVAILABILITY_GROUPS, type SearchParams } from "../../shared/schemas/index.js";
 import { brandHost } from "../../shared/url.js";
 import { brandKey, categoryKey } from "../catalog/structured.js";
-import { products } from "../db/schema.js";
+import { type productFacets, products } from "../db/schema.js";
 
 export interface Filters {
   /** Host of `brand_url`. */
@@ -71,24 +71,28 @@ function startsWith(prefix: string): string {
   return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** The filters as one SQL condition (undefined when there are none). */
-export function filterSql(filters: Filters): SQL | undefined {
+/** The columns filters read: in `products` (retrieval), or in the narrow `product_facets` that mirrors them (browse, facets). */
+type FilterColumns = Pick<typeof products, "brandHost" | "currency" | "priceMinor" | "availability" | "categoryKey" | "brandKeys">;
+type FacetColumns = Pick<typeof productFacets, "brandHost" | "currency" | "priceMinor" | "availability" | "categoryKey" | "brandKeys">;
+
+/** The filters as one SQL condition on `table`'s columns (undefined when there are none). */
+export function filterSql(filters: Filters, table: FilterColumns | FacetColumns = products): SQL | undefined {
   const conditions: (SQL | undefined)[] = [];
-  if (filters.brandHost !== undefined) conditions.push(eq(products.brandHost, filters.brandHost));
+  if (filters.brandHost !== undefined) conditions.push(eq(table.brandHost, filters.brandHost));
   const pricing = filters.priceMin !== undefined || filters.priceMax !== undefined || filters.priced;
   if (pricing && filters.currency) {
-    conditions.push(eq(products.currency, filters.currency), isNotNull(products.priceMinor));
-    if (filters.priceMin !== undefined) conditions.push(gte(products.priceMinor, filters.priceMin));
-    if (filters.priceMax !== undefined) conditions.push(lte(products.priceMinor, filters.priceMax));
+    conditions.push(eq(table.currency, filters.currency), isNotNull(table.priceMinor));
+    if (filters.priceMin !== undefined) conditions.push(gte(table.priceMinor, filters.priceMin));
+    if (filters.priceMax !== undefined) conditions.push(lte(table.priceMinor, filters.priceMax));
   }
-  if (filters.availability) conditions.push(inArray(products.availability, filters.availability));
+  if (filters.availability) conditions.push(inArray(table.availability, filters.availability));
   if (filters.categories) {
     // A whole-segment prefix: the path itself, or anything below it (" > " follows the prefix).
     conditions.push(
-      or(...filters.categories.flatMap((key) => [eq(products.categoryKey, key), sql`${products.categoryKey} like ${startsWith(`${key} > `)}`])),
+      or(...filters.categories.flatMap((key) => [eq(table.categoryKey, key), sql`${table.categoryKey} like ${startsWith(`${key} > `)}`])),
     );
   }
-  if (filters.brands) conditions.push(arrayOverlaps(products.brandKeys, filters.brands));
+  if (filters.brands) conditions.push(arrayOverlaps(table.brandKeys, filters.brands));
   const present = conditions.filter((condition): condition is SQL => condition !== undefined);
   return present.length > 0 ? and(...present) : undefined;
 }

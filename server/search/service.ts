@@ -14,7 +14,7 @@ import type { Explain, Facets, Interpretation, Message, Product, SearchParams, S
 import { LruCache, refreshedEvery } from "../cache.js";
 import { catalogSecret, findProductsByIds } from "../catalog/repository.js";
 import type { Database } from "../db/client.js";
-import { products } from "../db/schema.js";
+import { productFacets } from "../db/schema.js";
 import { browseKeys, brandNames, comesAfter, fieldLexemes, type OrderSort, type SortKey, sortKeys, wordLexemes } from "./browse.js";
 import { catalogSizeEvery } from "./catalog-size.js";
 import { createCursorCodec, type CursorCodec, type CursorPosition, fingerprint, seenHash } from "./cursor.js";
@@ -208,7 +208,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
 
   async function browsePage(filters: Filters, sort: OrderSort, params: SearchParams, position?: CursorPosition): Promise<Page> {
     const read = deps.reader?.() ?? db;
-    const where = filterSql(filters);
+    const where = filterSql(filters, productFacets);
     const keys = await browseKeys(read, where, sort, params.limit + 1, keysetFrom(position));
     const shown = keys.slice(0, params.limit);
     const last = shown.at(-1);
@@ -255,7 +255,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
       semantic: similarities,
       ...(reranked.scores ? { rerank: reranked.scores } : {}),
     };
-    const facetScope = () => inArray(products.id, matched.length > 0 ? matched : [""]);
+    const facetScope = () => inArray(productFacets.id, matched.length > 0 ? matched : [""]);
     const known = new Map(candidates.map((product) => [product.id, product]));
 
     if (sort === "relevance") {
