@@ -450,7 +450,9 @@ export async function generatedCatalog(count: number): Promise<BenchCatalog> {
     const hnsw = performance.now();
     await client.exec(`CREATE INDEX "products_embedding_idx" ON "products" USING hnsw ("embedding" vector_cosine_ops);`);
     log(`  hnsw index in ${((performance.now() - hnsw) / 1000).toFixed(0)} s\n`);
-    await client.exec(`VACUUM ANALYZE products; VACUUM ANALYZE product_facets;`);
+    // One statement per call: VACUUM refuses to run inside the implicit transaction of a multi-statement string.
+    await client.exec(`VACUUM ANALYZE products;`);
+    await client.exec(`VACUUM ANALYZE product_facets;`);
     await handle.close();
     log(`  built in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
     writeFileSync(done, new Date().toISOString());
