@@ -16,11 +16,11 @@ const BUY =
   /add(ing)? to (cart|bag|basket|trolley)|buy[-_]?(btn|button)|add[-_]?to[-_]?(cart|bag|basket)|立即購買|直接購買|加入購物車|放入購物車|立即购买|购买|구매하기|장바구니|購入手続き|今すぐ購入|buy (it )?now|in den (warenkorb|einkaufswagen)|jetzt kaufen|ajouter au panier|aggiungi al carrello|a[ñn]adir a(l carrito| la cesta)|agregar al carrito|comprar|(toevoegen aan|in) (de )?winkelwagen|dodaj do koszyka|kos[áa]rba|do ko[sš][ií]ku|l[äa]gg i varukorg|l[æa]g i kurv|legg i handlekurv|lis[äa][äa] ostoskoriin|adaug[ăa] [îi]n co[sș]|u ko[sš]aricu|v ko[sš]arico|sepete ekle|в корзину|купить|カートに入れる|加入购物车|addtocart|add-to-cart|add_to_cart|buy-button|buybutton|btn-buy|product-form__submit/i;
 const PRICE_HINT = /price|preis|prix|prezzo|precio|prijs|cena|pris|hinta|fiyat|цена|amount/i;
 const NOT_CURRENT =
-  /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list|original|crossed|saving|(?<![a-z])save|rrp|uvp|msrp|unit-?price|per-|shipping|delivery|installment|monthly|vorher|statt|rabatt|discount|tax|vat|netto|excl/i;
+  /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list[-_]?price|original|crossed|saving|(?<![a-z])save|rrp|uvp|msrp|unit-?price|per-|shipping|delivery|installment|monthly|vorher|statt|rabatt|discount|tax|vat|netto|excl/i;
 /** Containers of other products: their prices are never this product's. */
 const OTHER_PRODUCTS =
   /related|recommend|similar|upsell|up-sell|cross-?sell|also-?(viewed|bought|like)|bought-?together|bundle|recently|suggest|accessor|carousel/i;
-const WAS_HINT = /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list|original|crossed|rrp|uvp|msrp|vorher|statt/i;
+const WAS_HINT = /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list[-_]?price|original|crossed|rrp|uvp|msrp|vorher|statt/i;
 const OUT_OF_STOCK =
   /out of stock|out-of-stock|sold out|currently unavailable|no longer available|temporarily unavailable|notify me when (?:it(?:'s| is) )?(?:back|available)|email me when (?:back|available)|benachrichtigen,? (?:sobald|wenn)|me pr[ée]venir|m'avertir|av[íi]same cuando|avvisami|meld (?:mij|me) (?:als|wanneer)|powiadom (?:mnie|o dost[ęe]pno[śs]ci)|ausverkauft|nicht (mehr )?(verf[üu]gbar|lieferbar)|[ée]puis[ée]|rupture de stock|esaurito|non disponibile|agotado|sin stock|uitverkocht|niet (meer )?(op voorraad|leverbaar)|niedost[ęe]pny|brak w magazynie|wyprzedan|sluts[åa]ld|udsolgt|utsolgt|loppuunmyyty|нет в наличии/i;
 const IN_STOCK =

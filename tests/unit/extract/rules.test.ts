@@ -152,6 +152,16 @@ describe("the price of this product", () => {
     expect(extract(page(ld({ offers }))).offers?.price).toBe("12");
   });
 
+  it("takes a price inside a layout list (`list-unstyled`), not a related product's, but never a list price", () => {
+    const body = `<ul class="list-unstyled"><li class="price"><span class="amount">€ 64,00</span></li></ul>
+      <div class="related"><span class="price">€ 12,00</span></div>`;
+    const record = extract(page("", body));
+    expect(record.offers?.price).toBe("64");
+    expect(record.provenance.price?.rule).toBe("visible.price_near_title");
+    const listed = `<div class="buy-box"><span class="list-price">€ 80,00</span><span class="price">€ 64,00</span><button class="add-to-cart">Add to cart</button></div>`;
+    expect(extract(page("", listed)).offers).toMatchObject({ price: "64", was_price: "80" });
+  });
+
   it("reads a shown price with one separator before three digits as thousands", () => {
     expect(extract(page("", `<span class="price">$ 12.990</span><button class="add-to-cart">Comprar</button>`)).offers?.price).toBe("12990");
   });
