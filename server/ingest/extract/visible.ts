@@ -320,18 +320,30 @@ const NOT_A_PRICE_TEXT =
 /** Two amounts in one text (a container of was and now prices): look at its parts instead. */
 const TWO_AMOUNTS = /\d[\d.,]*\D+\d[\d.,]*\D*$/;
 
-function isPriceElement(element: Element, strict: boolean): boolean {
-  const description = `${describe(element)} ${element.attribs.itemprop ?? ""}`;
-  if (!PRICE_HINT.test(description) || ["del", "s", "strike", "option", "select", "input", "script", "style"].includes(element.name)) return false;
-  return !strict || !NOT_CURRENT.test(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`);
+/**
+ * A word for the price opening an element's text: "Price:", "Our price:", "Preis:", "售價", "最低價", "価格".
+ * Words for a former or suggested price (原價, 定價, 市價, 建議售價) are not this one; a Western word needs its colon.
+ */
+const PRICE_LABEL =
+  /^(?:(?:our|sale|special|offer|your|now|current|selling)\s+)?(?:price|preis|prix|prezzo|precio|pre[çc]o|prijs|cena|pris|hinta|fiyat|цена)\s*[:：]|^(?!原|定|市|建議|建议|參考|参考)\p{Script=Han}{0,4}[價价]|^(?:販売)?価格|^(?:판매)?가격/iu;
+
+/** How an element shows itself as a price: named for it (class, id, itemprop), or opening with a word for it. */
+function priceElementKind(element: Element, labels: boolean): "named" | "labelled" | undefined {
+  if (["del", "s", "strike", "option", "select", "input", "script", "style"].includes(element.name)) return undefined;
+  if (NOT_CURRENT.test(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`)) return undefined;
+  if (PRICE_HINT.test(`${describe(element)} ${element.attribs.itemprop ?? ""}`)) return "named";
+  if (!labels) return undefined;
+  const opening = element.children.find((child) => isTag(child) || (isText(child) && child.data.trim() !== ""));
+  return opening && isText(opening) && PRICE_LABEL.test(fold(opening.data)) ? "labelled" : undefined;
 }
 
-function priceFrom(elements: Element[], strict = true): Partial<Candidate> | undefined {
+/** The first price among the elements, and whether its element was only labelled as one. */
+function priceFrom(elements: Element[], labels = false): { facts: Partial<Candidate>; labelled: boolean } | undefined {
   for (const element of elements) {
-    if (!isPriceElement(element, strict)) continue;
+    const kind = priceElementKind(element, labels);
+    if (!kind) continue;
     if (ancestors(element).some((parent) => OTHER_PRODUCTS.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`))) continue;
     if (
-      strict &&
       ancestors(element)
         .slice(0, 3)
         .some((parent) => ["del", "s", "strike"].includes(parent.name) || WAS_HINT.test(parent.attribs.class ?? ""))
@@ -354,7 +366,7 @@ function priceFrom(elements: Element[], strict = true): Partial<Candidate> | und
     if (shared) found.currencies = shared;
     const was = wasNear(element, currency);
     if (was && Number(was) > Number(amount)) found.was = was;
-    return found;
+    return { facts: found, labelled: kind === "labelled" };
   }
   return undefined;
 }
@@ -376,7 +388,8 @@ function wasNear(element: Element, currency: string | null): string | undefined 
 /**
  * The price nearest the buy button (climbing at most 8 levels), else nearest
  * the product's title (6 levels), else the first price-looking text outside
- * header, nav and footer.
+ * header, nav and footer. By the button and the title, an element opening with
+ * a word for the price ("Price: $12") counts as one named for it.
  */
 export function priceNear(
   page: Page,
@@ -384,27 +397,25 @@ export function priceNear(
   title: Element | undefined,
   rules: RuleSet,
 ): { facts: Partial<Candidate>; how: Rule } | undefined {
-  const climb = (anchor: Element, levels: number, strict: boolean): Partial<Candidate> | undefined => {
+  const labels = rules.on("visible.price_labelled");
+  const climb = (anchor: Element, levels: number, how: Rule): { facts: Partial<Candidate>; how: Rule } | undefined => {
     let level = 0;
     for (const container of ancestors(anchor)) {
       if (++level > levels || container.name === "body") break;
-      const found = priceFrom(descendants(container), strict);
-      if (found) return found;
+      const found = priceFrom(descendants(container), labels);
+      if (found) return { facts: found.facts, how: found.labelled ? "visible.price_labelled" : how };
     }
     return undefined;
   };
-  const byButton = button && rules.on("visible.price_near_buy_button") ? climb(button, 8, true) : undefined;
-  if (byButton) return { facts: byButton, how: "visible.price_near_buy_button" };
-  const byTitle = title && rules.on("visible.price_near_title") ? climb(title, 6, true) : undefined;
-  if (byTitle) return { facts: byTitle, how: "visible.price_near_title" };
+  const byButton = button && rules.on("visible.price_near_buy_button") ? climb(button, 8, "visible.price_near_buy_button") : undefined;
+  if (byButton) return byButton;
+  const byTitle = title && rules.on("visible.price_near_title") ? climb(title, 6, "visible.price_near_title") : undefined;
+  if (byTitle) return byTitle;
   if (!rules.on("visible.price_anywhere")) return undefined;
   const chrome = new Set(["header", "nav", "footer"].flatMap((tag) => page.byTag(tag).flatMap((element) => descendants(element))));
   const main = page.elements.filter((element) => !chrome.has(element));
   const anywhere = priceFrom(main);
-  if (anywhere) return { facts: anywhere, how: "visible.price_anywhere" };
-  // Some themes name the only price they show "price-old"; when nothing else is there, take it.
-  const old = rules.on("visible.price_named_old") ? priceFrom(main, false) : undefined;
-  return old ? { facts: old, how: "visible.price_named_old" } : undefined;
+  return anywhere ? { facts: anywhere.facts, how: "visible.price_anywhere" } : undefined;
 }
 
 const STOCK_HINT = /availab|stock|inventory|lieferbar|verf[üu]gbar|dispon|voorraad|lager|magazyn|sklad|наличи/i;

@@ -162,6 +162,16 @@ describe("the price of this product", () => {
     expect(extract(page("", listed)).offers).toMatchObject({ price: "64", was_price: "80" });
   });
 
+  it("takes a price opened by a word for it when no element by the buy button is named for the price", () => {
+    const english = `<div class="buy-box"><p>Our price: <b>$12.50</b></p><button class="add-to-cart">Add to cart</button></div>`;
+    expect(extract(page("", english)).offers).toMatchObject({ price: "12.50", currency: "USD" });
+    const chinese = `<div class="deal-box"><p>原價：<s>$1,390</s></p><p class="deal">最低價$<b>990</b>元起</p><a class="buy-btn" href="#">立即購買</a></div>`;
+    const record = extract(page("", chinese));
+    expect(record.offers?.price).toBe("990");
+    expect(record.provenance.price).toMatchObject({ source: "visible", rule: "visible.price_labelled" });
+    expect(extract(page("", chinese), { rules: rulesWithout(["visible.price_labelled"]) }).offers?.price ?? null).toBeNull();
+  });
+
   it("reads a shown price with one separator before three digits as thousands", () => {
     expect(extract(page("", `<span class="price">$ 12.990</span><button class="add-to-cart">Comprar</button>`)).offers?.price).toBe("12990");
   });
