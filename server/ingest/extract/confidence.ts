@@ -36,6 +36,7 @@ const RULE_PRIOR: Partial<Record<How, number>> = {
   shared_symbol: 0.45,
   "sku.from_url": 0.4,
   "visible.price_anywhere": 0.4,
+  "visible.price_in_description": 0.4,
 };
 
 /**

@@ -87,7 +87,7 @@ export function visibleLayer(page: Page, rules: RuleSet): Candidate {
   const title = titled ?? h1Element;
   const button = findBuyButton(page);
   if (candidate.price === undefined) {
-    const found = priceNear(page, button, title, rules);
+    const found = priceNear(page, button, title, rules) ?? priceInDescription(page, rules);
     if (found) {
       Object.assign(candidate, found.facts);
       how.price = found.how;
@@ -416,6 +416,38 @@ export function priceNear(
   const main = page.elements.filter((element) => !chrome.has(element));
   const anywhere = priceFrom(main);
   return anywhere ? { facts: anywhere.facts, how: "visible.price_anywhere" } : undefined;
+}
+
+/** An amount written with its currency: `€41.30`, `119,01€`, `$ 2320`, `2,900원`, `EUR 12`. */
+const AMOUNT_WITH_CURRENCY =
+  /(?:[$€£¥₩₹]|\b[A-Z]{3}\b|(?<![A-Za-z])(?:Rs\.?|kr|zł|Kč|Ft|руб\.?))\s?\d[\d.,' ]*|\d[\d.,' ]*\s?(?:[$€£¥₩₹원円]|\b[A-Z]{3}\b|(?:kr|zł|Kč|Ft|руб)(?![A-Za-z]))/g;
+/** Words before an amount that make it a threshold or a saving ("free delivery on orders over £50", "save €10"), not the price. */
+const NOT_THE_PRICE_BEFORE = /(?:over|above|from|ab|d[èe]s|save|spare|sparen|économisez|off|up to|bis zu|jusqu'à|\+)\s*$/i;
+
+/**
+ * The price the page's description states for search results and link previews ("… for €41.30",
+ * "… : 74,95 €", "直購價：$2320"), when the page shows no price element: the first amount written
+ * with its currency that is not a delivery charge, a threshold or a saving.
+ */
+function priceInDescription(page: Page, rules: RuleSet): { facts: Partial<Candidate>; how: Rule } | undefined {
+  if (!rules.on("visible.price_in_description")) return undefined;
+  const descriptions = page
+    .byTag("meta")
+    .filter((meta) => /^(?:description|og:description)$/i.test(meta.attribs.name ?? meta.attribs.property ?? ""))
+    .map((meta) => fold(meta.attribs.content ?? ""));
+  for (const text of descriptions) {
+    for (const match of text.slice(0, 1_000).matchAll(AMOUNT_WITH_CURRENCY)) {
+      const before = text.slice(Math.max(0, match.index - 40), match.index);
+      const written = match[0].trim().replace(/[.,' ]+$/, "");
+      if (NOT_A_PRICE_TEXT.test(`${before}${written}`) || NOT_THE_PRICE_BEFORE.test(before)) continue;
+      const currency = currencyInText(written);
+      const amount = currency ? parseAmount(written, currency) : null;
+      if (!currency || !amount || Number(amount) === 0) continue;
+      const shared = sharedSymbolCurrencies(written);
+      return { facts: { price: amount, currency, ...(shared ? { currencies: shared } : {}) }, how: "visible.price_in_description" };
+    }
+  }
+  return undefined;
 }
 
 const STOCK_HINT = /availab|stock|inventory|lieferbar|verf[üu]gbar|dispon|voorraad|lager|magazyn|sklad|наличи/i;

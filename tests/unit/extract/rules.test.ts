@@ -172,6 +172,15 @@ describe("the price of this product", () => {
     expect(extract(page("", chinese), { rules: rulesWithout(["visible.price_labelled"]) }).offers?.price ?? null).toBeNull();
   });
 
+  it("falls back on the price the description states, not its delivery threshold", () => {
+    const described = (text: string) => page(`<meta name="description" content="${text}">`, `<p>A heavy linen apron.</p>`);
+    const record = extract(described("Linen apron - sand for €41.30 (02/12/2026). Free delivery for orders over €24.90"));
+    expect(record.offers).toMatchObject({ price: "41.30", currency: "EUR" });
+    expect(record.provenance.price).toMatchObject({ source: "visible", rule: "visible.price_in_description" });
+    expect(extract(described("Buy a linen apron from our range. Free Delivery on orders over £50.")).offers).toBeUndefined();
+    expect(extract(described("Leinenschürze für 41,30 €"), { rules: rulesWithout(["visible.price_in_description"]) }).offers).toBeUndefined();
+  });
+
   it("reads a shown price with one separator before three digits as thousands", () => {
     expect(extract(page("", `<span class="price">$ 12.990</span><button class="add-to-cart">Comprar</button>`)).offers?.price).toBe("12990");
   });
