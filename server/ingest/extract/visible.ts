@@ -330,11 +330,14 @@ const PRICE_LABEL =
 /** How an element shows itself as a price: named for it (class, id, itemprop), or opening with a word for it. */
 function priceElementKind(element: Element, labels: boolean): "named" | "labelled" | undefined {
   if (["del", "s", "strike", "option", "select", "input", "script", "style"].includes(element.name)) return undefined;
+  const named = PRICE_HINT.test(`${describe(element)} ${element.attribs.itemprop ?? ""}`);
+  if (!named) {
+    // Cheap tests first: most elements are neither named nor labelled.
+    const opening = labels ? element.children.find((child) => isTag(child) || (isText(child) && child.data.trim() !== "")) : undefined;
+    if (!opening || !isText(opening) || !PRICE_LABEL.test(opening.data.trimStart().slice(0, 40))) return undefined;
+  }
   if (NOT_CURRENT.test(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`)) return undefined;
-  if (PRICE_HINT.test(`${describe(element)} ${element.attribs.itemprop ?? ""}`)) return "named";
-  if (!labels) return undefined;
-  const opening = element.children.find((child) => isTag(child) || (isText(child) && child.data.trim() !== ""));
-  return opening && isText(opening) && PRICE_LABEL.test(fold(opening.data)) ? "labelled" : undefined;
+  return named ? "named" : "labelled";
 }
 
 /** The first price among the elements, and whether its element was only labelled as one. */
