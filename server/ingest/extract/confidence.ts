@@ -30,12 +30,13 @@ const RULE_PRIOR: Partial<Record<How, number>> = {
   "availability.enabled_button_beats_markup": 0.6,
   "availability.sold_out_beats_markup": 0.6,
   "visible.price_near_title": 0.55,
+  "visible.price_labelled": 0.55,
   "visible.brand_element": 0.55,
   "visible.named_sku_element": 0.5,
   shared_symbol: 0.45,
   "sku.from_url": 0.4,
   "visible.price_anywhere": 0.4,
-  "visible.price_named_old": 0.3,
+  "visible.price_in_description": 0.4,
 };
 
 /**

@@ -19,8 +19,9 @@ export const RULES = {
   "mpn.not_the_sku": "an MPN equal to the SKU is the shop's SKU copied, not a manufacturer's number",
   "visible.price_near_buy_button": "the price nearest the buy button",
   "visible.price_near_title": "the price nearest the product's title",
+  "visible.price_labelled": 'a price opened by a word for it ("Price:", "Preis:", "售價") by the buy button or the title',
+  "visible.price_in_description": 'the price the page\'s description states ("… for €41.30"), when the page shows no price element',
   "visible.price_anywhere": "the first price-looking text outside header, navigation and footer",
-  "visible.price_named_old": "a lone price named old or regular when nothing else is shown",
   "visible.stock_wording":
     "what the page says about stock: an element named for stock saying in or out of stock, or out-of-stock wording by a buy button that cannot be used",
   "visible.enabled_button_in_stock": "an enabled buy button means in stock",

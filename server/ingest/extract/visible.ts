@@ -16,11 +16,11 @@ const BUY =
   /add(ing)? to (cart|bag|basket|trolley)|buy[-_]?(btn|button)|add[-_]?to[-_]?(cart|bag|basket)|立即購買|直接購買|加入購物車|放入購物車|立即购买|购买|구매하기|장바구니|購入手続き|今すぐ購入|buy (it )?now|in den (warenkorb|einkaufswagen)|jetzt kaufen|ajouter au panier|aggiungi al carrello|a[ñn]adir a(l carrito| la cesta)|agregar al carrito|comprar|(toevoegen aan|in) (de )?winkelwagen|dodaj do koszyka|kos[áa]rba|do ko[sš][ií]ku|l[äa]gg i varukorg|l[æa]g i kurv|legg i handlekurv|lis[äa][äa] ostoskoriin|adaug[ăa] [îi]n co[sș]|u ko[sš]aricu|v ko[sš]arico|sepete ekle|в корзину|купить|カートに入れる|加入购物车|addtocart|add-to-cart|add_to_cart|buy-button|buybutton|btn-buy|product-form__submit/i;
 const PRICE_HINT = /price|preis|prix|prezzo|precio|prijs|cena|pris|hinta|fiyat|цена|amount/i;
 const NOT_CURRENT =
-  /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list|original|crossed|saving|(?<![a-z])save|rrp|uvp|msrp|unit-?price|per-|shipping|delivery|installment|monthly|vorher|statt|rabatt|discount|tax|vat|netto|excl/i;
+  /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list[-_]?price|original|crossed|saving|(?<![a-z])save|rrp|uvp|msrp|unit-?price|per-|shipping|delivery|installment|monthly|vorher|statt|rabatt|discount|tax|vat|netto|excl/i;
 /** Containers of other products: their prices are never this product's. */
 const OTHER_PRODUCTS =
   /related|recommend|similar|upsell|up-sell|cross-?sell|also-?(viewed|bought|like)|bought-?together|bundle|recently|suggest|accessor|carousel/i;
-const WAS_HINT = /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list|original|crossed|rrp|uvp|msrp|vorher|statt/i;
+const WAS_HINT = /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list[-_]?price|original|crossed|rrp|uvp|msrp|vorher|statt/i;
 const OUT_OF_STOCK =
   /out of stock|out-of-stock|sold out|currently unavailable|no longer available|temporarily unavailable|notify me when (?:it(?:'s| is) )?(?:back|available)|email me when (?:back|available)|benachrichtigen,? (?:sobald|wenn)|me pr[ée]venir|m'avertir|av[íi]same cuando|avvisami|meld (?:mij|me) (?:als|wanneer)|powiadom (?:mnie|o dost[ęe]pno[śs]ci)|ausverkauft|nicht (mehr )?(verf[üu]gbar|lieferbar)|[ée]puis[ée]|rupture de stock|esaurito|non disponibile|agotado|sin stock|uitverkocht|niet (meer )?(op voorraad|leverbaar)|niedost[ęe]pny|brak w magazynie|wyprzedan|sluts[åa]ld|udsolgt|utsolgt|loppuunmyyty|нет в наличии/i;
 const IN_STOCK =
@@ -87,7 +87,7 @@ export function visibleLayer(page: Page, rules: RuleSet): Candidate {
   const title = titled ?? h1Element;
   const button = findBuyButton(page);
   if (candidate.price === undefined) {
-    const found = priceNear(page, button, title, rules);
+    const found = priceNear(page, button, title, rules) ?? priceInDescription(page, rules);
     if (found) {
       Object.assign(candidate, found.facts);
       how.price = found.how;
@@ -320,18 +320,33 @@ const NOT_A_PRICE_TEXT =
 /** Two amounts in one text (a container of was and now prices): look at its parts instead. */
 const TWO_AMOUNTS = /\d[\d.,]*\D+\d[\d.,]*\D*$/;
 
-function isPriceElement(element: Element, strict: boolean): boolean {
-  const description = `${describe(element)} ${element.attribs.itemprop ?? ""}`;
-  if (!PRICE_HINT.test(description) || ["del", "s", "strike", "option", "select", "input", "script", "style"].includes(element.name)) return false;
-  return !strict || !NOT_CURRENT.test(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`);
+/**
+ * A word for the price opening an element's text: "Price:", "Our price:", "Preis:", "售價", "最低價", "価格".
+ * Words for a former or suggested price (原價, 定價, 市價, 建議售價) are not this one; a Western word needs its colon.
+ */
+const PRICE_LABEL =
+  /^(?:(?:our|sale|special|offer|your|now|current|selling)\s+)?(?:price|preis|prix|prezzo|precio|pre[çc]o|prijs|cena|pris|hinta|fiyat|цена)\s*[:：]|^(?!原|定|市|建議|建议|參考|参考)\p{Script=Han}{0,4}[價价]|^(?:販売)?価格|^(?:판매)?가격/iu;
+
+/** How an element shows itself as a price: named for it (class, id, itemprop), or opening with a word for it. */
+function priceElementKind(element: Element, labels: boolean): "named" | "labelled" | undefined {
+  if (["del", "s", "strike", "option", "select", "input", "script", "style"].includes(element.name)) return undefined;
+  const named = PRICE_HINT.test(`${describe(element)} ${element.attribs.itemprop ?? ""}`);
+  if (!named) {
+    // Cheap tests first: most elements are neither named nor labelled.
+    const opening = labels ? element.children.find((child) => isTag(child) || (isText(child) && child.data.trim() !== "")) : undefined;
+    if (!opening || !isText(opening) || !PRICE_LABEL.test(opening.data.trimStart().slice(0, 40))) return undefined;
+  }
+  if (NOT_CURRENT.test(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`)) return undefined;
+  return named ? "named" : "labelled";
 }
 
-function priceFrom(elements: Element[], strict = true): Partial<Candidate> | undefined {
+/** The first price among the elements, and whether its element was only labelled as one. */
+function priceFrom(elements: Element[], labels = false): { facts: Partial<Candidate>; labelled: boolean } | undefined {
   for (const element of elements) {
-    if (!isPriceElement(element, strict)) continue;
+    const kind = priceElementKind(element, labels);
+    if (!kind) continue;
     if (ancestors(element).some((parent) => OTHER_PRODUCTS.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`))) continue;
     if (
-      strict &&
       ancestors(element)
         .slice(0, 3)
         .some((parent) => ["del", "s", "strike"].includes(parent.name) || WAS_HINT.test(parent.attribs.class ?? ""))
@@ -354,7 +369,7 @@ function priceFrom(elements: Element[], strict = true): Partial<Candidate> | und
     if (shared) found.currencies = shared;
     const was = wasNear(element, currency);
     if (was && Number(was) > Number(amount)) found.was = was;
-    return found;
+    return { facts: found, labelled: kind === "labelled" };
   }
   return undefined;
 }
@@ -376,7 +391,8 @@ function wasNear(element: Element, currency: string | null): string | undefined 
 /**
  * The price nearest the buy button (climbing at most 8 levels), else nearest
  * the product's title (6 levels), else the first price-looking text outside
- * header, nav and footer.
+ * header, nav and footer. By the button and the title, an element opening with
+ * a word for the price ("Price: $12") counts as one named for it.
  */
 export function priceNear(
   page: Page,
@@ -384,27 +400,57 @@ export function priceNear(
   title: Element | undefined,
   rules: RuleSet,
 ): { facts: Partial<Candidate>; how: Rule } | undefined {
-  const climb = (anchor: Element, levels: number, strict: boolean): Partial<Candidate> | undefined => {
+  const labels = rules.on("visible.price_labelled");
+  const climb = (anchor: Element, levels: number, how: Rule): { facts: Partial<Candidate>; how: Rule } | undefined => {
     let level = 0;
     for (const container of ancestors(anchor)) {
       if (++level > levels || container.name === "body") break;
-      const found = priceFrom(descendants(container), strict);
-      if (found) return found;
+      const found = priceFrom(descendants(container), labels);
+      if (found) return { facts: found.facts, how: found.labelled ? "visible.price_labelled" : how };
     }
     return undefined;
   };
-  const byButton = button && rules.on("visible.price_near_buy_button") ? climb(button, 8, true) : undefined;
-  if (byButton) return { facts: byButton, how: "visible.price_near_buy_button" };
-  const byTitle = title && rules.on("visible.price_near_title") ? climb(title, 6, true) : undefined;
-  if (byTitle) return { facts: byTitle, how: "visible.price_near_title" };
+  const byButton = button && rules.on("visible.price_near_buy_button") ? climb(button, 8, "visible.price_near_buy_button") : undefined;
+  if (byButton) return byButton;
+  const byTitle = title && rules.on("visible.price_near_title") ? climb(title, 6, "visible.price_near_title") : undefined;
+  if (byTitle) return byTitle;
   if (!rules.on("visible.price_anywhere")) return undefined;
   const chrome = new Set(["header", "nav", "footer"].flatMap((tag) => page.byTag(tag).flatMap((element) => descendants(element))));
   const main = page.elements.filter((element) => !chrome.has(element));
   const anywhere = priceFrom(main);
-  if (anywhere) return { facts: anywhere, how: "visible.price_anywhere" };
-  // Some themes name the only price they show "price-old"; when nothing else is there, take it.
-  const old = rules.on("visible.price_named_old") ? priceFrom(main, false) : undefined;
-  return old ? { facts: old, how: "visible.price_named_old" } : undefined;
+  return anywhere ? { facts: anywhere.facts, how: "visible.price_anywhere" } : undefined;
+}
+
+/** An amount written with its currency: `€41.30`, `119,01€`, `$ 2320`, `2,900원`, `EUR 12`. */
+const AMOUNT_WITH_CURRENCY =
+  /(?:[$€£¥₩₹]|\b[A-Z]{3}\b|(?<![A-Za-z])(?:Rs\.?|kr|zł|Kč|Ft|руб\.?))\s?\d[\d.,' ]*|\d[\d.,' ]*\s?(?:[$€£¥₩₹원円]|\b[A-Z]{3}\b|(?:kr|zł|Kč|Ft|руб)(?![A-Za-z]))/g;
+/** Words before an amount that make it a threshold or a saving ("free delivery on orders over £50", "save €10"), not the price. */
+const NOT_THE_PRICE_BEFORE = /(?:over|above|from|ab|d[èe]s|save|spare|sparen|économisez|off|up to|bis zu|jusqu'à|\+)\s*$/i;
+
+/**
+ * The price the page's description states for search results and link previews ("… for €41.30",
+ * "… : 74,95 €", "直購價：$2320"), when the page shows no price element: the first amount written
+ * with its currency that is not a delivery charge, a threshold or a saving.
+ */
+function priceInDescription(page: Page, rules: RuleSet): { facts: Partial<Candidate>; how: Rule } | undefined {
+  if (!rules.on("visible.price_in_description")) return undefined;
+  const descriptions = page
+    .byTag("meta")
+    .filter((meta) => /^(?:description|og:description)$/i.test(meta.attribs.name ?? meta.attribs.property ?? ""))
+    .map((meta) => fold(meta.attribs.content ?? ""));
+  for (const text of descriptions) {
+    for (const match of text.slice(0, 1_000).matchAll(AMOUNT_WITH_CURRENCY)) {
+      const before = text.slice(Math.max(0, match.index - 40), match.index);
+      const written = match[0].trim().replace(/[.,' ]+$/, "");
+      if (NOT_A_PRICE_TEXT.test(`${before}${written}`) || NOT_THE_PRICE_BEFORE.test(before)) continue;
+      const currency = currencyInText(written);
+      const amount = currency ? parseAmount(written, currency) : null;
+      if (!currency || !amount || Number(amount) === 0) continue;
+      const shared = sharedSymbolCurrencies(written);
+      return { facts: { price: amount, currency, ...(shared ? { currencies: shared } : {}) }, how: "visible.price_in_description" };
+    }
+  }
+  return undefined;
 }
 
 const STOCK_HINT = /availab|stock|inventory|lieferbar|verf[üu]gbar|dispon|voorraad|lager|magazyn|sklad|наличи/i;

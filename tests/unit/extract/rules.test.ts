@@ -152,6 +152,35 @@ describe("the price of this product", () => {
     expect(extract(page(ld({ offers }))).offers?.price).toBe("12");
   });
 
+  it("takes a price inside a layout list (`list-unstyled`), not a related product's, but never a list price", () => {
+    const body = `<ul class="list-unstyled"><li class="price"><span class="amount">€ 64,00</span></li></ul>
+      <div class="related"><span class="price">€ 12,00</span></div>`;
+    const record = extract(page("", body));
+    expect(record.offers?.price).toBe("64");
+    expect(record.provenance.price?.rule).toBe("visible.price_near_title");
+    const listed = `<div class="buy-box"><span class="list-price">€ 80,00</span><span class="price">€ 64,00</span><button class="add-to-cart">Add to cart</button></div>`;
+    expect(extract(page("", listed)).offers).toMatchObject({ price: "64", was_price: "80" });
+  });
+
+  it("takes a price opened by a word for it when no element by the buy button is named for the price", () => {
+    const english = `<div class="buy-box"><p>Our price: <b>$12.50</b></p><button class="add-to-cart">Add to cart</button></div>`;
+    expect(extract(page("", english)).offers).toMatchObject({ price: "12.50", currency: "USD" });
+    const chinese = `<div class="deal-box"><p>原價：<s>$1,390</s></p><p class="deal">最低價$<b>990</b>元起</p><a class="buy-btn" href="#">立即購買</a></div>`;
+    const record = extract(page("", chinese));
+    expect(record.offers?.price).toBe("990");
+    expect(record.provenance.price).toMatchObject({ source: "visible", rule: "visible.price_labelled" });
+    expect(extract(page("", chinese), { rules: rulesWithout(["visible.price_labelled"]) }).offers?.price ?? null).toBeNull();
+  });
+
+  it("falls back on the price the description states, not its delivery threshold", () => {
+    const described = (text: string) => page(`<meta name="description" content="${text}">`, `<p>A heavy linen apron.</p>`);
+    const record = extract(described("Linen apron - sand for €41.30 (02/12/2026). Free delivery for orders over €24.90"));
+    expect(record.offers).toMatchObject({ price: "41.30", currency: "EUR" });
+    expect(record.provenance.price).toMatchObject({ source: "visible", rule: "visible.price_in_description" });
+    expect(extract(described("Buy a linen apron from our range. Free Delivery on orders over £50.")).offers).toBeUndefined();
+    expect(extract(described("Leinenschürze für 41,30 €"), { rules: rulesWithout(["visible.price_in_description"]) }).offers).toBeUndefined();
+  });
+
   it("reads a shown price with one separator before three digits as thousands", () => {
     expect(extract(page("", `<span class="price">$ 12.990</span><button class="add-to-cart">Comprar</button>`)).offers?.price).toBe("12990");
   });
