@@ -5,6 +5,7 @@
  * drop or duplicate products, nor leave the brand scope.
  */
 import type { Product } from "../../shared/schemas/index.js";
+import type { QueryPlan } from "./understand.js";
 
 export interface RerankResult {
   /** Candidate ids, best first. Unknown, duplicate or missing ids are repaired by the caller. */
@@ -27,6 +28,8 @@ export interface RerankContext {
   queryVector?: readonly number[];
   /** Cosine similarities vector retrieval already computed (its own top candidates only). */
   similarities?: ReadonlyMap<string, number>;
+  /** The query's words with their corrections and synonyms (understand.ts); absent: the query's words alone. */
+  plan?: QueryPlan;
 }
 
 export interface Reranker {
