@@ -62,7 +62,9 @@ const devRetrieved = await retrieve(
   queries.map(([id, q]) => ({ q, grades: qrels.get(id) ?? new Map<string, number>() })),
 );
 const sample = await openPglite((await sampleCatalog()).dataDir);
-const idByUrl = new Map((await sample.handle.db.select({ id: productsTable.id, url: productsTable.url }).from(productsTable)).map((r) => [r.url, r.id]));
+const idByUrl = new Map(
+  (await sample.handle.db.select({ id: productsTable.id, url: productsTable.url }).from(productsTable)).map((r) => [r.url, r.id]),
+);
 const sampleRetrieved = await retrieve(
   sample.handle,
   loadSampleQueries()

@@ -13,6 +13,13 @@ const QUALIFIER = /,|;|\(|\[|\s[-–—|/]\s|\s(?:with|for|in|by|featuring|from|
 /** Words naming how a product is sold rather than what it is ("Spatula Set", "Socks 3-Pack"): the word before counts too. */
 const PACKAGING = new Set(["set", "sets", "pack", "packs", "kit", "kits", "pair", "pairs", "bundle", "bundles", "collection", "refill", "refills"]);
 
+/** Units of measure, which follow a number in a name ("20 cm", "1.5 L") and never name the product. */
+const UNITS = new Set(
+  "mm cm m km in inch inches ft foot feet yd g kg mg lb lbs oz fl ml cl l litre litres liter liters gal gallon gallons qt quart quarts w kw v mah wh gb tb mb mp hz ghz pcs pc pieces piece count ct x".split(
+    " ",
+  ),
+);
+
 /** Words before a preposition that name no kind of product ("something to keep drinks cold"). */
 const VAGUE = new Set(["something", "anything", "stuff", "things", "thing", "gift", "gifts", "present", "idea", "ideas", "one"]);
 
@@ -33,7 +40,14 @@ function bare(token: string): string {
 export function nameHeads(name: string): string[] {
   const segment = name.split(QUALIFIER)[0] ?? name;
   const tokens = segment.match(/[\p{L}\p{N}][\p{L}\p{N}'’\-‐/.+]*/gu) ?? [];
-  const words = tokens.filter((token) => !/\p{N}/u.test(token) && !/^\p{Lu}{2,3}$/u.test(token)).map(bare).filter((word) => word.length > 1);
+  // A unit after a number is a size, not a kind ("Chef's Knife 20 *cm*").
+  const words = tokens
+    .filter(
+      (token, i) =>
+        !/\p{N}/u.test(token) && !/^\p{Lu}{2,3}$/u.test(token) && !(i > 0 && /^\p{N}/u.test(tokens[i - 1]!) && UNITS.has(token.toLowerCase())),
+    )
+    .map(bare)
+    .filter((word) => word.length > 1);
   const last = words.at(-1);
   if (last === undefined) return [];
   const before = words.at(-2);

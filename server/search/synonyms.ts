@@ -72,7 +72,12 @@ export function parseSynonyms(text: string, source: string): SynonymSet {
     const terms = sides.map((side, s) => {
       const parts = side.split(",").map((part) => part.trim());
       return parts.map((part) => {
-        if (part === "") fail(sides.length === 2 && side.trim() === "" ? `nothing on the ${s === 0 ? "left" : "right"} of "=>"` : "an empty term (two commas, or a comma at an end)");
+        if (part === "")
+          fail(
+            sides.length === 2 && side.trim() === ""
+              ? `nothing on the ${s === 0 ? "left" : "right"} of "=>"`
+              : "an empty term (two commas, or a comma at an end)",
+          );
         const words = wordsOf(part);
         if (words.length === 0) fail(`"${part}" has no letters or digits`);
         return words;
@@ -94,7 +99,10 @@ function index(entries: readonly Entry[], rules: number): SynonymSet {
   const byFirst = new Map<string, Entry[]>();
   for (const entry of entries) {
     const first = wordKey(entry.term[0]!);
-    byFirst.set(first, [...(byFirst.get(first) ?? []), entry].sort((a, b) => b.term.length - a.term.length));
+    byFirst.set(
+      first,
+      [...(byFirst.get(first) ?? []), entry].sort((a, b) => b.term.length - a.term.length),
+    );
   }
   return { byFirst, rules };
 }

@@ -63,7 +63,10 @@ export function buildVocabulary(entries: Iterable<readonly [string, number]>): V
 }
 
 export async function readVocabulary(db: Database): Promise<Vocabulary> {
-  const rows = await db.select({ word: searchVocabulary.word, ndoc: searchVocabulary.ndoc }).from(searchVocabulary).where(gt(searchVocabulary.ndoc, 0));
+  const rows = await db
+    .select({ word: searchVocabulary.word, ndoc: searchVocabulary.ndoc })
+    .from(searchVocabulary)
+    .where(gt(searchVocabulary.ndoc, 0));
   return buildVocabulary(rows.map((row) => [row.word, row.ndoc] as const));
 }
 

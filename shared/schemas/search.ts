@@ -65,7 +65,12 @@ export const InterpretationSchema = z
       .optional()
       .describe("Constraints read from `q` but not applied (an explicit parameter said otherwise, or something was missing)."),
     corrections: z
-      .array(z.object({ from: z.string().describe("A word of `q` the catalog does not hold (lower-cased)."), to: z.string().describe("A catalog word searched as well.") }))
+      .array(
+        z.object({
+          from: z.string().describe("A word of `q` the catalog does not hold (lower-cased)."),
+          to: z.string().describe("A catalog word searched as well."),
+        }),
+      )
       .optional()
       .describe("Typos corrected to the catalog's closest words (`typos=false` turns this off); the word as typed is searched too."),
     synonyms: z
@@ -87,7 +92,9 @@ export const SearchResponseSchema = z
       .describe("Best match first (or in `sort` order); only products that match, so possibly fewer than `limit`, or none."),
     next_cursor: z.string().optional().describe("Present when there is more: pass it as `cursor` for the next page."),
     facets: FacetsSchema.optional(),
-    interpretation: InterpretationSchema.optional().describe("Present when constraints were read from `q`, or a typo corrected, or a synonym applied."),
+    interpretation: InterpretationSchema.optional().describe(
+      "Present when constraints were read from `q`, or a typo corrected, or a synonym applied.",
+    ),
     messages: z
       .array(MessageSchema)
       .optional()

@@ -159,7 +159,8 @@ function features(query: Query, document: Document, averageLength: Record<Field,
   const last = query.clauses.at(-1);
   const head = last?.forms.some((form) => holds(form, "name")) ? 1 : 0;
   // The kind of product: the query's head word among the kinds the name and category name, or else another query word.
-  const names = (clause: Clause | undefined) => clause?.forms.some((form) => form.lexemes.length === 1 && document.kinds.has(form.lexemes[0]!)) ?? false;
+  const names = (clause: Clause | undefined) =>
+    clause?.forms.some((form) => form.lexemes.length === 1 && document.kinds.has(form.lexemes[0]!)) ?? false;
   const type = names(query.head === undefined ? undefined : query.clauses[query.head]) ? 1 : query.clauses.some(names) ? 0.5 : 0;
   return {
     bm25,
@@ -271,14 +272,12 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
   /** Lexemes of each text (Postgres's english configuration, as the stored documents), in one query. */
   async function stems(texts: readonly string[]): Promise<string[][]> {
     if (texts.length === 0) return [];
-    const [row] = await db
-      .select({ stems: sql<string[] | null>`array_agg(to_tsvector('english', t)::text order by i)` })
-      .from(
-        sql`unnest(array[${sql.join(
-          texts.map((text) => sql`${text}`),
-          sql`, `,
-        )}]::text[]) with ordinality as u(t, i)`,
-      );
+    const [row] = await db.select({ stems: sql<string[] | null>`array_agg(to_tsvector('english', t)::text order by i)` }).from(
+      sql`unnest(array[${sql.join(
+        texts.map((text) => sql`${text}`),
+        sql`, `,
+      )}]::text[]) with ordinality as u(t, i)`,
+    );
     return (row?.stems ?? []).map((vector) =>
       parseTsvector(vector)
         .sort((a, b) => a.position - b.position)
