@@ -67,9 +67,10 @@ const idByUrl = new Map(
 );
 const sampleRetrieved = await retrieve(
   sample.handle,
-  loadSampleQueries()
-    .filter((query) => Object.keys(query.grades).length > 0)
-    .map((query) => ({ q: query.q, grades: new Map(Object.entries(query.grades).map(([url, grade]) => [idByUrl.get(url) ?? url, grade])) })),
+  loadSampleQueries().map((query) => ({
+    q: query.q,
+    grades: new Map(Object.entries(query.grades).map(([url, grade]) => [idByUrl.get(url) ?? url, grade])),
+  })),
 );
 
 type Prepared = { grades: Map<string, number>; ids: string[]; features: Features[] }[];
@@ -82,17 +83,31 @@ async function prepare(database: Awaited<ReturnType<typeof openCatalog>>, retrie
   return prepared;
 }
 
+/** Candidates in the weights' order, those under the relevance floor left out. */
+function ranked(features: readonly Features[], ids: readonly string[], weights: LocalWeights): string[] {
+  const max = Math.max(0, ...features.map((f) => f.bm25));
+  const order = ids.map((id, i) => ({ id, i, s: combine(features[i]!, max, weights) })).sort((a, b) => b.s - a.s || a.i - b.i);
+  const best = order[0]?.s ?? 0;
+  return order.filter((o) => o.s >= best - weights.floor).map((o) => o.id);
+}
+
+/** Mean nDCG@10 over the queries with graded products. */
 function evaluate(prepared: Prepared, weights: LocalWeights): number {
-  let total = 0;
+  const graded = prepared.filter(({ grades }) => grades.size > 0);
+  return graded.reduce((total, { grades, ids, features }) => total + ndcgAt10(ranked(features, ids, weights), grades), 0) / graded.length;
+}
+
+/** The sample set's goals: the best product in the top three, nothing unrelated in the top five (shares of queries). */
+function goals(prepared: Prepared, weights: LocalWeights): string {
+  let top3 = 0;
+  let unrelated = 0;
   for (const { grades, ids, features } of prepared) {
-    const max = Math.max(0, ...features.map((f) => f.bm25));
-    const order = ids
-      .map((id, i) => ({ id, i, s: combine(features[i]!, max, weights) }))
-      .sort((a, b) => b.s - a.s || a.i - b.i)
-      .map((o) => o.id);
-    total += ndcgAt10(order, grades);
+    const order = ranked(features, ids, weights);
+    const best = Math.max(0, ...grades.values());
+    if (grades.size === 0 ? order.length === 0 : order.slice(0, 3).some((id) => grades.get(id) === best)) top3++;
+    if (order.slice(0, 5).some((id) => !grades.has(id))) unrelated++;
   }
-  return total / prepared.length;
+  return `best in top 3 ${((100 * top3) / prepared.length).toFixed(0)}%, unrelated in top 5 ${((100 * unrelated) / prepared.length).toFixed(0)}%`;
 }
 
 const LINEAR = ["bm25", "coverage", "coverageAll", "phrase", "cosine", "head", "type", "accessory"] as const;
@@ -126,22 +141,26 @@ async function ascend(base: LocalWeights): Promise<{ score: number; weights: Loc
   const samplePrepared = await prepare(sample.handle, sampleRetrieved, DEFAULT_WEIGHTS);
   console.log(`${CANDIDATES} candidates; default weights: ${show(DEFAULT_WEIGHTS, devPrepared, samplePrepared)}`);
 }
-let overall = { score: 0, weights: DEFAULT_WEIGHTS };
-for (const name of [3, 5])
-  for (const desc of [0.5, 1])
-    for (const synonym of [0.6, 0.8])
-      for (const descCredit of [0.3, 0.5]) {
-        const base = {
-          ...overall.weights,
-          fields: { name, brands: 2, desc },
-          forms: { correction: 0.8, synonym },
-          credit: { category: 0.7, desc: descCredit },
-        };
-        const found = await ascend(base);
-        console.log(`name ${name} desc ${desc} synonym ${synonym} desc credit ${descCredit}: ${show(found.weights, found.dev, found.sample)}`);
-        if (found.score > overall.score) overall = found;
-      }
+let overall: Awaited<ReturnType<typeof ascend>> | undefined;
+for (const desc of [0.5, 1])
+  for (const descCredit of [0.3, 0.5, 0.8]) {
+    const base = {
+      ...(overall?.weights ?? DEFAULT_WEIGHTS),
+      fields: { name: 5, brands: 2, desc },
+      credit: { category: 0.7, desc: descCredit },
+      floor: Number.POSITIVE_INFINITY,
+    };
+    const found = await ascend(base);
+    console.log(`desc ${desc} desc credit ${descCredit}: ${show(found.weights, found.dev, found.sample)}`);
+    if (!overall || found.score > overall.score) overall = found;
+  }
+if (!overall) throw new Error("nothing tuned");
 console.log(`best: ${overall.score.toFixed(4)}`, JSON.stringify(overall.weights));
+// The relevance floor, last: it can only lower nDCG (a relevant product cut), and it is what keeps unrelated ones out.
+for (const floor of [Number.POSITIVE_INFINITY, 4, 3, 2.5, 2, 1.75, 1.5, 1.25, 1]) {
+  const weights = { ...overall.weights, floor };
+  console.log(`floor ${floor}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
+}
 await dev.close();
 await sample.handle.close();
 await embedder.close();

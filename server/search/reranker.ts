@@ -1,8 +1,9 @@
 /**
  * The seam for reordering fused candidates (a language model, a local
  * scorer). A reranker returns candidate ids in its preferred order; the
- * search service repairs whatever it returns, so a reranker can never add,
- * drop or duplicate products, nor leave the brand scope.
+ * search service repairs whatever it returns, so a reranker can never add
+ * or duplicate products, nor leave the brand scope; it drops only those it
+ * names unrelated.
  */
 import type { Product } from "../../shared/schemas/index.js";
 import type { QueryPlan } from "./understand.js";
@@ -20,6 +21,11 @@ export interface RerankResult {
   reason?: string;
   /** The reranker's own score per id, when it has one (for `explain`). */
   scores?: ReadonlyMap<string, number>;
+  /**
+   * Candidates the reranker judges unrelated to the query (the relevance floor): the service leaves them, and
+   * what retrieval ranked below every candidate, out of the answer and its facets.
+   */
+  unrelated?: ReadonlySet<string>;
 }
 
 /** What retrieval already knows, for rerankers that can use it. */

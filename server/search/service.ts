@@ -264,13 +264,16 @@ export function createSearchService(deps: SearchDeps): SearchService {
     ]);
     // The relevance floor: what no query word matches must be close in meaning to count as a match at all.
     const similar = semantic.filter((item) => item.score >= deps.minSimilarity);
-    const matched = reciprocalRankFusion([lexical, similar]).slice(0, deps.maxResults);
-    const candidates = await findProductsByIds(read, matched.slice(0, rerankCount), false);
+    const fused = reciprocalRankFusion([lexical, similar]).slice(0, deps.maxResults);
+    const candidates = await findProductsByIds(read, fused.slice(0, rerankCount), false);
     const similarities = new Map(semantic.map((item) => [item.id, item.score]));
     const retrieved = performance.now();
     const reranked = await reranker.rerank(query, candidates, queryVector ? { queryVector, similarities, plan } : { plan });
-    const rerankedIds = repairOrder(reranked.ids, candidates);
-    const ranked = [...rerankedIds, ...matched.slice(candidates.length)];
+    // The reranker's floor: once it finds candidates unrelated, what retrieval ranked below them all is too.
+    const unrelated = reranked.unrelated ?? new Set<string>();
+    const rerankedIds = repairOrder(reranked.ids, candidates).filter((id) => !unrelated.has(id));
+    const ranked = [...rerankedIds, ...(unrelated.size > 0 ? [] : fused.slice(candidates.length))];
+    const matched = unrelated.size > 0 ? rerankedIds : fused;
     const rerank = { name: reranker.name, outcome: reranked.outcome, ...(reranked.reason ? { reason: reranked.reason } : {}) };
     const seconds = (from: number, to: number) => (to - from) / 1000;
     deps.observe?.({

@@ -15,6 +15,8 @@ import type { Vocabulary } from "./vocabulary.js";
 /** Shortest word corrected, and shortest allowed two edits. */
 const ONE_EDIT_FROM = 4;
 const TWO_EDITS_FROM = 10;
+/** Longer words are not corrected: no shopper's word is this long, and a 512-letter one would cost a second in edits. */
+const LONGEST_CORRECTED = 24;
 /** Another candidate is kept beside the best only if at least this share of the best's products hold it. */
 const RUNNER_UP_SHARE = 0.25;
 const MAX_CORRECTIONS = 2;
@@ -27,17 +29,19 @@ const RARE_RATIO = 20;
 export function singleEdits(word: string, alphabet: readonly string[]): Set<string> {
   const edits = new Set<string>();
   const letters = [...word];
+  // Every prefix and suffix once (by code point, so a letter outside the BMP stays whole).
+  const heads = letters.map((_, i) => letters.slice(0, i).join(""));
+  heads.push(word);
+  const tails = heads.map((head) => word.slice(head.length));
   for (let i = 0; i <= letters.length; i++) {
-    const head = letters.slice(0, i).join("");
-    const tail = letters.slice(i).join("");
+    const head = heads[i]!;
     if (i < letters.length) {
-      edits.add(head + letters.slice(i + 1).join(""));
-      for (const letter of alphabet) if (letter !== letters[i]) edits.add(head + letter + letters.slice(i + 1).join(""));
+      const rest = tails[i + 1]!;
+      edits.add(head + rest);
+      for (const letter of alphabet) if (letter !== letters[i]) edits.add(head + letter + rest);
     }
-    if (i < letters.length - 1 && letters[i] !== letters[i + 1]) {
-      edits.add(head + letters[i + 1]! + letters[i]! + letters.slice(i + 2).join(""));
-    }
-    for (const letter of alphabet) edits.add(head + letter + tail);
+    if (i < letters.length - 1 && letters[i] !== letters[i + 1]) edits.add(head + letters[i + 1]! + letters[i]! + tails[i + 2]!);
+    for (const letter of alphabet) edits.add(head + letter + tails[i]!);
   }
   edits.delete(word);
   return edits;
@@ -80,7 +84,7 @@ function byProducts(vocabulary: Vocabulary) {
 /** The closest catalog words to `word` (lower-case letters), best first; empty when it needs none or none is close. */
 export function corrections(word: string, vocabulary: Vocabulary): string[] {
   const length = [...word].length;
-  if (length < ONE_EDIT_FROM) return [];
+  if (length < ONE_EDIT_FROM || length > LONGEST_CORRECTED) return [];
   const held = vocabulary.count(word);
   if (held > RARE_MAX_DOCS || (held === 0 && knownForm(word, vocabulary))) return [];
   const order = byProducts(vocabulary);

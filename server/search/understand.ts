@@ -39,6 +39,9 @@ const STOP_WORDS = new Set(
   ),
 );
 
+/** How many words the catalog lacks are looked up for corrections in one query (the first ones). */
+const MAX_UNKNOWN_WORDS = 8;
+
 interface Token {
   word: string;
   index: number;
@@ -79,8 +82,11 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   const known = new Set(expand(words, deps.synonyms).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
   // Each word as the rest of the plan reads it: its best correction when the catalog lacks it.
   const primary = [...words];
+  let looked = 0;
   found.forEach((token, i) => {
     if (!deps.vocabulary || known.has(i) || token.code || !/^\p{L}+$/u.test(token.word) || STOP_WORDS.has(token.word)) return;
+    // A shopper's query holds a typo or two; a long paste of unknown words is not worth 10 ms a word.
+    if (deps.vocabulary.count(token.word) === 0 && ++looked > MAX_UNKNOWN_WORDS) return;
     const closest = corrections(token.word, deps.vocabulary);
     if (closest.length === 0) return;
     if (deps.vocabulary.count(token.word) === 0) primary[i] = closest[0]!;

@@ -47,23 +47,27 @@ export type LocalWeights = Features & {
   forms: Record<Exclude<FormKind, "typed">, number>;
   /** What a word found only in the category, or only in the description, counts in `coverageAll` (1 in name or brands). */
   credit: { category: number; desc: number };
+  /** The relevance floor: a candidate scoring this much below the best is unrelated, and left out of the answer. */
+  floor: number;
 };
 
 /** Tuned with `npm run bench:tune-local` on the dev queries and the sample-catalog set; see docs/search.md. */
 export const DEFAULT_WEIGHTS: LocalWeights = {
-  bm25: 1,
-  coverage: 2,
-  coverageAll: 0,
+  bm25: 0.5,
+  coverage: 0,
+  coverageAll: 4,
   phrase: 0.25,
   cosine: 2,
-  head: 1,
-  type: 0,
-  accessory: 0.5,
+  head: 0,
+  type: 1,
+  accessory: 0.25,
   fields: { name: 5, brands: 2, desc: 1 },
   k1: 1.2,
   b: 0.5,
   forms: { correction: 0.8, synonym: 0.8 },
   credit: { category: 0.7, desc: 0.5 },
+  // Chosen from bench:tune-local's floor table: most unrelated products out for little nDCG (docs/search.md).
+  floor: 2.5,
 };
 
 interface Document {
@@ -372,7 +376,13 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         .map((candidate, index) => ({ id: candidate.id, index, score: combine(scored[index]!, maxBm25, weights) }))
         // Ties keep retrieval order.
         .sort((a, b) => b.score - a.score || a.index - b.index);
-      return { ids: order.map((o) => o.id), outcome: "reranked", scores: new Map(order.map((o) => [o.id, o.score])) };
+      const best = order[0]!.score;
+      return {
+        ids: order.map((o) => o.id),
+        outcome: "reranked",
+        scores: new Map(order.map((o) => [o.id, o.score])),
+        unrelated: new Set(order.filter((o) => o.score < best - weights.floor).map((o) => o.id)),
+      };
     },
   };
 }
