@@ -60,7 +60,7 @@ for (const threshold of THRESHOLDS) {
   let results = 0;
   let short = 0;
   for (const [id, q] of queries) {
-    const { hits } = await search.search({ q, limit: 10, include_raw_data: false, parse_query: true, explain: false });
+    const { hits } = await search.search({ q, limit: 10, include_raw_data: false, parse_query: true, typos: true, explain: false });
     ndcg += ndcgAt10(
       hits.map((hit) => hit.product.id),
       qrels.get(id) ?? new Map(),

@@ -48,7 +48,9 @@ const log = (message: string) => process.stderr.write(message);
 /** The sample catalog, imported once with the configured local embedder. */
 export async function sampleCatalog(): Promise<BenchCatalog> {
   const sample = readFileSync(SAMPLE_CATALOG_PATH);
-  const dir = cacheDir("sample", createHash("sha256").update(sample).digest("hex"));
+  // The migrations are in the key too: a catalog built before a new table (e.g. the vocabulary) lacks it.
+  const journal = readFileSync(new URL("../drizzle/meta/_journal.json", import.meta.url));
+  const dir = cacheDir("sample", createHash("sha256").update(sample).update(journal).digest("hex"));
   const dataDir = join(dir, "pg");
   const done = join(dir, ".complete");
   if (!existsSync(done)) {

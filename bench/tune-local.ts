@@ -1,86 +1,166 @@
 /**
  * npm run bench:tune-local — searches the local reranker's weights on the dev
- * queries (never on held-out ones). Retrieval runs once; the features of each
- * query's candidates are computed once; then weight combinations are scored.
+ * queries and the sample-catalog set (never on held-out queries). Retrieval runs
+ * once per query; the features of each query's candidates are computed once per
+ * setting of the parameters inside them (field weights, what a correction or a
+ * synonym counts, the description's credit); then the linear weights are found
+ * by coordinate ascent on the mean of the two nDCG@10 figures, printed apart.
  */
 import { createRoot } from "../server/compose.js";
 import { loadConfig } from "../server/config.js";
+import { openPglite } from "../server/db/open.js";
+import { products as productsTable } from "../server/db/schema.js";
 import { createLocalEmbedder } from "../server/search/embedders/local.js";
-import { combine, createLocalReranker, DEFAULT_WEIGHTS, type Features, type LocalWeights } from "../server/search/rerankers/local.js";
 import { noneReranker } from "../server/search/reranker.js";
+import { combine, createLocalReranker, DEFAULT_WEIGHTS, type Features, type LocalWeights } from "../server/search/rerankers/local.js";
+import { loadSynonyms } from "../server/search/synonyms.js";
+import { type QueryPlan, understand } from "../server/search/understand.js";
+import { readVocabulary } from "../server/search/vocabulary.js";
 import type { Product } from "../shared/schemas/index.js";
+import { sampleCatalog } from "./http-catalog.js";
 import { loadDevQueries, ndcgAt10, openCatalog, relevanceDataPresent } from "./relevance-data.js";
+import { loadSampleQueries } from "./sample-set.js";
 
-const config = loadConfig(process.env);
+const config = loadConfig({ ...process.env, SAMPLE_CATALOG: "false", LOG_LEVEL: "silent" });
 const CANDIDATES = config.RERANK_CANDIDATES;
 
 if (!relevanceDataPresent()) {
   console.log("skipped: ../shared/data/relevance is absent");
   process.exit(0);
 }
-const { queries, qrels } = loadDevQueries();
+
+interface Retrieved {
+  grades: Map<string, number>;
+  q: string;
+  plan: QueryPlan;
+  products: Product[];
+  vector: number[];
+}
+
 const embedder = await createLocalEmbedder();
-const database = await openCatalog(embedder);
-// Retrieval order, unreranked: the weights are tuned on what the reranker is given.
-const services = await createRoot(config, { role: "cli", database, embedder, reranker: () => noneReranker }).services();
+const synonyms = loadSynonyms({ builtin: config.SYNONYMS_BUILTIN, file: config.SYNONYMS_FILE });
 
-const retrieved: { grades: Map<string, number>; q: string; products: Product[]; vector: number[] }[] = [];
-let hybrid = 0;
-for (const [id, q] of queries) {
-  const { hits } = await services.search.search({ q, limit: CANDIDATES, include_raw_data: false, parse_query: true, explain: false });
-  const products = hits.map((hit) => hit.product);
-  const grades = qrels.get(id) ?? new Map<string, number>();
-  hybrid +=
-    ndcgAt10(
-      products.map((p) => p.id),
-      grades,
-    ) / queries.length;
-  retrieved.push({ grades, q, products, vector: (await embedder.embed([q]))[0]! });
+/** Retrieval order, unreranked: the weights are tuned on what the reranker is given. */
+async function retrieve(database: Awaited<ReturnType<typeof openCatalog>>, queries: { q: string; grades: Map<string, number> }[]) {
+  const root = createRoot(config, { role: "cli", database, embedder, reranker: () => noneReranker });
+  const services = await root.services();
+  const vocabulary = await readVocabulary(database.db);
+  const retrieved: Retrieved[] = [];
+  for (const { q, grades } of queries) {
+    const { hits } = await services.search.search({ q, limit: CANDIDATES, include_raw_data: false, parse_query: true, typos: true, explain: false });
+    const plan = understand(q, { vocabulary, synonyms });
+    retrieved.push({ grades, q, plan, products: hits.map((hit) => hit.product), vector: (await embedder.embed([plan.embedText]))[0]! });
+  }
+  await root.close();
+  return retrieved;
 }
 
-let prepared: { grades: Map<string, number>; ids: string[]; features: Features[] }[] = [];
-async function prepare(weights: LocalWeights): Promise<void> {
+const { queries, qrels } = loadDevQueries();
+const dev = await openCatalog(embedder);
+const devRetrieved = await retrieve(
+  dev,
+  queries.map(([id, q]) => ({ q, grades: qrels.get(id) ?? new Map<string, number>() })),
+);
+const sample = await openPglite((await sampleCatalog()).dataDir);
+const idByUrl = new Map(
+  (await sample.handle.db.select({ id: productsTable.id, url: productsTable.url }).from(productsTable)).map((r) => [r.url, r.id]),
+);
+const sampleRetrieved = await retrieve(
+  sample.handle,
+  loadSampleQueries().map((query) => ({
+    q: query.q,
+    grades: new Map(Object.entries(query.grades).map(([url, grade]) => [idByUrl.get(url) ?? url, grade])),
+  })),
+);
+
+type Prepared = { grades: Map<string, number>; ids: string[]; features: Features[] }[];
+async function prepare(database: Awaited<ReturnType<typeof openCatalog>>, retrieved: Retrieved[], weights: LocalWeights): Promise<Prepared> {
   const reranker = createLocalReranker({ db: database.db, weights });
-  prepared = [];
-  for (const { grades, q, products, vector } of retrieved) {
-    prepared.push({ grades, ids: products.map((p) => p.id), features: await reranker.scoreCandidates(q, products, { queryVector: vector }) });
+  const prepared: Prepared = [];
+  for (const { grades, q, plan, products, vector } of retrieved) {
+    prepared.push({ grades, ids: products.map((p) => p.id), features: await reranker.scoreCandidates(q, products, { queryVector: vector, plan }) });
   }
+  return prepared;
 }
 
-function evaluate(weights: LocalWeights): number {
-  let total = 0;
+/** Candidates in the weights' order, those under the relevance floor left out. */
+function ranked(features: readonly Features[], ids: readonly string[], weights: LocalWeights): string[] {
+  const max = Math.max(0, ...features.map((f) => f.bm25));
+  const order = ids.map((id, i) => ({ id, i, s: combine(features[i]!, max, weights) })).sort((a, b) => b.s - a.s || a.i - b.i);
+  const best = order[0]?.s ?? 0;
+  return order.filter((o) => o.s >= best - weights.floor).map((o) => o.id);
+}
+
+/** Mean nDCG@10 over the queries with graded products. */
+function evaluate(prepared: Prepared, weights: LocalWeights): number {
+  const graded = prepared.filter(({ grades }) => grades.size > 0);
+  return graded.reduce((total, { grades, ids, features }) => total + ndcgAt10(ranked(features, ids, weights), grades), 0) / graded.length;
+}
+
+/** The sample set's goals: the best product in the top three, nothing unrelated in the top five (shares of queries). */
+function goals(prepared: Prepared, weights: LocalWeights): string {
+  let top3 = 0;
+  let unrelated = 0;
   for (const { grades, ids, features } of prepared) {
-    const max = Math.max(0, ...features.map((f) => f.bm25));
-    const order = ids
-      .map((id, i) => ({ id, i, s: combine(features[i]!, max, weights) }))
-      .sort((a, b) => b.s - a.s || a.i - b.i)
-      .map((o) => o.id);
-    total += ndcgAt10(order, grades);
+    const order = ranked(features, ids, weights);
+    const best = Math.max(0, ...grades.values());
+    if (grades.size === 0 ? order.length === 0 : order.slice(0, 3).some((id) => grades.get(id) === best)) top3++;
+    if (order.slice(0, 5).some((id) => !grades.has(id))) unrelated++;
   }
-  return total / prepared.length;
+  return `best in top 3 ${((100 * top3) / prepared.length).toFixed(0)}%, unrelated in top 5 ${((100 * unrelated) / prepared.length).toFixed(0)}%`;
 }
 
-console.log(`hybrid (no rerank), ${CANDIDATES} candidates: ${hybrid.toFixed(4)}`);
-await prepare(DEFAULT_WEIGHTS);
-console.log(`default weights: ${evaluate(DEFAULT_WEIGHTS).toFixed(4)}`);
-let best = { score: 0, weights: DEFAULT_WEIGHTS };
-for (const name of [3, 5])
-  for (const desc of [1])
-    for (const b of [0.5]) {
-      const base = { ...DEFAULT_WEIGHTS, fields: { name, brands: 2, desc }, b };
-      await prepare(base);
-      for (const bm25 of [0.5, 1, 2])
-        for (const coverage of [0.5, 1, 2, 3])
-          for (const phrase of [0, 0.25, 0.5])
-            for (const cosine of [1, 2, 3, 4])
-              for (const head of [0, 0.5, 1, 1.5, 2])
-                for (const accessory of [0, 0.5, 1, 2]) {
-                  const weights = { ...base, bm25, coverage, phrase, cosine, head, accessory };
-                  const score = evaluate(weights);
-                  if (score > best.score) best = { score, weights };
-                }
-      console.log(`fields name ${name} desc ${desc} b ${b}: best so far ${best.score.toFixed(4)}`);
+const LINEAR = ["bm25", "coverage", "coverageAll", "phrase", "cosine", "head", "type", "accessory"] as const;
+const VALUES = [0, 0.25, 0.5, 1, 1.5, 2, 3, 4];
+const show = (weights: LocalWeights, a: Prepared, b: Prepared) => `dev ${evaluate(a, weights).toFixed(4)} sample ${evaluate(b, weights).toFixed(4)}`;
+
+async function ascend(base: LocalWeights): Promise<{ score: number; weights: LocalWeights; dev: Prepared; sample: Prepared }> {
+  const devPrepared = await prepare(dev, devRetrieved, base);
+  const samplePrepared = await prepare(sample.handle, sampleRetrieved, base);
+  const score = (weights: LocalWeights) => (evaluate(devPrepared, weights) + evaluate(samplePrepared, weights)) / 2;
+  let best = { score: score(base), weights: base };
+  for (let pass = 0; pass < 3; pass++) {
+    let improved = false;
+    for (const name of LINEAR) {
+      for (const value of VALUES) {
+        const weights = { ...best.weights, [name]: value };
+        const candidate = score(weights);
+        if (candidate > best.score + 1e-6) {
+          best = { score: candidate, weights };
+          improved = true;
+        }
+      }
     }
-console.log(`best: ${best.score.toFixed(4)}`, JSON.stringify(best.weights));
-await database.close();
+    if (!improved) break;
+  }
+  return { ...best, dev: devPrepared, sample: samplePrepared };
+}
+
+{
+  const devPrepared = await prepare(dev, devRetrieved, DEFAULT_WEIGHTS);
+  const samplePrepared = await prepare(sample.handle, sampleRetrieved, DEFAULT_WEIGHTS);
+  console.log(`${CANDIDATES} candidates; default weights: ${show(DEFAULT_WEIGHTS, devPrepared, samplePrepared)}`);
+}
+let overall: Awaited<ReturnType<typeof ascend>> | undefined;
+for (const desc of [0.5, 1])
+  for (const descCredit of [0.3, 0.5, 0.8]) {
+    const base = {
+      ...(overall?.weights ?? DEFAULT_WEIGHTS),
+      fields: { name: 5, brands: 2, desc },
+      credit: { category: 0.7, desc: descCredit },
+      floor: Number.POSITIVE_INFINITY,
+    };
+    const found = await ascend(base);
+    console.log(`desc ${desc} desc credit ${descCredit}: ${show(found.weights, found.dev, found.sample)}`);
+    if (!overall || found.score > overall.score) overall = found;
+  }
+if (!overall) throw new Error("nothing tuned");
+console.log(`best: ${overall.score.toFixed(4)}`, JSON.stringify(overall.weights));
+// The relevance floor, last: it can only lower nDCG (a relevant product cut), and it is what keeps unrelated ones out.
+for (const floor of [Number.POSITIVE_INFINITY, 4, 3, 2.5, 2, 1.75, 1.5, 1.25, 1]) {
+  const weights = { ...overall.weights, floor };
+  console.log(`floor ${floor}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
+}
+await dev.close();
+await sample.handle.close();
 await embedder.close();

@@ -18,6 +18,7 @@ import { createMetrics, type Metrics } from "./metrics/index.js";
 import type { Embedder } from "./search/embedder.js";
 import { createEmbedder, createReranker } from "./search/providers.js";
 import { checkEmbeddingModel } from "./search/reindex.js";
+import { loadSynonyms, type SynonymSet } from "./search/synonyms.js";
 import type { Reranker } from "./search/reranker.js";
 import type { RetrievalMode } from "./search/service.js";
 import { type BaseServices, createBaseServices, createServices, type Services } from "./services.js";
@@ -44,6 +45,8 @@ export interface Root {
   database(): Promise<DatabaseHandle>;
   embedder(): Promise<Embedder>;
   reranker(): Promise<Reranker>;
+  /** SYNONYMS_FILE and the built-in set, read and checked (a mistake throws a SynonymsError naming the line). */
+  synonyms(): Promise<SynonymSet>;
   /** The services that need no embedder (keys, catalog lookups, health). */
   base(): Promise<BaseServices>;
   /** Every service, on an embedder whose model made the catalog's vectors (or it refuses, naming the fix). */
@@ -96,6 +99,8 @@ export function createRoot(config: Config, options: RootOptions): Root {
     return options.reranker ? options.reranker(read) : createReranker(config, read);
   });
 
+  const synonyms = once(async () => loadSynonyms({ builtin: config.SYNONYMS_BUILTIN, file: config.SYNONYMS_FILE }));
+
   const base = once(async () => {
     const built = createBaseServices({ database: await database(), clock, settings: config });
     // Last-used times are written in batches; the last batch before the database closes.
@@ -104,12 +109,15 @@ export function createRoot(config: Config, options: RootOptions): Root {
   });
 
   const services = once(async () => {
+    // Before anything slow: a mistake in the synonyms file stops a start at once.
+    const rules = await synonyms();
     const [handle, encoder] = await Promise.all([database(), embedder()]);
     await checkEmbeddingModel(handle.db, encoder);
     return createServices(await base(), {
       database: handle,
       embedder: encoder,
       reranker: await reranker(),
+      synonyms: rules,
       clock,
       settings: config,
       ...(options.retrieval ? { retrieval: options.retrieval } : {}),
@@ -137,6 +145,7 @@ export function createRoot(config: Config, options: RootOptions): Root {
     database,
     embedder,
     reranker,
+    synonyms,
     base,
     services,
     app,

@@ -131,6 +131,13 @@ export const ConfigSchema = z.object({
    * embedding's cosine similarity to the query's is at least this. Calibrated on the dev queries (docs/search.md).
    */
   SEARCH_MIN_SIMILARITY: z.coerce.number().min(-1).max(1).default(0.45),
+  /**
+   * An operator's synonyms, applied at search time (no reindex), in the Solr/Elasticsearch format: `a, b, c` for
+   * equivalents, `a => b` one way (docs/search.md). A file with a mistake stops the server at start, naming the line.
+   */
+  SYNONYMS_FILE: z.string().min(1).optional(),
+  /** The built-in synonyms for shopping English (server/search/synonyms.txt), applied beside SYNONYMS_FILE. */
+  SYNONYMS_BUILTIN: boolean(true),
   /** The most products one search matches, and so pages through by relevance (the facets count these). */
   SEARCH_MAX_RESULTS: z.coerce.number().int().min(10).max(1000).default(200),
   RERANK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),

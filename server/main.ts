@@ -11,6 +11,7 @@ import { listenForScrapes } from "./metrics/index.js";
 import { issueFirstKey, keyWasShown, loadSampleCatalog, markKeyShown } from "./onboarding.js";
 import { SAMPLE_CATALOG_PATH } from "./sample/index.js";
 import { EmbeddingMismatchError } from "./search/reindex.js";
+import { SynonymsError } from "./search/synonyms.js";
 
 /** How often last-used times of keys are written (batched: one write per interval, not per request). */
 const USAGE_FLUSH_MS = 30_000;
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
     if (config.LOG_LEVEL !== "silent") process.stderr.write(`${line}\n`);
   };
   const root = createRoot(config, { role: "server" });
+  // A mistake in SYNONYMS_FILE stops the start before the database and the model are opened.
+  await root.synonyms();
   say("Starting: opening the database and loading the sentence encoder (a few seconds)…");
   const app = await root.app();
   const services = await root.services();
@@ -53,6 +56,7 @@ async function main(): Promise<void> {
 
   // In the background: searches work meanwhile, just with colder caches.
   void (await root.reranker()).warm?.().catch((error: unknown) => app.log.warn({ err: error }, "reranker warm-up failed"));
+  void services.search.warm().catch((error: unknown) => app.log.warn({ err: error }, "search warm-up failed"));
   const usageTimer = setInterval(() => void services.keys.flushUsage().catch(() => undefined), USAGE_FLUSH_MS).unref();
   const catalogTimer = setInterval(() => {
     void services.catalog.syncCache().catch(() => undefined);
@@ -136,6 +140,7 @@ main().catch((error: unknown) => {
     error instanceof ConfigError ||
     error instanceof DataDirBusyError ||
     error instanceof EmbeddingMismatchError ||
+    error instanceof SynonymsError ||
     error instanceof PortBusyError
   ) {
     process.stderr.write(`${error.message}\n`);

@@ -10,6 +10,7 @@ import { createKeyService, type KeyService } from "./auth/service.js";
 import { createHealthService, type HealthService } from "./health.js";
 import type { Embedder } from "./search/embedder.js";
 import type { Reranker } from "./search/reranker.js";
+import type { SynonymSet } from "./search/synonyms.js";
 
 export interface Services {
   catalog: CatalogService;
@@ -22,6 +23,8 @@ export interface ServiceDeps {
   database: DatabaseHandle;
   embedder: Embedder;
   reranker: Reranker;
+  /** Synonyms applied to every search (SYNONYMS_FILE and SYNONYMS_BUILTIN). */
+  synonyms: SynonymSet;
   /** The key service's clock (expiry, its cache) and the product cache's. */
   clock: () => Date;
   settings: Pick<Config, "RERANK_CANDIDATES" | "KEY_CACHE_TTL_SECONDS" | "PRODUCT_CACHE_SIZE" | "SEARCH_MIN_SIMILARITY" | "SEARCH_MAX_RESULTS">;
@@ -53,6 +56,7 @@ export function createServices(base: BaseServices, deps: ServiceDeps): Services 
       reader: database.reader,
       embedder: deps.embedder,
       reranker: deps.reranker,
+      synonyms: deps.synonyms,
       vectorSettingsInSession: database.vectorSettingsInSession,
       rerankCandidates: deps.settings.RERANK_CANDIDATES,
       minSimilarity: deps.settings.SEARCH_MIN_SIMILARITY,

@@ -15,6 +15,7 @@ import { importRecords } from "../ingest/import.js";
 import { importLimits } from "../ingest/limits.js";
 import { serveStdio } from "../mcp/stdio.js";
 import { checkEmbeddingModel, reindex } from "../search/reindex.js";
+import { anyWordQuery, understand } from "../search/understand.js";
 import { createProgress } from "./progress.js";
 
 export class UsageError extends Error {
@@ -216,6 +217,26 @@ const COMMANDS: Record<string, Command> = {
         out.log(`re-embedded ${reembedded} products with ${embedder.model}`);
         return 0;
       }),
+  },
+  synonyms: {
+    usage: [['synonyms test "QUERY"', "show what the synonyms (built-in, SYNONYMS_FILE) add to a query's words"]],
+    run: async ({ args, config, out }) => {
+      const [sub, ...words] = args;
+      if (sub !== "test" || words.length === 0) throw new UsageError('synonyms needs test "QUERY"');
+      const query = words.join(" ");
+      // Reads and checks the files as a start does: a mistake is reported with its line.
+      const synonyms = await createRoot(config, { role: "cli" }).synonyms();
+      const sources = [config.SYNONYMS_BUILTIN ? "built-in set" : null, config.SYNONYMS_FILE ?? null].filter(Boolean);
+      out.log(`${synonyms.rules} rules (${sources.length > 0 ? sources.join(" + ") : "none: SYNONYMS_BUILTIN=false and no SYNONYMS_FILE"})`);
+      const plan = understand(query, { vocabulary: null, synonyms });
+      if (plan.synonyms.length === 0) out.log(`no synonym applies to "${query}"`);
+      for (const { from, to } of plan.synonyms) {
+        const replaced = !plan.forms.some((form) => form.kind === "typed" && plan.words.slice(form.start, form.end).join(" ") === from);
+        out.log(`${from} ${replaced ? "=>" : "+"} ${to.join(", ")}`);
+      }
+      out.log(`searched as: ${anyWordQuery(plan) ?? "(nothing)"}`);
+      return 0;
+    },
   },
   migrate: {
     usage: [["migrate", "apply database migrations"]],

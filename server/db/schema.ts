@@ -142,6 +142,18 @@ export const apiKeys = pgTable(
   (t) => [uniqueIndex("api_keys_hash_idx").on(t.hash)],
 );
 
+/**
+ * The catalog's words as written (lower-cased, unstemmed: the 'simple' text search configuration over name, brands,
+ * description and category) and how many products hold each: what typo correction corrects to (search/vocabulary.ts).
+ * Kept in step with `products` by statement triggers (migration 0006), so every writer keeps it current; words without
+ * digits or punctuation only, so codes and numbers are never correction targets. A word whose last product went has
+ * `ndoc` 0 until it comes back.
+ */
+export const searchVocabulary = pgTable("search_vocabulary", {
+  word: text("word").primaryKey(),
+  ndoc: integer("ndoc").notNull(),
+});
+
 /** Facts about the catalog as a whole, e.g. which embedding model made its vectors. */
 export const catalogMeta = pgTable("catalog_meta", {
   key: text("key").primaryKey(),

@@ -1,10 +1,12 @@
 /**
  * The seam for reordering fused candidates (a language model, a local
  * scorer). A reranker returns candidate ids in its preferred order; the
- * search service repairs whatever it returns, so a reranker can never add,
- * drop or duplicate products, nor leave the brand scope.
+ * search service repairs whatever it returns, so a reranker can never add
+ * or duplicate products, nor leave the brand scope; it drops only those it
+ * names unrelated.
  */
 import type { Product } from "../../shared/schemas/index.js";
+import type { QueryPlan } from "./understand.js";
 
 export interface RerankResult {
   /** Candidate ids, best first. Unknown, duplicate or missing ids are repaired by the caller. */
@@ -19,6 +21,11 @@ export interface RerankResult {
   reason?: string;
   /** The reranker's own score per id, when it has one (for `explain`). */
   scores?: ReadonlyMap<string, number>;
+  /**
+   * Candidates the reranker judges unrelated to the query (the relevance floor): the service leaves them, and
+   * what retrieval ranked below every candidate, out of the answer and its facets.
+   */
+  unrelated?: ReadonlySet<string>;
 }
 
 /** What retrieval already knows, for rerankers that can use it. */
@@ -27,6 +34,8 @@ export interface RerankContext {
   queryVector?: readonly number[];
   /** Cosine similarities vector retrieval already computed (its own top candidates only). */
   similarities?: ReadonlyMap<string, number>;
+  /** The query's words with their corrections and synonyms (understand.ts); absent: the query's words alone. */
+  plan?: QueryPlan;
 }
 
 export interface Reranker {

@@ -7,6 +7,7 @@ import type { Database, DbOrTx } from "../db/client.js";
 import { products } from "../db/schema.js";
 import { VECTOR_SESSION_SETTINGS } from "../db/vector-settings.js";
 import { type Filters, filterSql, narrows } from "./filters.js";
+import { anyWordQuery, everyWordQuery, type QueryPlan } from "./understand.js";
 
 /** Filtered sets up to this size are ranked exactly (every product compared); larger ones, and the whole catalog, use HNSW. */
 const EXACT_SCOPE_MAX = 20_000;
@@ -37,33 +38,29 @@ async function atMost(db: Database, where: SQL | undefined, max: number): Promis
   return (row?.n ?? 0) <= max;
 }
 
-/** Words of the query joined by `|` or `&`; only letters and digits reach `to_tsquery`. */
-function tsQueryText(query: string, join: "|" | "&" = "|"): string | null {
-  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu);
-  return words && words.length > 0 ? words.join(` ${join} `) : null;
-}
-
 /**
  * Postgres full-text search over name (A), brands (B) and description (C):
- * products with any of the words, best `ts_rank` first.
+ * products with any form of any of the query's words (understand.ts), best
+ * `ts_rank` first.
  *
- * With `everyWordFirst`, products that have every word are tried first: when
- * there are at least `k` of them, those are ranked and the rest never scored.
- * Postgres cannot stop early on a ranked OR (it scores every match: 38,000
- * rows for a three-word query on 100,000 products, 120 ms), and a product
- * missing a word would rank below these anyway. On small catalogs the OR is
- * cheap and the extra query is not (the search service decides).
+ * With `everyWordFirst`, products that have every word (in some form) are
+ * tried first: when there are at least `k` of them, those are ranked and the
+ * rest never scored. Postgres cannot stop early on a ranked OR (it scores
+ * every match: 38,000 rows for a three-word query on 100,000 products, 120 ms),
+ * and a product missing a word would rank below these anyway. On small
+ * catalogs the OR is cheap and the extra query is not (the search service
+ * decides).
  */
 export async function fullTextRanked(
   db: Database,
-  query: string,
+  plan: QueryPlan,
   filters: Filters,
   k: number,
   options: { everyWordFirst: boolean } = { everyWordFirst: false },
 ): Promise<Ranked[]> {
-  const text = tsQueryText(query);
+  const text = anyWordQuery(plan);
   if (text === null) return [];
-  const everyWord = tsQueryText(query, "&");
+  const everyWord = everyWordQuery(plan);
   const where = filterSql(filters);
   if (options.everyWordFirst && everyWord !== null && everyWord !== text) {
     const all = await rankedMatches(db, everyWord, where, k);

@@ -1,13 +1,15 @@
 /**
  * Search and browse.
  *
- * With words to search: embed the query, retrieve by full text and by vector
- * with the filters inside both queries, keep only what matches (a query word
- * in the text, or a similarity above the relevance floor), fuse by reciprocal
- * rank, rerank the top, and page through the result by relevance (or by price
- * or age). Without words (only filters, or a query that was all constraints):
- * browse what passes the filters, by age or price. Constraints written in the
- * query are read first (interpret.ts); facets count the whole matched set.
+ * With words to search: read what the words stand for (typos corrected to the
+ * catalog's words, synonyms; understand.ts), embed the query, retrieve by full
+ * text (every form of every word) and by vector with the filters inside both
+ * queries, keep only what matches (a query word in the text, or a similarity
+ * above the relevance floor), fuse by reciprocal rank, rerank the top, and page
+ * through the result by relevance (or by price or age). Without words (only
+ * filters, or a query that was all constraints): browse what passes the
+ * filters, by age or price. Constraints written in the query are read first
+ * (interpret.ts); facets count the whole matched set.
  */
 import { inArray } from "drizzle-orm";
 import type { Explain, Facets, Interpretation, Message, Product, SearchParams, Sort } from "../../shared/schemas/index.js";
@@ -26,6 +28,9 @@ import { brandIndex, interpret, type Reading } from "./interpret.js";
 import { parseTsvector } from "./lexical.js";
 import type { Reranker, RerankResult } from "./reranker.js";
 import { fullTextRanked, vectorRanked } from "./retrieve.js";
+import { NO_SYNONYMS, type SynonymSet } from "./synonyms.js";
+import { type QueryPlan, understand } from "./understand.js";
+import { vocabularyOf } from "./vocabulary.js";
 
 export interface SearchHitResult {
   product: Product;
@@ -44,6 +49,8 @@ export interface SearchResult {
 
 export interface SearchService {
   search(params: SearchParams): Promise<SearchResult>;
+  /** Reads what the first search would otherwise wait for (the catalog's vocabulary). */
+  warm(): Promise<void>;
 }
 
 /** What one search reports to an observer (metrics): seconds per stage and how reranking went. */
@@ -71,6 +78,8 @@ export interface SearchDeps {
   /** The most products a search matches, and so pages through (SEARCH_MAX_RESULTS). */
   maxResults: number;
   queryCacheSize?: number;
+  /** Synonyms applied to every query (SYNONYMS_FILE and the built-in set); none when absent. */
+  synonyms?: SynonymSet;
   /** Milliseconds since the epoch, for cursor ages. */
   now?: () => number;
   /** Told about every search; the service stays free of any metrics library. */
@@ -85,6 +94,8 @@ const MIN_RETRIEVAL = 50;
 const EVERY_WORD_FIRST_FROM = 50_000;
 /** How long a count of the catalog, or its brand names, is trusted. */
 const CATALOG_FACTS_TTL_MS = 60_000;
+/** How often the vocabulary checks whether an import changed the catalog (it is read again only then). */
+const VOCABULARY_CHECK_MS = 5_000;
 const BROWSE = { name: "none", outcome: "none" } as const;
 
 export function createSearchService(deps: SearchDeps): SearchService {
@@ -92,6 +103,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
   const queryVectors = new LruCache<string, Promise<number[]>>(deps.queryCacheSize ?? 1000);
   const catalogSize = catalogSizeEvery(db, CATALOG_FACTS_TTL_MS);
   const brands = refreshedEvery(async () => brandIndex(await brandNames(db)), CATALOG_FACTS_TTL_MS);
+  const vocabulary = vocabularyOf(db, VOCABULARY_CHECK_MS);
+  const synonyms = deps.synonyms ?? NO_SYNONYMS;
   let codec: Promise<CursorCodec> | undefined;
   const cursors = () => {
     codec ??= catalogSecret(db, "cursor_secret").then((secret) => createCursorCodec(secret, deps.now));
@@ -115,17 +128,21 @@ export function createSearchService(deps: SearchDeps): SearchService {
 
   /** What a page depends on: a cursor continues only the query, filters and sort it came from. */
   function fingerprintOf(params: SearchParams, sort: Sort): string {
-    const { q, brand_url, price_min, price_max, currency, availability, category, brand, parse_query } = params;
-    return fingerprint([q ?? "", brand_url, price_min, price_max, currency, availability, category, brand, sort, parse_query]);
+    const { q, brand_url, price_min, price_max, currency, availability, category, brand, parse_query, typos } = params;
+    return fingerprint([q ?? "", brand_url, price_min, price_max, currency, availability, category, brand, sort, parse_query, typos]);
   }
 
   return {
+    async warm() {
+      await vocabulary();
+    },
     async search(params) {
       // Postgres text cannot hold NUL; it carries no meaning in a query anyway.
       const q = params.q?.replaceAll("\u0000", " ").trim() || undefined;
       const reading: Reading | null = q && params.parse_query ? interpret({ ...params, q }, await brands()) : null;
       const effective: SearchParams = { ...params, ...reading?.adds };
       const query = reading ? reading.query || undefined : q;
+      const plan = query ? understand(query, { vocabulary: params.typos ? await vocabulary() : null, synonyms }) : null;
       const sort: Sort = params.sort ?? (query ? "relevance" : "newest");
       const print = fingerprintOf(params, sort);
       const position = params.cursor === undefined ? undefined : (await cursors()).decode(params.cursor, print);
@@ -144,11 +161,12 @@ export function createSearchService(deps: SearchDeps): SearchService {
         messages.push({ code: "filter_not_applied", text: `"${skipped.text}" was not applied as ${skipped.filter}: ${skipped.reason}.` });
       }
 
-      const page = query
-        ? await searchPage(query, filters, effective, sort, position)
-        : await browsePage(filters, sort as OrderSort, effective, position);
+      const page =
+        query && plan
+          ? await searchPage(query, plan, filters, effective, sort, position)
+          : await browsePage(filters, sort as OrderSort, effective, position);
       const hits = (await recordsOf(page, withRawData)).map((product): SearchHitResult => ({ product }));
-      if (params.explain) await explainHits(hits, query, effective, page.scores);
+      if (params.explain) await explainHits(hits, plan, effective, page.scores);
       if (page.endOfRelevance) {
         messages.push({
           code: "end_of_relevance",
@@ -164,11 +182,13 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const result: SearchResult = { hits, rerank: page.rerank };
       if (nextCursor) result.nextCursor = nextCursor;
       if (params.facets) result.facets = await facetCounts(deps.reader?.() ?? db, page.facetScope(), params.facets);
-      if (reading) {
+      if (reading || (plan && (plan.corrections.length > 0 || plan.synonyms.length > 0))) {
         result.interpretation = {
-          query: reading.query,
-          applied: reading.applied,
-          ...(reading.notApplied.length > 0 ? { not_applied: reading.notApplied } : {}),
+          query: reading ? reading.query : (query ?? ""),
+          applied: reading?.applied ?? [],
+          ...(reading && reading.notApplied.length > 0 ? { not_applied: reading.notApplied } : {}),
+          ...(plan && plan.corrections.length > 0 ? { corrections: plan.corrections } : {}),
+          ...(plan && plan.synonyms.length > 0 ? { synonyms: plan.synonyms } : {}),
         };
       }
       if (messages.length > 0) result.messages = messages;
@@ -220,7 +240,14 @@ export function createSearchService(deps: SearchDeps): SearchService {
     };
   }
 
-  async function searchPage(query: string, filters: Filters, params: SearchParams, sort: Sort, position?: CursorPosition): Promise<Page> {
+  async function searchPage(
+    query: string,
+    plan: QueryPlan,
+    filters: Filters,
+    params: SearchParams,
+    sort: Sort,
+    position?: CursorPosition,
+  ): Promise<Page> {
     const seen = position?.kind === "seen" ? position.seen : new Set<string>();
     const rerankCount = Math.max(params.limit, deps.rerankCandidates);
     const whole = sort !== "relevance" || params.facets !== undefined;
@@ -228,22 +255,25 @@ export function createSearchService(deps: SearchDeps): SearchService {
     const mode = deps.retrieval ?? "hybrid";
     const read = deps.reader?.() ?? db;
     const started = performance.now();
-    const queryVector = mode === "fulltext" ? undefined : await embedQuery(query);
+    const queryVector = mode === "fulltext" ? undefined : await embedQuery(plan.embedText);
     const embedded = performance.now();
     const everyWordFirst = mode !== "vector" && (await catalogSize()) >= EVERY_WORD_FIRST_FROM;
     const [lexical, semantic] = await Promise.all([
-      mode === "vector" ? [] : fullTextRanked(read, query, filters, depth, { everyWordFirst }),
+      mode === "vector" ? [] : fullTextRanked(read, plan, filters, depth, { everyWordFirst }),
       queryVector ? vectorRanked(read, queryVector, filters, depth, { settingsInSession: deps.vectorSettingsInSession ?? false }) : [],
     ]);
     // The relevance floor: what no query word matches must be close in meaning to count as a match at all.
     const similar = semantic.filter((item) => item.score >= deps.minSimilarity);
-    const matched = reciprocalRankFusion([lexical, similar]).slice(0, deps.maxResults);
-    const candidates = await findProductsByIds(read, matched.slice(0, rerankCount), false);
+    const fused = reciprocalRankFusion([lexical, similar]).slice(0, deps.maxResults);
+    const candidates = await findProductsByIds(read, fused.slice(0, rerankCount), false);
     const similarities = new Map(semantic.map((item) => [item.id, item.score]));
     const retrieved = performance.now();
-    const reranked = await reranker.rerank(query, candidates, queryVector ? { queryVector, similarities } : {});
-    const rerankedIds = repairOrder(reranked.ids, candidates);
-    const ranked = [...rerankedIds, ...matched.slice(candidates.length)];
+    const reranked = await reranker.rerank(query, candidates, queryVector ? { queryVector, similarities, plan } : { plan });
+    // The reranker's floor: once it finds candidates unrelated, what retrieval ranked below them all is too.
+    const unrelated = reranked.unrelated ?? new Set<string>();
+    const rerankedIds = repairOrder(reranked.ids, candidates).filter((id) => !unrelated.has(id));
+    const ranked = [...rerankedIds, ...(unrelated.size > 0 ? [] : fused.slice(candidates.length))];
+    const matched = unrelated.size > 0 ? rerankedIds : fused;
     const rerank = { name: reranker.name, outcome: reranked.outcome, ...(reranked.reason ? { reason: reranked.reason } : {}) };
     const seconds = (from: number, to: number) => (to - from) / 1000;
     deps.observe?.({
@@ -290,11 +320,20 @@ export function createSearchService(deps: SearchDeps): SearchService {
   }
 
   /** Fills in why each hit matched (`explain=true`). */
-  async function explainHits(hits: SearchHitResult[], query: string | undefined, params: SearchParams, scores: Page["scores"]): Promise<void> {
+  async function explainHits(hits: SearchHitResult[], plan: QueryPlan | null, params: SearchParams, scores: Page["scores"]): Promise<void> {
     const read = deps.reader?.() ?? db;
-    const words = query ? [...new Set(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])] : [];
+    const words = plan ? [...new Set(plan.words)] : [];
+    // Each word of every form, and the query words (as typed) it stands for.
+    const standsFor = new Map<string, Set<string>>();
+    for (const form of plan?.forms ?? []) {
+      for (const word of form.words) {
+        const typed = standsFor.get(word) ?? new Set<string>();
+        for (const original of plan!.words.slice(form.start, form.end)) typed.add(original);
+        standsFor.set(word, typed);
+      }
+    }
     const [byLexeme, fields] = await Promise.all([
-      wordLexemes(read, words),
+      wordLexemes(read, [...standsFor.keys()]),
       fieldLexemes(
         read,
         hits.map((hit) => hit.product.id),
@@ -312,7 +351,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
         for (const [lexeme, word] of byLexeme) {
           if (lexemes.has(lexeme)) {
             any = true;
-            matchedWords.add(word);
+            for (const typed of standsFor.get(word) ?? []) matchedWords.add(typed);
           }
         }
         if (any) matchedFields.push(field);

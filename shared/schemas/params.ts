@@ -163,7 +163,11 @@ export const SearchParamsSchema = z
     facets: list(z.enum(FACETS, { error: `must be one of ${FACETS.join(", ")}` }), { max: FACETS.length, commas: true })
       .optional()
       .describe("Counts over the whole matched set, for any of `brand`, `category`, `availability`, `price` (price as buckets per currency)."),
-    parse_query: flag(true, "Read constraints written in `q` (price, stock, brand) as filters; `false` searches the words as they are."),
+    parse_query: flag(true, "Read constraints written in `q` (price, stock, brand) as filters; `false` leaves them among the words searched."),
+    typos: flag(
+      true,
+      "Correct words of `q` the catalog does not hold to its closest words (both are searched; `interpretation` shows each correction); `false` searches the words as typed. Numbers and codes are never corrected.",
+    ),
     explain: flag(false, "Add to each result why it matched: fields and words, lexical, semantic and rerank scores, filters applied."),
     view: ViewSchema,
     limit: LimitSchema,

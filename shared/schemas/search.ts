@@ -64,6 +64,24 @@ export const InterpretationSchema = z
       .array(AppliedConstraintSchema.extend({ reason: z.string() }))
       .optional()
       .describe("Constraints read from `q` but not applied (an explicit parameter said otherwise, or something was missing)."),
+    corrections: z
+      .array(
+        z.object({
+          from: z.string().describe("A word of `q` the catalog does not hold (lower-cased)."),
+          to: z.string().describe("A catalog word searched as well."),
+        }),
+      )
+      .optional()
+      .describe("Typos corrected to the catalog's closest words (`typos=false` turns this off); the word as typed is searched too."),
+    synonyms: z
+      .array(
+        z.object({
+          from: z.string().describe("Words of `q` (after any correction), lower-cased."),
+          to: z.array(z.string()).describe("What was searched beside them (or instead, for a one-way mapping that does not keep them)."),
+        }),
+      )
+      .optional()
+      .describe("Synonyms applied: the built-in set for shopping English and the operator's SYNONYMS_FILE."),
   })
   .meta({ id: "Interpretation" });
 
@@ -74,7 +92,9 @@ export const SearchResponseSchema = z
       .describe("Best match first (or in `sort` order); only products that match, so possibly fewer than `limit`, or none."),
     next_cursor: z.string().optional().describe("Present when there is more: pass it as `cursor` for the next page."),
     facets: FacetsSchema.optional(),
-    interpretation: InterpretationSchema.optional().describe("Present when constraints were read from `q`."),
+    interpretation: InterpretationSchema.optional().describe(
+      "Present when constraints were read from `q`, or a typo corrected, or a synonym applied.",
+    ),
     messages: z
       .array(MessageSchema)
       .optional()

@@ -105,3 +105,31 @@ describe("catalog keys", () => {
     await expect(cli("frobnicate")).rejects.toThrow(/unknown command/);
   });
 });
+
+describe("catalog synonyms test", () => {
+  it("prints what the built-in set and SYNONYMS_FILE add to a query, and how it is searched", async () => {
+    const shop = file("synonyms.txt", "brolly => umbrella\n");
+    const out: string[] = [];
+    const code = await run(
+      ["synonyms", "test", "grey couch", "and", "brolly"],
+      { ...env, SYNONYMS_FILE: shop },
+      { log: (line) => out.push(line), err: () => {} },
+    );
+    expect(code).toBe(0);
+    expect(out).toEqual([
+      expect.stringMatching(new RegExp(`^\\d+ rules \\(built-in set \\+ ${shop.replaceAll("/", "\\/")}\\)$`)),
+      "grey + gray",
+      "couch + sofa, settee",
+      "brolly => umbrella",
+      "searched as: grey | couch | and | gray | sofa | settee | umbrella",
+    ]);
+  });
+
+  it("refuses a file with a mistake, naming its line, and a missing query", async () => {
+    const broken = file("broken-synonyms.txt", "sofa, couch\nsofa =>\n");
+    await expect(run(["synonyms", "test", "sofa"], { ...env, SYNONYMS_FILE: broken }, { log: () => {}, err: () => {} })).rejects.toThrow(
+      `SYNONYMS_FILE ${broken} line 2: nothing on the right of "=>"`,
+    );
+    await expect(cli("synonyms", "test")).rejects.toThrow(/synonyms needs test/);
+  });
+});

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { fullTextRanked } from "../../server/search/retrieve.js";
+import { literalPlan } from "../../server/search/understand.js";
 import { products } from "../../server/db/schema.js";
 import { FIXTURE } from "../helpers/catalog.js";
 
@@ -38,20 +39,20 @@ describe("full text, every word first", () => {
     expect(every.size).toBeGreaterThan(0);
     expect(any.size).toBeGreaterThan(every.size); // otherwise this test could not tell the paths apart
 
-    const first = await fullTextRanked(t.database.db, query, {}, every.size, { everyWordFirst: true });
+    const first = await fullTextRanked(t.database.db, literalPlan(query), {}, every.size, { everyWordFirst: true });
     expect(new Set(first.map((r) => r.id))).toEqual(every);
     // Plain ranking puts a product without every word first, so the two paths differ here.
-    const [top] = await fullTextRanked(t.database.db, query, {}, every.size);
+    const [top] = await fullTextRanked(t.database.db, literalPlan(query), {}, every.size);
     expect(every.has(top!.id)).toBe(false);
     // Without the option, the same k takes whatever ranks best among any-word matches.
-    const plain = await fullTextRanked(t.database.db, query, {}, any.size);
+    const plain = await fullTextRanked(t.database.db, literalPlan(query), {}, any.size);
     expect(new Set(plain.map((r) => r.id))).toEqual(any);
   });
 
   it("falls back to any word when fewer than k products have every word", async () => {
     const any = await idsWith("red | wool | sweater");
-    const ranked = await fullTextRanked(t.database.db, query, {}, any.size + 5, { everyWordFirst: true });
+    const ranked = await fullTextRanked(t.database.db, literalPlan(query), {}, any.size + 5, { everyWordFirst: true });
     expect(new Set(ranked.map((r) => r.id))).toEqual(any);
-    expect(await fullTextRanked(t.database.db, "!!!", {}, 5, { everyWordFirst: true })).toEqual([]);
+    expect(await fullTextRanked(t.database.db, literalPlan("!!!"), {}, 5, { everyWordFirst: true })).toEqual([]);
   });
 });

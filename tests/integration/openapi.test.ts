@@ -85,6 +85,7 @@ describe("/openapi.json", () => {
         "price_min",
         "q",
         "sort",
+        "typos",
         "view",
       ].sort(),
     );
@@ -93,6 +94,8 @@ describe("/openapi.json", () => {
     expect(params.sort.schema).toMatchObject({ enum: ["relevance", "price_asc", "price_desc", "newest"] });
     expect(params.limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 20 });
     expect(params.include_raw_data.schema).toMatchObject({ default: false });
+    // Typo correction is on unless a client turns it off (issue 15).
+    expect(params.typos.schema).toMatchObject({ default: true });
     expect(search.security).toEqual([{ ApiKey: [] }]);
     expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: "apiKey", in: "header", name: "Authorization" });
     expect(search.responses["400"].content["application/problem+json"].schema.$ref).toBe("#/components/schemas/Problem");

@@ -48,7 +48,14 @@ describe("catalog reindex", () => {
   it("serves search with the new model's vectors", async () => {
     const root = await rootOn(t.database, { embedder: openai });
     const services = await root.services();
-    const { hits } = await services.search.search({ q: "saucepan lid", limit: 3, include_raw_data: false, parse_query: true, explain: false });
+    const { hits } = await services.search.search({
+      q: "saucepan lid",
+      limit: 3,
+      include_raw_data: false,
+      parse_query: true,
+      typos: true,
+      explain: false,
+    });
     expect(hits[0]?.product.name).toBe("Stainless Steel Saucepan 2 L");
     await root.close();
   });

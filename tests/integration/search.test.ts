@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import type { TestRecord } from "../helpers/catalog.js";
+import { noneReranker } from "../../server/search/reranker.js";
 
 const KINDS = ["lamp", "chair", "kettle", "backpack", "jacket", "speaker", "mug", "blanket", "shoe", "tent"];
 const COLOURS = ["red", "blue", "green", "black", "white", "grey", "orange", "yellow", "navy", "olive"];
@@ -21,7 +22,8 @@ function catalog(): TestRecord[] {
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ records: catalog() });
+  // What retrieval returns, unreranked: the local reranker's floor would rightly cut "red lamp no. 5" from "blue mug".
+  t = await createTestApp({ records: catalog(), reranker: () => noneReranker });
 });
 afterAll(() => t.close());
 

@@ -1,18 +1,26 @@
 /**
  * The default reranker: no network, a few milliseconds. It rescores the fused
- * candidates with what retrieval alone cannot weigh together:
+ * candidates with what retrieval alone cannot weigh together, reading each of
+ * the query's words in all its forms (as typed, corrected, or a synonym; see
+ * understand.ts), a typed word counting more than the others:
  *
  * - BM25F over the stemmed words of name, brands and description (Postgres's
  *   own tsvectors, with document frequencies from the catalog), so rare words
  *   count more and the name counts most;
- * - how much of the query the name covers, and whether query words appear
- *   side by side in it (phrases, and numbers with their units: "16 gb");
- * - whether the name holds the query's last word (in shopper queries, usually
- *   the kind of product: "wine *rack*"), and whether the product is only an
- *   accessory of what was asked for ("case *for* iPhone" for "iphone");
+ * - how much of the query the name covers, and how much the product covers
+ *   anywhere (the description counts where the name is silent: a rain shell
+ *   whose description says "waterproof" and "hiking"), and whether query words
+ *   appear side by side in the name (phrases, numbers with units: "16 gb");
+ * - whether the name holds the query's last word, and whether the product is
+ *   of the kind the query asks for: the head of its name or category against
+ *   the query's head word (product-type.ts), so a jacket beats waterproof
+ *   gaiters for "waterproof jacket";
+ * - whether the product is only an accessory of what was asked for ("case
+ *   *for* iPhone" for "iphone");
  * - the sentence-encoder similarity of query and product.
  *
- * Weights were tuned on the dev queries of bench/relevance.ts only.
+ * Weights were tuned on the dev queries of bench/relevance.ts and the
+ * sample-catalog set of bench/sample-queries.json only.
  */
 import { inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.js";
@@ -20,41 +28,59 @@ import { products } from "../../db/schema.js";
 import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term } from "../lexical.js";
+import { categoryHeads, nameHeads, queryHead } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
+import { type FormKind, literalPlan, type QueryPlan } from "../understand.js";
 
-/** One value per signal; `accessory` is 1 when the product is only an accessory of what was asked for. */
-export type Features = Record<"bm25" | "coverage" | "phrase" | "cosine" | "head" | "accessory", number>;
+/** One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory` counts against. */
+export type Features = Record<"bm25" | "coverage" | "coverageAll" | "phrase" | "cosine" | "head" | "type" | "accessory", number>;
 
-/** A weight per feature (`accessory`'s is subtracted), and BM25F's own parameters. */
+/** A weight per feature (`accessory`'s is subtracted), and the parameters inside them. */
 export type LocalWeights = Features & {
   /** Field weights inside BM25F. */
   fields: Record<Field, number>;
   k1: number;
   b: number;
+  /** What a word found only as a correction or a synonym counts, against 1 for the word as typed. */
+  forms: Record<Exclude<FormKind, "typed">, number>;
+  /** What a word found only in the category, or only in the description, counts in `coverageAll` (1 in name or brands). */
+  credit: { category: number; desc: number };
+  /** The relevance floor: a candidate scoring this much below the best is unrelated, and left out of the answer. */
+  floor: number;
 };
 
-/** Tuned with `npm run bench:tune-local` (RERANK_CANDIDATES=100) on the dev queries; see README "Search quality". */
+/** Tuned with `npm run bench:tune-local` on the dev queries and the sample-catalog set; see docs/search.md. */
 export const DEFAULT_WEIGHTS: LocalWeights = {
-  bm25: 1,
-  coverage: 2,
+  bm25: 0.5,
+  coverage: 0,
+  coverageAll: 4,
   phrase: 0.25,
   cosine: 2,
-  head: 1,
-  accessory: 0.5,
+  head: 0,
+  type: 1,
+  accessory: 0.25,
   fields: { name: 5, brands: 2, desc: 1 },
   k1: 1.2,
   b: 0.5,
+  forms: { correction: 0.8, synonym: 0.8 },
+  credit: { category: 0.7, desc: 0.5 },
+  // Chosen from bench:tune-local's floor table: most unrelated products out for little nDCG (docs/search.md).
+  floor: 2.5,
 };
 
 interface Document {
   terms: Map<string, { tf: Record<Field, number>; positions: number[] }>;
   length: Record<Field, number>;
+  /** Lexemes of the category path. */
+  category: Set<string>;
+  /** Lexemes of the kinds its name and category name. */
+  kinds: Set<string>;
 }
 
-function toDocument(terms: readonly Term[]): Document {
-  const document: Document = { terms: new Map(), length: { name: 0, brands: 0, desc: 0 } };
+function toDocument(terms: readonly Term[], category: Set<string>, kinds: Set<string>): Document {
+  const document: Document = { terms: new Map(), length: { name: 0, brands: 0, desc: 0 }, category, kinds };
   for (const term of terms) {
     let entry = document.terms.get(term.lexeme);
     if (!entry) {
@@ -68,50 +94,88 @@ function toDocument(terms: readonly Term[]): Document {
   return document;
 }
 
-/** The query's distinct lexemes in order of first appearance, with their positions. */
-function queryTerms(text: string): Term[] {
-  const seen = new Set<string>();
-  return parseTsvector(text)
-    .sort((a, b) => a.position - b.position)
-    .filter((term) => !seen.has(term.lexeme) && seen.add(term.lexeme));
+/** One of a query word's forms, stemmed: a product holds it when it holds every lexeme. */
+interface StemmedForm {
+  lexemes: string[];
+  weight: number;
 }
 
-/** Raw features of one candidate; exported for tuning (bench/relevance). */
-function features(
-  query: readonly Term[],
-  document: Document,
-  idf: ReadonlyMap<string, number>,
-  averageLength: Record<Field, number>,
-  cosine: number,
-  weights: LocalWeights,
-): Features {
-  let bm25 = 0;
-  let covered = 0;
-  let total = 0;
-  for (const term of query) {
-    const weight = idf.get(term.lexeme) ?? 0;
-    total += weight;
-    const entry = document.terms.get(term.lexeme);
-    if (!entry) continue;
-    let tf = 0;
-    for (const field of ["name", "brands", "desc"] as const) {
-      const norm = 1 - weights.b + weights.b * (document.length[field] / Math.max(1, averageLength[field]));
-      tf += (weights.fields[field] * entry.tf[field]) / norm;
-    }
-    bm25 += (weight * tf) / (weights.k1 + tf);
-    if (entry.tf.name > 0) covered += weight;
+/** A query word with lexemes in some form (stop words have none), and its weight in the query. */
+interface Clause {
+  forms: StemmedForm[];
+  idf: number;
+}
+
+interface Query {
+  clauses: Clause[];
+  /** Index in `clauses` of the word naming the kind of product asked for. */
+  head: number | undefined;
+}
+
+/** Raw features of one candidate (all but `accessory`). */
+function features(query: Query, document: Document, averageLength: Record<Field, number>, cosine: number, weights: LocalWeights): Features {
+  const norms = {} as Record<Field, number>;
+  for (const field of ["name", "brands", "desc"] as const) {
+    norms[field] = 1 - weights.b + weights.b * (document.length[field] / Math.max(1, averageLength[field]));
   }
+  const holds = (form: StemmedForm, field: Field) => form.lexemes.every((lexeme) => (document.terms.get(lexeme)?.tf[field] ?? 0) > 0);
+  let bm25 = 0;
+  let inName = 0;
+  let anywhere = 0;
+  let total = 0;
+  for (const clause of query.clauses) {
+    total += clause.idf;
+    let best = 0;
+    let name = 0;
+    let any = 0;
+    for (const form of clause.forms) {
+      let tf = 0;
+      for (const field of ["name", "brands", "desc"] as const) {
+        const count = Math.min(...form.lexemes.map((lexeme) => document.terms.get(lexeme)?.tf[field] ?? 0));
+        tf += (weights.fields[field] * count) / norms[field];
+      }
+      best = Math.max(best, (form.weight * tf) / (weights.k1 + tf));
+      if (holds(form, "name")) name = Math.max(name, form.weight);
+      const credit =
+        holds(form, "name") || holds(form, "brands")
+          ? 1
+          : form.lexemes.every((lexeme) => document.category.has(lexeme))
+            ? weights.credit.category
+            : holds(form, "desc")
+              ? weights.credit.desc
+              : 0;
+      any = Math.max(any, form.weight * credit);
+    }
+    bm25 += clause.idf * best;
+    inName += clause.idf * name;
+    anywhere += clause.idf * any;
+  }
+  // Neighbouring query words side by side in the name, in any of their forms.
   let pairs = 0;
   let adjacent = 0;
-  for (let i = 1; i < query.length; i++) {
+  const positions = (lexeme: string | undefined) => (lexeme === undefined ? [] : (document.terms.get(lexeme)?.positions ?? []));
+  for (let i = 1; i < query.clauses.length; i++) {
     pairs++;
-    const left = document.terms.get(query[i - 1]!.lexeme)?.positions ?? [];
-    const right = document.terms.get(query[i]!.lexeme)?.positions ?? [];
+    const left = query.clauses[i - 1]!.forms.flatMap((form) => positions(form.lexemes.at(-1)));
+    const right = query.clauses[i]!.forms.flatMap((form) => positions(form.lexemes[0]));
     if (left.some((p) => right.some((q) => q - p > 0 && q - p <= 1))) adjacent++;
   }
-  const last = query.at(-1);
-  const head = last && (document.terms.get(last.lexeme)?.tf.name ?? 0) > 0 ? 1 : 0;
-  return { bm25, coverage: total > 0 ? covered / total : 0, phrase: pairs > 0 ? adjacent / pairs : 0, cosine, head, accessory: 0 };
+  const last = query.clauses.at(-1);
+  const head = last?.forms.some((form) => holds(form, "name")) ? 1 : 0;
+  // The kind of product: the query's head word among the kinds the name and category name, or else another query word.
+  const names = (clause: Clause | undefined) =>
+    clause?.forms.some((form) => form.lexemes.length === 1 && document.kinds.has(form.lexemes[0]!)) ?? false;
+  const type = names(query.head === undefined ? undefined : query.clauses[query.head]) ? 1 : query.clauses.some(names) ? 0.5 : 0;
+  return {
+    bm25,
+    coverage: total > 0 ? inName / total : 0,
+    coverageAll: total > 0 ? anywhere / total : 0,
+    phrase: pairs > 0 ? adjacent / pairs : 0,
+    cosine,
+    head,
+    type,
+    accessory: 0,
+  };
 }
 
 const ACCESSORY_MARKERS = new Set(["for", "fits", "compatible"]);
@@ -136,9 +200,11 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
   return (
     weights.bm25 * (maxBm25 > 0 ? f.bm25 / maxBm25 : 0) +
     weights.coverage * f.coverage +
+    weights.coverageAll * f.coverageAll +
     weights.phrase * f.phrase +
     weights.cosine * f.cosine +
-    weights.head * f.head -
+    weights.head * f.head +
+    weights.type * f.type -
     weights.accessory * f.accessory
   );
 }
@@ -207,8 +273,54 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     return frequencies;
   }
 
+  /** Lexemes of each text (Postgres's english configuration, as the stored documents), in one query. */
+  async function stems(texts: readonly string[]): Promise<string[][]> {
+    if (texts.length === 0) return [];
+    const [row] = await db.select({ stems: sql<string[] | null>`array_agg(to_tsvector('english', t)::text order by i)` }).from(
+      sql`unnest(array[${sql.join(
+        texts.map((text) => sql`${text}`),
+        sql`, `,
+      )}]::text[]) with ordinality as u(t, i)`,
+    );
+    return (row?.stems ?? []).map((vector) =>
+      parseTsvector(vector)
+        .sort((a, b) => a.position - b.position)
+        .map((term) => term.lexeme),
+    );
+  }
+
+  /** The plan's words with their stemmed forms and weights; words with no lexemes in any form (stop words) are left out. */
+  async function queryOf(plan: QueryPlan, stemmed: ReadonlyMap<string, string[]>): Promise<Query> {
+    const lexemes = (words: readonly string[]) => [...new Set(stemmed.get(words.join(" ")) ?? [])];
+    const all = [...new Set(plan.forms.flatMap((form) => lexemes(form.words)))];
+    const n = await catalogSize();
+    const frequencies = await documentFrequencies(all);
+    const idfOf = (frequency: number) => Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5));
+    const idf = (lexeme: string) => idfOf(frequencies.get(lexeme) ?? 0);
+    const byWord = plan.words.map((_, i): Clause | null => {
+      const forms = plan.forms
+        .filter((form) => form.start <= i && i < form.end)
+        .flatMap((form) => {
+          const found = lexemes(form.words);
+          return found.length === 0 ? [] : [{ lexemes: found, weight: form.kind === "typed" ? 1 : weights.forms[form.kind], kind: form.kind }];
+        });
+      if (forms.length === 0) return null;
+      // The word's weight in the query: as typed when the catalog holds it, else its commonest form the catalog holds.
+      const held = (form: (typeof forms)[number]) => form.lexemes.every((lexeme) => (frequencies.get(lexeme) ?? 0) > 0);
+      const typed = forms.find((form) => form.kind === "typed" && held(form));
+      const weighed = typed ? [typed] : forms.filter(held);
+      const rarest = (form: (typeof forms)[number]) => Math.max(...form.lexemes.map(idf));
+      const clauseIdf = weighed.length > 0 ? Math.min(...weighed.map(rarest)) : idfOf(0);
+      return { forms: forms.map(({ lexemes: l, weight }) => ({ lexemes: l, weight })), idf: clauseIdf };
+    });
+    const head = queryHead(plan.words, (i) => byWord[i] !== null);
+    const clauses = byWord.filter((clause): clause is Clause => clause !== null);
+    return { clauses, head: head === undefined ? undefined : byWord.slice(0, head).filter((clause) => clause !== null).length };
+  }
+
   /** Per-candidate features, in candidate order. */
   async function scoreCandidates(query: string, candidates: readonly Product[], context: RerankContext = {}) {
+    const plan = context.plan ?? literalPlan(query);
     const ids = candidates.map((c) => c.id);
     const known = context.similarities ?? new Map<string, number>();
     // Only candidates that vector retrieval did not rank need their similarity computed.
@@ -221,30 +333,33 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         cosine: vector
           ? sql<number>`case when ${inArray(products.id, unknown)} then 1 - (${products.embedding} <=> ${vector}) else 0 end`.mapWith(Number)
           : sql<number>`0`.mapWith(Number),
-        // The query's own words, stemmed the same way; computed once, the same on every row.
-        query: sql<string>`(select to_tsvector('english', ${query})::text)`,
       })
       .from(products)
       .where(inArray(products.id, ids));
-    const terms = queryTerms(rows[0]?.query ?? "");
-    const n = await catalogSize();
-    const frequencies = await documentFrequencies(terms.map((term) => term.lexeme));
-    const idf = new Map(
-      terms.map((term) => {
-        const frequency = frequencies.get(term.lexeme) ?? 0;
-        return [term.lexeme, Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5))];
-      }),
-    );
-    const byId = new Map(
-      rows.map((row) => [row.id, { document: toDocument(parseTsvector(row.doc)), cosine: known.get(row.id) ?? (row.cosine || 0) }]),
-    );
-    const documents = ids.map((id) => byId.get(id) ?? { document: toDocument([]), cosine: 0 });
+    // Every form of the query, and each candidate's kinds and category, stemmed in one query.
+    const kinds = candidates.map((candidate) => [...nameHeads(candidate.name), ...categoryHeads(candidate.category)]);
+    const texts = [
+      ...new Set([...plan.forms.map((form) => form.words.join(" ")), ...kinds.flat(), ...candidates.map((candidate) => candidate.category ?? "")]),
+    ];
+    const stemmedTexts = await stems(texts);
+    const stemmed = new Map(texts.map((text, i) => [text, stemmedTexts[i] ?? []]));
+    const parsed = await queryOf(plan, stemmed);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const documents = candidates.map((candidate, index) => {
+      const row = byId.get(candidate.id);
+      const document = toDocument(
+        parseTsvector(row?.doc ?? ""),
+        new Set(stemmed.get(candidate.category ?? "") ?? []),
+        new Set(kinds[index]!.flatMap((kind) => stemmed.get(kind) ?? [])),
+      );
+      return { document, cosine: known.get(candidate.id) ?? (row?.cosine || 0) };
+    });
     const averageLength = { name: 0, brands: 0, desc: 0 };
     for (const { document } of documents) {
       for (const field of ["name", "brands", "desc"] as const) averageLength[field] += document.length[field] / documents.length;
     }
     return documents.map(({ document, cosine }, index) => ({
-      ...features(terms, document, idf, averageLength, cosine, weights),
+      ...features(parsed, document, averageLength, cosine, weights),
       accessory: accessoryOf(query, candidates[index]!.name),
     }));
   }
@@ -261,7 +376,13 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         .map((candidate, index) => ({ id: candidate.id, index, score: combine(scored[index]!, maxBm25, weights) }))
         // Ties keep retrieval order.
         .sort((a, b) => b.score - a.score || a.index - b.index);
-      return { ids: order.map((o) => o.id), outcome: "reranked", scores: new Map(order.map((o) => [o.id, o.score])) };
+      const best = order[0]!.score;
+      return {
+        ids: order.map((o) => o.id),
+        outcome: "reranked",
+        scores: new Map(order.map((o) => [o.id, o.score])),
+        unrelated: new Set(order.filter((o) => o.score < best - weights.floor).map((o) => o.id)),
+      };
     },
   };
 }

@@ -1,0 +1,83 @@
+/**
+ * What kind of product a name or category names, and what kind a query asks
+ * for, as reranking evidence: in English the kind comes last in a compound
+ * ("Stormline 3L Rain *Shell*", "Ridgeline 2P Backpacking *Tent*"), before
+ * what qualifies it (", Men's", " with Straps", " for iPhone", " - Black").
+ * A product of the kind asked for beats one that only shares adjectives
+ * ("waterproof *gaiters*" for "waterproof jacket").
+ */
+
+/** Where the qualifiers after a name's head begin. */
+const QUALIFIER = /,|;|\(|\[|\s[-–—|/]\s|\s(?:with|for|in|by|featuring|from|w\/)\s/iu;
+
+/** Words naming how a product is sold rather than what it is ("Spatula Set", "Socks 3-Pack"): the word before counts too. */
+const PACKAGING = new Set(["set", "sets", "pack", "packs", "kit", "kits", "pair", "pairs", "bundle", "bundles", "collection", "refill", "refills"]);
+
+/** Units of measure, which follow a number in a name ("20 cm", "1.5 L") and never name the product. */
+const UNITS = new Set(
+  "mm cm m km in inch inches ft foot feet yd g kg mg lb lbs oz fl ml cl l litre litres liter liters gal gallon gallons qt quart quarts w kw v mah wh gb tb mb mp hz ghz pcs pc pieces piece count ct x".split(
+    " ",
+  ),
+);
+
+/** Words before a preposition that name no kind of product ("something to keep drinks cold"). */
+const VAGUE = new Set(["something", "anything", "stuff", "things", "thing", "gift", "gifts", "present", "idea", "ideas", "one"]);
+
+/** Where a query's qualifiers begin ("tent *for* 2 people", "jacket *with* a hood"). */
+const PREPOSITIONS = new Set(["for", "with", "to", "on", "in", "from", "without", "under", "near", "by", "at", "like", "that", "which"]);
+
+/** The head word of each hyphenated or possessive token: "T-Shirt" → "shirt", "Chef's" → "chef". */
+function bare(token: string): string {
+  const last = token.split(/[-‐/]/u).at(-1) ?? token;
+  return last.replace(/['’]s?$/u, "").toLowerCase();
+}
+
+/**
+ * The words of a product name that say what it is, most telling first: the last plain word before the
+ * qualifiers, and the word before it when that one only says how it is sold. Codes (digits, or two or three
+ * capitals: "PA", "GTX") are skipped.
+ */
+export function nameHeads(name: string): string[] {
+  const segment = name.split(QUALIFIER)[0] ?? name;
+  const tokens = segment.match(/[\p{L}\p{N}][\p{L}\p{N}'’\-‐/.+]*/gu) ?? [];
+  // A unit after a number is a size, not a kind ("Chef's Knife 20 *cm*").
+  const words = tokens
+    .filter(
+      (token, i) =>
+        !/\p{N}/u.test(token) && !/^\p{Lu}{2,3}$/u.test(token) && !(i > 0 && /^\p{N}/u.test(tokens[i - 1]!) && UNITS.has(token.toLowerCase())),
+    )
+    .map(bare)
+    .filter((word) => word.length > 1);
+  const last = words.at(-1);
+  if (last === undefined) return [];
+  const before = words.at(-2);
+  return PACKAGING.has(last) && before !== undefined ? [last, before] : [last];
+}
+
+/** The kinds a category's last segment names: "Clothing > Jackets > Rain Jackets" → jackets; "Kettles & Teapots" → both. */
+export function categoryHeads(category: string | null | undefined): string[] {
+  const leaf = category?.split(">").at(-1)?.trim();
+  if (!leaf) return [];
+  return leaf
+    .split(/\s*(?:&|,|\/|\band\b)\s*/iu)
+    .flatMap((part) => {
+      const words = part.match(/[\p{L}'’-]+/gu) ?? [];
+      const last = words.at(-1);
+      return last ? [bare(last)] : [];
+    })
+    .filter((word) => word.length > 1);
+}
+
+/**
+ * Which of the query's words (lower-cased, in order) names the kind of product asked for: the last one before
+ * the first preposition that follows such a word ("tent for 2 people" → tent), else the last one; never a
+ * number or a stop word. Undefined when no word qualifies.
+ */
+export function queryHead(words: readonly string[], isContent: (index: number) => boolean): number | undefined {
+  let head: number | undefined;
+  for (let i = 0; i < words.length; i++) {
+    if (PREPOSITIONS.has(words[i]!) && head !== undefined) return head;
+    if (isContent(i) && !/\p{N}/u.test(words[i]!) && !VAGUE.has(words[i]!)) head = i;
+  }
+  return head;
+}

@@ -1,0 +1,107 @@
+/**
+ * Typo correction against the catalog's vocabulary (vocabulary.ts): a word
+ * the catalog does not hold is corrected to the catalog's closest words — the
+ * fewest edits (a letter dropped, added, replaced, or two neighbours swapped),
+ * then the most products — and both forms are searched. How many edits a word
+ * may need grows with its length: none below four letters (too many short
+ * words are one edit apart), one from four, two from ten. A word the catalog
+ * holds in only a few products while a word one edit away is in many is
+ * treated the same way ("rechargable" in 5 descriptions, "rechargeable" in
+ * 103): catalogs carry their own misspellings. The caller decides which words
+ * may be corrected at all (never numbers, codes or SKUs; see understand.ts).
+ */
+import type { Vocabulary } from "./vocabulary.js";
+
+/** Shortest word corrected, and shortest allowed two edits. */
+const ONE_EDIT_FROM = 4;
+const TWO_EDITS_FROM = 10;
+/** Longer words are not corrected: no shopper's word is this long, and a 512-letter one would cost a second in edits. */
+const LONGEST_CORRECTED = 24;
+/** Another candidate is kept beside the best only if at least this share of the best's products hold it. */
+const RUNNER_UP_SHARE = 0.25;
+const MAX_CORRECTIONS = 2;
+/** A word the catalog holds in at most this many products… */
+const RARE_MAX_DOCS = 5;
+/** …gets the word one edit away too when that one is in this many times as many products. */
+const RARE_RATIO = 20;
+
+/** Every string one edit from `word` (deletions, swaps of neighbours, substitutions, insertions). */
+export function singleEdits(word: string, alphabet: readonly string[]): Set<string> {
+  const edits = new Set<string>();
+  const letters = [...word];
+  // Every prefix and suffix once (by code point, so a letter outside the BMP stays whole).
+  const heads = letters.map((_, i) => letters.slice(0, i).join(""));
+  heads.push(word);
+  const tails = heads.map((head) => word.slice(head.length));
+  for (let i = 0; i <= letters.length; i++) {
+    const head = heads[i]!;
+    if (i < letters.length) {
+      const rest = tails[i + 1]!;
+      edits.add(head + rest);
+      for (const letter of alphabet) if (letter !== letters[i]) edits.add(head + letter + rest);
+    }
+    if (i < letters.length - 1 && letters[i] !== letters[i + 1]) edits.add(head + letters[i + 1]! + letters[i]! + tails[i + 2]!);
+    for (const letter of alphabet) edits.add(head + letter + tails[i]!);
+  }
+  edits.delete(word);
+  return edits;
+}
+
+/** Optimal string alignment distance (Damerau–Levenshtein without overlapping edits), or `max + 1` once it exceeds `max`. */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)];
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, rows[i - 2]![j - 2]! + 1);
+      row.push(value);
+      best = Math.min(best, value);
+    }
+    if (best > max) return max + 1;
+    rows.push(row);
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/** The same word in the catalog's form: a plural or singular it holds ("jackets" for "jacket") is not a typo. */
+function knownForm(word: string, vocabulary: Vocabulary): boolean {
+  const forms = [`${word}s`, `${word}es`];
+  if (word.endsWith("s")) forms.push(word.slice(0, -1));
+  if (word.endsWith("es")) forms.push(word.slice(0, -2));
+  if (word.endsWith("ies")) forms.push(`${word.slice(0, -3)}y`);
+  if (word.endsWith("y")) forms.push(`${word.slice(0, -1)}ies`);
+  return forms.some((form) => vocabulary.count(form) > 0);
+}
+
+function byProducts(vocabulary: Vocabulary) {
+  return (a: string, b: string) => vocabulary.count(b) - vocabulary.count(a) || (a < b ? -1 : 1);
+}
+
+/** The closest catalog words to `word` (lower-case letters), best first; empty when it needs none or none is close. */
+export function corrections(word: string, vocabulary: Vocabulary): string[] {
+  const length = [...word].length;
+  if (length < ONE_EDIT_FROM || length > LONGEST_CORRECTED) return [];
+  const held = vocabulary.count(word);
+  if (held > RARE_MAX_DOCS || (held === 0 && knownForm(word, vocabulary))) return [];
+  const order = byProducts(vocabulary);
+  let found = [...singleEdits(word, vocabulary.alphabet)].filter((edit) => vocabulary.count(edit) > 0).sort(order);
+  if (held > 0) {
+    // Known but rare: only a much commoner neighbour is worth searching as well.
+    const best = found[0];
+    return best !== undefined && vocabulary.count(best) >= RARE_RATIO * held ? [best] : [];
+  }
+  if (found.length === 0 && length >= TWO_EDITS_FROM) {
+    found = vocabulary
+      .startingWith(word[0]!)
+      .filter((candidate) => editDistance(word, candidate, 2) <= 2)
+      .sort(order);
+  }
+  const top = found[0];
+  if (top === undefined) return [];
+  const floor = RUNNER_UP_SHARE * vocabulary.count(top);
+  return found.filter((candidate) => vocabulary.count(candidate) >= floor).slice(0, MAX_CORRECTIONS);
+}

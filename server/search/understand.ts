@@ -1,0 +1,141 @@
+/**
+ * What a query's words stand for, once constraints are taken out of it
+ * (interpret.ts): each word as typed, the catalog words a typo stands for
+ * (typos.ts), and what synonyms add (synonyms.ts). Retrieval searches every
+ * form; the reranker scores a word by the best form a product holds, a typed
+ * word above a correction or synonym; the sentence encoder reads the query
+ * with its typos corrected. Nothing is applied silently: the answer's
+ * `interpretation` lists corrections and synonyms.
+ */
+import { corrections } from "./typos.js";
+import { expand, type SynonymSet } from "./synonyms.js";
+import type { Vocabulary } from "./vocabulary.js";
+
+export type FormKind = "typed" | "correction" | "synonym";
+
+/** Words that stand for the query's words [start, end): one word typed, corrected, or a synonym of one or more. */
+export interface Form {
+  start: number;
+  end: number;
+  words: string[];
+  kind: FormKind;
+}
+
+export interface QueryPlan {
+  /** The query's words, lower-cased, as typed. */
+  words: string[];
+  /** Every form to search, typed ones first. */
+  forms: Form[];
+  corrections: { from: string; to: string }[];
+  synonyms: { from: string; to: string[] }[];
+  /** The query for the sentence encoder: as typed, with each typo replaced by its best correction. */
+  embedText: string;
+}
+
+/** Postgres's English stop words of four letters or more (shorter words are never corrected): never typos. */
+const STOP_WORDS = new Set(
+  "about above after again against because before being below between both does doing down during each from further have having here hers herself himself into itself just more most myself once only other ours ourselves over same should some such than that their theirs them themselves then there these they this those through under until very were what when where which while whom will with your yours yourself yourselves".split(
+    " ",
+  ),
+);
+
+/** How many words the catalog lacks are looked up for corrections in one query (the first ones). */
+const MAX_UNKNOWN_WORDS = 8;
+
+interface Token {
+  word: string;
+  index: number;
+  length: number;
+  /** A number, code or SKU: never corrected. */
+  code: boolean;
+}
+
+function tokens(query: string): Token[] {
+  const shouting = query === query.toUpperCase();
+  return [...query.matchAll(/\S+/gu)].flatMap((chunk) => {
+    const text = chunk[0];
+    // Digits anywhere in a run ("xr-55", "16gb", "sku123") or capitals only ("LED", "ABX") mark a code, unless the
+    // whole query is in capitals.
+    const letters = text.replace(/[^\p{L}]/gu, "");
+    const code = /\p{N}/u.test(text) || (!shouting && letters.length >= 2 && letters === letters.toUpperCase() && letters !== letters.toLowerCase());
+    return [...text.matchAll(/[\p{L}\p{N}]+/gu)].map((match) => ({
+      word: match[0].toLowerCase(),
+      index: chunk.index + match.index,
+      length: match[0].length,
+      code,
+    }));
+  });
+}
+
+export interface UnderstandDeps {
+  /** The catalog's vocabulary; null: no corrections (typos=false). */
+  vocabulary: Vocabulary | null;
+  synonyms: SynonymSet;
+}
+
+export function understand(query: string, deps: UnderstandDeps): QueryPlan {
+  const found = tokens(query);
+  const words = found.map((token) => token.word);
+  const forms: Form[] = [];
+  const fixes: QueryPlan["corrections"] = [];
+  // A word a synonym rule knows is the shopper's language, not a typo ("couch" in a catalog that says "sofa").
+  const known = new Set(expand(words, deps.synonyms).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
+  // Each word as the rest of the plan reads it: its best correction when the catalog lacks it.
+  const primary = [...words];
+  let looked = 0;
+  found.forEach((token, i) => {
+    if (!deps.vocabulary || known.has(i) || token.code || !/^\p{L}+$/u.test(token.word) || STOP_WORDS.has(token.word)) return;
+    // A shopper's query holds a typo or two; a long paste of unknown words is not worth 10 ms a word.
+    if (deps.vocabulary.count(token.word) === 0 && ++looked > MAX_UNKNOWN_WORDS) return;
+    const closest = corrections(token.word, deps.vocabulary);
+    if (closest.length === 0) return;
+    if (deps.vocabulary.count(token.word) === 0) primary[i] = closest[0]!;
+    for (const to of closest) {
+      forms.push({ start: i, end: i + 1, words: [to], kind: "correction" });
+      fixes.push({ from: token.word, to });
+    }
+  });
+
+  const expansions = expand(primary, deps.synonyms);
+  const replaced = new Set(expansions.filter((e) => e.replaces).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
+  const typed: Form[] = words.flatMap((word, i) => (replaced.has(i) ? [] : [{ start: i, end: i + 1, words: [word], kind: "typed" as const }]));
+  const synonymForms = expansions.flatMap((e) => e.forms.map((words): Form => ({ start: e.start, end: e.end, words, kind: "synonym" })));
+
+  let embedText = query;
+  for (let i = found.length - 1; i >= 0; i--) {
+    const token = found[i]!;
+    if (primary[i] !== words[i]) embedText = embedText.slice(0, token.index) + primary[i] + embedText.slice(token.index + token.length);
+  }
+  return {
+    words,
+    forms: [...typed, ...forms.filter((form) => !replaced.has(form.start)), ...synonymForms],
+    corrections: fixes,
+    synonyms: expansions.map((e) => ({ from: primary.slice(e.start, e.end).join(" "), to: e.forms.map((form) => form.join(" ")) })),
+    embedText,
+  };
+}
+
+/** The words of a form as a tsquery operand: a phrase for several. Only letters and digits reach to_tsquery. */
+function operand(form: Form): string {
+  return form.words.length === 1 ? form.words[0]! : `(${form.words.join(" <-> ")})`;
+}
+
+/** Products with any form of any word: what full-text retrieval matches. Null when there is nothing to search. */
+export function anyWordQuery(plan: QueryPlan): string | null {
+  const operands = [...new Set(plan.forms.map(operand))];
+  return operands.length > 0 ? operands.join(" | ") : null;
+}
+
+/** Products with some form of every word (see retrieve.ts, everyWordFirst). */
+export function everyWordQuery(plan: QueryPlan): string | null {
+  const clauses = plan.words.flatMap((_, i) => {
+    const operands = [...new Set(plan.forms.filter((form) => form.start <= i && i < form.end).map(operand))];
+    return operands.length === 0 ? [] : [operands.length === 1 ? operands[0]! : `(${operands.join(" | ")})`];
+  });
+  return clauses.length > 0 ? [...new Set(clauses)].join(" & ") : null;
+}
+
+/** A plan that is the query's words alone: no corrections, no synonyms. */
+export function literalPlan(query: string): QueryPlan {
+  return understand(query, { vocabulary: null, synonyms: { byFirst: new Map(), rules: 0 } });
+}

@@ -1,0 +1,173 @@
+/**
+ * What a shopper types (issue 15), on a small fixture catalog through the real API: typos corrected to the
+ * catalog's words, synonyms (built in and an operator's file), and products of the kind asked for first.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { products, searchVocabulary } from "../../server/db/schema.js";
+import { SynonymsError } from "../../server/search/synonyms.js";
+import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
+import type { TestRecord } from "../helpers/catalog.js";
+
+const shop = (slug: string) => `https://shop.example/p/${slug}`;
+
+const CATALOG: TestRecord[] = [
+  {
+    url: shop("rain-shell"),
+    name: "Stormline 3L Rain Shell, Men's",
+    desc: "A waterproof, breathable three-layer shell for hiking in steady rain, with a helmet-compatible hood.",
+    category: "Clothing > Outerwear",
+  },
+  {
+    url: shop("gaiters"),
+    name: "Waterproof Trail Gaiters",
+    desc: "Waterproof gaiters that keep mud and snow out of your boots.",
+    category: "Clothing > Accessories",
+  },
+  { url: shop("waterproof-boots"), name: "Waterproof Hiking Boots", desc: "Leather boots with a waterproof membrane.", category: "Footwear > Boots" },
+  { url: shop("fleece"), name: "Grid Fleece Pullover", desc: "A warm midlayer for cold mornings.", category: "Clothing > Fleece" },
+  {
+    url: shop("headphones"),
+    name: "Studio Over-Ear Headphones",
+    desc: "Closed-back headphones with a coiled cable.",
+    category: "Audio > Headphones",
+  },
+  { url: shop("earphones"), name: "Transit Wireless Earphones", desc: "Earphones with a charging case.", category: "Audio > Earphones" },
+  { url: shop("sofa"), name: "Linden Three-Seat Sofa", desc: "A deep sofa upholstered in washed linen.", category: "Furniture > Sofas" },
+  { url: shop("sofa-cushion"), name: "Linen Cushion Cover", desc: "A cover for a square cushion.", category: "Home > Cushions" },
+  { url: shop("umbrella"), name: "Compact Travel Umbrella", desc: "Folds to 24 cm; opens with one hand.", category: "Accessories > Umbrellas" },
+  { url: shop("kettle"), name: "Gooseneck Pour-Over Kettle 0.9 L", desc: "A stovetop kettle with a thermometer.", category: "Kitchen > Kettles" },
+  { url: shop("tea-towel"), name: "Waffle Cotton Tea Towel", desc: "Dries cups, plates and the outside of the kettle.", category: "Home > Linen" },
+  { url: shop("espresso"), name: "Dark Roast Espresso Beans 1 kg", desc: "Whole espresso beans.", category: "Coffee > Beans" },
+  { url: shop("speaker"), name: "XR-55 Bluetooth Speaker", desc: "A portable speaker.", category: "Audio > Speakers" },
+];
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ records: CATALOG });
+});
+afterAll(() => t.close());
+
+interface Answer {
+  urls: string[];
+  interpretation?: { corrections?: { from: string; to: string }[]; synonyms?: { from: string; to: string[] }[] };
+}
+
+async function search(app: TestApp["app"], key: string, query: string): Promise<Answer> {
+  const response = await app.inject({ url: `/api/v1/products/search?${query}`, headers: { authorization: key } });
+  expect(response.statusCode).toBe(200);
+  const body = response.json();
+  return { urls: body.products.map((p: { pdp: { url: string } }) => p.pdp.url), interpretation: body.interpretation };
+}
+const ask = (q: string, extra = "") => search(t.app, t.key, `q=${encodeURIComponent(q)}${extra}`);
+
+describe("typos", () => {
+  it("corrects a word the catalog lacks to its closest word, searches both, and says so", async () => {
+    const answer = await ask("hedphones");
+    expect(answer.interpretation?.corrections).toEqual([{ from: "hedphones", to: "headphones" }]);
+    expect(answer.urls[0]).toBe(shop("headphones"));
+    expect((await ask("expresso beans")).urls[0]).toBe(shop("espresso"));
+  });
+
+  it("turns off with typos=false", async () => {
+    const answer = await ask("hedphones", "&typos=false");
+    expect(answer.interpretation?.corrections).toBeUndefined();
+  });
+
+  it("never corrects numbers or codes", async () => {
+    const answer = await ask("XR-56 speakr");
+    expect(answer.interpretation?.corrections).toEqual([{ from: "speakr", to: "speaker" }]);
+    expect(answer.urls[0]).toBe(shop("speaker"));
+  });
+});
+
+describe("synonyms", () => {
+  it("finds the sofa for couch with the built-in set, and says so", async () => {
+    const answer = await ask("couch");
+    expect(answer.urls[0]).toBe(shop("sofa"));
+    expect(answer.interpretation?.synonyms).toEqual([{ from: "couch", to: ["sofa", "settee"] }]);
+  });
+
+  it("applies an operator's file at search time, and none of the built-in set when it is turned off", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "synonyms-"));
+    const file = join(dir, "shop.txt");
+    writeFileSync(file, "# ours\nbrolly => umbrella\n");
+    const root = await rootOn(t.database, { config: { SYNONYMS_FILE: file, SYNONYMS_BUILTIN: false } });
+    const app = await root.app();
+    const { key } = await (await root.services()).keys.issue({ name: "synonyms", environment: "dev" });
+    const brolly = await search(app, key, "q=brolly");
+    expect(brolly.urls[0]).toBe(shop("umbrella"));
+    expect(brolly.interpretation?.synonyms).toEqual([{ from: "brolly", to: ["umbrella"] }]);
+    expect((await search(app, key, "q=couch")).interpretation?.synonyms).toBeUndefined();
+    await root.close();
+  });
+
+  it("refuses to start on a file with a mistake, naming the file and line", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "synonyms-"));
+    const file = join(dir, "broken.txt");
+    writeFileSync(file, "sofa, couch\n\ntv => television => telly\n");
+    const root = await rootOn(t.database, { config: { SYNONYMS_FILE: file } });
+    const failure = root.services();
+    await expect(failure).rejects.toThrow(SynonymsError);
+    await expect(failure).rejects.toThrow(`SYNONYMS_FILE ${file} line 3: more than one "=>"`);
+    await root.close();
+  });
+});
+
+describe("product types", () => {
+  it("puts a product of the kind asked for above one sharing only adjectives", async () => {
+    const { urls } = await ask("waterproof jacket");
+    expect(urls[0]).toBe(shop("rain-shell"));
+    const hiking = await ask("waterproof hiking jacket");
+    expect(hiking.urls[0]).toBe(shop("rain-shell"));
+  });
+
+  it("puts the sofa above a cushion cover for it", async () => {
+    expect((await ask("linen sofa")).urls[0]).toBe(shop("sofa"));
+  });
+});
+
+describe("the relevance floor", () => {
+  it("leaves out what scores far below the best, here and in the facets", async () => {
+    const response = await t.app.inject({ url: "/api/v1/products/search?q=kettle&facets=category", headers: { authorization: t.key } });
+    const body = response.json();
+    expect(body.products.map((p: { pdp: { url: string } }) => p.pdp.url)).toEqual([shop("kettle")]);
+    expect(body.facets.category.map((c: { value: string; count: number }) => [c.value, c.count])).toEqual([
+      ["Kitchen", 1],
+      ["Kitchen > Kettles", 1],
+    ]);
+  });
+});
+
+describe("the vocabulary typo correction reads", () => {
+  const ndoc = async (word: string) =>
+    (await t.database.db.select({ ndoc: searchVocabulary.ndoc }).from(searchVocabulary).where(eq(searchVocabulary.word, word)))[0]?.ndoc ?? 0;
+
+  it("follows every write to the products, keeping codes and numbers out", async () => {
+    expect(await ndoc("waterproof")).toBe(3);
+    expect(await ndoc("55")).toBe(0);
+    await t.database.db
+      .update(products)
+      .set({ desc: "A zeppelin-shaped kettle." })
+      .where(eq(products.url, shop("kettle")));
+    expect(await ndoc("zeppelin")).toBe(1);
+    expect(await ndoc("thermometer")).toBe(0);
+    await t.database.db
+      .update(products)
+      .set({ desc: "A stovetop kettle with a thermometer." })
+      .where(eq(products.url, shop("kettle")));
+    expect(await ndoc("zeppelin")).toBe(0);
+    expect(await ndoc("thermometer")).toBe(1);
+    // A price change leaves the words alone.
+    const total = () => t.database.db.select({ n: sql<number>`sum(${searchVocabulary.ndoc})::int` }).from(searchVocabulary);
+    const before = await total();
+    await t.database.db
+      .update(products)
+      .set({ priceLabel: "$1" })
+      .where(eq(products.url, shop("kettle")));
+    expect(await total()).toEqual(before);
+  });
+});

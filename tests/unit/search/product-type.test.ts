@@ -1,0 +1,49 @@
+/** What kind of product a name, a category or a query names (issue 15). */
+import { describe, expect, it } from "vitest";
+import { categoryHeads, nameHeads, queryHead } from "../../../server/search/product-type.js";
+
+describe("nameHeads", () => {
+  it.each([
+    ["Stormline 3L Rain Shell, Men's", ["shell"]],
+    ["Ridgeline 2P Backpacking Tent", ["tent"]],
+    ["Waterproof Trail Gaiters", ["gaiters"]],
+    ["Merino T-Shirt - Black", ["shirt"]],
+    ["Case for iPhone 15", ["case"]],
+    ["Chef's Knife 20 cm", ["knife"]], // a unit after a number is not the kind
+    ["Silicone Spatula Set", ["set", "spatula"]], // how it is sold, and what it is
+    ["Trail Runner 3 Running Shoes (Women's)", ["shoes"]],
+    ["GTX 500", []],
+  ])("%s → %j", (name, heads) => {
+    expect(nameHeads(name)).toEqual(heads);
+  });
+});
+
+describe("categoryHeads", () => {
+  it("reads the last segment of a category path, each of its parts", () => {
+    expect(categoryHeads("Clothing > Jackets > Rain Jackets")).toEqual(["jackets"]);
+    expect(categoryHeads("Kitchen > Kettles & Teapots")).toEqual(["kettles", "teapots"]);
+    expect(categoryHeads(null)).toEqual([]);
+    expect(categoryHeads("")).toEqual([]);
+  });
+});
+
+describe("queryHead", () => {
+  const head = (q: string, stop: string[] = []) => {
+    const words = q.split(" ");
+    const i = queryHead(words, (index) => !stop.includes(words[index]!));
+    return i === undefined ? undefined : words[i];
+  };
+
+  it("is the last content word before the qualifiers", () => {
+    expect(head("waterproof hiking jacket")).toBe("jacket");
+    expect(head("tent for 2 people")).toBe("tent");
+    expect(head("jacket with a hood", ["a"])).toBe("jacket");
+    expect(head("sunscreen spf 50")).toBe("spf");
+    expect(head("gift for a runner", ["a"])).toBe("runner"); // a gift names no kind
+  });
+
+  it("is undefined when no word names anything", () => {
+    expect(head("the", ["the"])).toBeUndefined();
+    expect(head("500")).toBeUndefined();
+  });
+});
