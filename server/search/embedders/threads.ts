@@ -5,16 +5,24 @@
  * of it on the main thread otherwise.
  *
  * Each thread loads its own copy of the model (encoder-thread.ts) and embeds
- * one call at a time; a call goes to the thread with the fewest calls in
- * hand. A thread that dies is replaced, and the calls it had are sent again,
- * each at most once more: a call that a second thread dies on too fails with
- * EncoderCrashedError instead of taking down thread after thread.
+ * what is waiting together; a call goes to the thread with the fewest calls in
+ * hand. A thread that dies is replaced, and the calls it had are sent again.
+ * Only the calls it was embedding when it died are suspects; they are sent
+ * again one by one, so a call that kills a second thread too is the culprit,
+ * and fails with EncoderCrashedError instead of taking down thread after
+ * thread, while the calls that were merely batched with it are answered.
  */
 import { parentPort, Worker } from "node:worker_threads";
 import type { Embedder } from "../embedder.js";
 
-type ToThread = { id: number; texts: readonly string[] };
-type FromThread = { ready: { model: string; dimensions: number } } | { id: number; vectors: number[][] } | { id: number; error: string };
+/** `alone`: a call a thread died with, embedded by itself so that only the call that kills a thread is blamed. */
+type ToThread = { id: number; texts: readonly string[]; alone: boolean };
+type FromThread =
+  | { ready: { model: string; dimensions: number } }
+  /** The calls now being embedded: if the thread dies before answering, one of them killed it. */
+  | { started: number[] }
+  | { id: number; vectors: number[][] }
+  | { id: number; error: string };
 
 /**
  * Calls that arrive while the encoder is busy are embedded together, up to this many texts: one query alone
@@ -45,11 +53,12 @@ export async function serveEncoder(make: () => Promise<Embedder>): Promise<void>
     while (waiting.length > 0) {
       const batch = [waiting.shift()!];
       let texts = batch[0]!.texts.length;
-      while (waiting.length > 0 && texts + waiting[0]!.texts.length <= COALESCE_TEXTS) {
+      while (!batch[0]!.alone && waiting.length > 0 && !waiting[0]!.alone && texts + waiting[0]!.texts.length <= COALESCE_TEXTS) {
         const next = waiting.shift()!;
         texts += next.texts.length;
         batch.push(next);
       }
+      reply({ started: batch.map((call) => call.id) });
       const embedded = await settle(embedder.embed(batch.flatMap((call) => call.texts)));
       if ("vectors" in embedded) {
         let at = 0;
@@ -91,15 +100,16 @@ export interface ThreadedEmbedderOptions {
   warn?: (message: string) => void;
 }
 
-/** How many times one call is tried: once, and once more on a fresh thread if its thread died. */
-const ATTEMPTS = 2;
+/** A call that was being embedded when this many threads died is given up on. */
+const DEATHS = 2;
 /** A slot whose thread dies this many times in a row before it is ready is given up on (a broken model, say). */
 const FAILED_STARTS = 3;
 
 interface Call {
   id: number;
   texts: readonly string[];
-  attempts: number;
+  /** Threads that died while embedding this call. */
+  deaths: number;
   resolve(vectors: number[][]): void;
   reject(error: Error): void;
 }
@@ -108,6 +118,8 @@ interface Thread {
   worker: Worker;
   ready: boolean;
   calls: Map<number, Call>;
+  /** The ids the thread said it is embedding now. */
+  started: Set<number>;
 }
 
 /**
@@ -137,15 +149,14 @@ export async function createThreadedEmbedder(options: ThreadedEmbedderOptions): 
       call.reject(new EncoderCrashedError("no encoder thread is running (each failed to start)"));
       return;
     }
-    call.attempts++;
     thread.calls.set(call.id, call);
     // Posted at once: a thread still loading its model reads its messages once it is ready.
-    thread.worker.postMessage({ id: call.id, texts: call.texts } satisfies ToThread);
+    thread.worker.postMessage({ id: call.id, texts: call.texts, alone: call.deaths > 0 } satisfies ToThread);
   }
 
   /** Starts the slot's thread; resolves with the model once it is ready, rejects if it dies first. */
   function start(slot: number, failedStarts: number): Promise<{ model: string; dimensions: number }> {
-    const thread: Thread = { worker: spawn(entry), ready: false, calls: new Map() };
+    const thread: Thread = { worker: spawn(entry), ready: false, calls: new Map(), started: new Set() };
     slots[slot] = thread;
     let cause = "";
     return new Promise((resolve, reject) => {
@@ -155,9 +166,14 @@ export async function createThreadedEmbedder(options: ThreadedEmbedderOptions): 
           resolve(message.ready);
           return;
         }
+        if ("started" in message) {
+          thread.started = new Set(message.started);
+          return;
+        }
         const call = thread.calls.get(message.id);
         if (!call) return;
         thread.calls.delete(message.id);
+        thread.started.delete(message.id);
         if ("error" in message) call.reject(new Error(message.error));
         else call.resolve(message.vectors);
       });
@@ -179,7 +195,8 @@ export async function createThreadedEmbedder(options: ThreadedEmbedderOptions): 
           start(slot, failed).catch(() => undefined);
         }
         for (const call of calls) {
-          if (call.attempts >= ATTEMPTS) call.reject(new EncoderCrashedError(`the encoder thread died on this call twice (${why})`));
+          if (thread.started.has(call.id)) call.deaths++;
+          if (call.deaths >= DEATHS) call.reject(new EncoderCrashedError(`the encoder thread died on this call twice (${why})`));
           else send(call);
         }
       });
@@ -208,7 +225,7 @@ export async function createThreadedEmbedder(options: ThreadedEmbedderOptions): 
     embed(texts) {
       if (closing) return Promise.reject(new Error("embedder is closed"));
       if (texts.length === 0) return Promise.resolve([]);
-      const vectors = new Promise<number[][]>((resolve, reject) => send({ id: nextId++, texts, attempts: 0, resolve, reject }));
+      const vectors = new Promise<number[][]>((resolve, reject) => send({ id: nextId++, texts, deaths: 0, resolve, reject }));
       inFlight.add(vectors);
       const done = () => inFlight.delete(vectors);
       vectors.then(done, done);
