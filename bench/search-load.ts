@@ -12,8 +12,8 @@
  * For each: at 1, 8, 32 and 64 connections, req/s, p50 / p99 / max of the
  * answered searches, 503s, and CPU milliseconds per answered search (the
  * server process's user+system time from /proc, threads included, ÷ 2xx
- * answers); then "abuse": one key floods with 48 connections while another
- * key searches on one connection, and that user's p50 / p95 and 503s.
+ * answers); then one user searching on one connection, alone, and then while
+ * another key floods with 48 connections: that user's p50 / p95 and 503s.
  *
  * Options (flags or env):
  *   --duration S     seconds per case (BENCH_DURATION, default 10)
@@ -78,6 +78,8 @@ interface Row {
 interface AbuseRow {
   variant: string;
   db: string;
+  /** The user's p95 with no one else searching, just before. */
+  aloneP95: number;
   p50: number;
   p95: number;
   answered: number;
@@ -127,15 +129,18 @@ async function main(): Promise<void> {
             cpuPerSearch: cpu / Math.max(1, result.completed),
           });
         }
-        log(`  abuse: ${ABUSE_CONNECTIONS} connections of one key, one of another`);
+        log("  one user alone, then beside a flood");
+        const userHeaders = { authorization: `Bearer ${user.key}` };
+        const alone = await load(server.base, userSearch, userHeaders, DURATION, 1);
         const [flood, single] = await Promise.all([
           load(server.base, search, headers, DURATION, ABUSE_CONNECTIONS),
-          load(server.base, userSearch, { authorization: `Bearer ${user.key}` }, DURATION, 1),
+          load(server.base, userSearch.slice(1000), userHeaders, DURATION, 1),
         ]);
         await drain(server.base, search[0]!, headers);
         abuse.push({
           variant,
           db: DB_LABEL[db],
+          aloneP95: alone.p95,
           p50: single.p50,
           p95: single.p95,
           answered: single.completed,
@@ -166,12 +171,16 @@ async function main(): Promise<void> {
     );
   }
   console.log(`\nOne user's searches (1 connection) while another key floods with ${ABUSE_CONNECTIONS} connections:\n`);
-  console.log("| variant | database | user p50 ms | user p95 ms | user p95 vs off | user answered | user 503s | flood 503s |");
-  console.log("|---|---|---|---|---|---|---|---|");
+  console.log(
+    "| variant | database | user alone p95 ms | user p50 ms | user p95 ms | p95 vs alone | user p95 vs off | user answered | user 503s | flood 503s |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const a of abuse) {
     const off = abuse.find((o) => o.variant === "off" && o.db === a.db);
     const ratio = off ? `${(a.p95 / off.p95).toFixed(2)}×` : "—";
-    console.log(`| ${a.variant} | ${a.db} | ${ms(a.p50)} | ${ms(a.p95)} | ${ratio} | ${a.answered} | ${a.busy} | ${a.abuserBusy} |`);
+    console.log(
+      `| ${a.variant} | ${a.db} | ${ms(a.aloneP95)} | ${ms(a.p50)} | ${ms(a.p95)} | ${(a.p95 / a.aloneP95).toFixed(1)}× | ${ratio} | ${a.answered} | ${a.busy} | ${a.abuserBusy} |`,
+    );
   }
 }
 
