@@ -12,8 +12,14 @@
  * For each: at 1, 8, 32 and 64 connections, req/s, p50 / p99 / max of the
  * answered searches, 503s, and CPU milliseconds per answered search (the
  * server process's user+system time from /proc, threads included, ÷ 2xx
- * answers); then one user searching on one connection, alone, and then while
- * another key floods with 48 connections: that user's p50 / p95 and 503s.
+ * answers); then one user searching one query after another, alone, and then
+ * while another key floods with 48 connections: that user's p50 / p95 and 503s.
+ *
+ * Latencies are given twice: as autocannon saw them (from this process), and
+ * as the server timed them (its request log's responseTime, from the request
+ * read to the answer sent). On a loaded machine the two differ by seconds: the
+ * load generator is starved too, and requests wait in sockets before the
+ * server reads them, which no admission control inside the server can bound.
  *
  * Options (flags or env):
  *   --duration S     seconds per case (BENCH_DURATION, default 10)
@@ -24,12 +30,13 @@
  *   --connections L  comma-separated (default 1,8,32,64)
  * Linux only (CPU time is read from /proc).
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { generatedCatalog, prepareTargets, sampleCatalog } from "./http-catalog.js";
-import { drain, load, paths } from "./http-load.js";
-import { DB_LABEL, type DbKind, log, startServer } from "./http-server.js";
+import { drain, load, paths, percentile } from "./http-load.js";
+import { CACHE, DB_LABEL, type DbKind, log, startServer } from "./http-server.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -57,6 +64,39 @@ const VARIANTS: Record<string, Record<string, string>> = {
 const variants = (flags.variants ?? "off,on").split(",");
 for (const name of variants) if (!VARIANTS[name]) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(", ")}`);
 
+/** Search answers the server logged (status, ms) since `from` bytes into its log. */
+function serverTimes(logFile: string, from: number): { status: number; ms: number }[] {
+  const text = readFileSync(logFile, "utf8").slice(from);
+  const times: { status: number; ms: number }[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.includes('"request completed"') || !line.includes("/products/search")) continue;
+    const status = line.match(/"statusCode":(\d+)/);
+    const ms = line.match(/"responseTime":([\d.]+)/);
+    if (status && ms) times.push({ status: Number(status[1]), ms: Number(ms[1]) });
+  }
+  return times;
+}
+
+function percentiles(values: number[]): { p50: number; p95: number; p99: number; max: number } {
+  const sorted = Float64Array.from(values).sort();
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), max: sorted.at(-1) ?? Number.NaN };
+}
+
+/** One user: a search, then the next once it is answered, for `seconds`. */
+async function oneUser(base: string, queries: readonly string[], key: string, seconds: number) {
+  const latencies: number[] = [];
+  let busy = 0;
+  const end = performance.now() + seconds * 1000;
+  for (let i = 0; performance.now() < end; i++) {
+    const started = performance.now();
+    const answer = await fetch(base + queries[i % queries.length], { headers: { authorization: `Bearer ${key}` } });
+    await answer.arrayBuffer();
+    if (answer.ok) latencies.push(performance.now() - started);
+    else if (answer.status === 503) busy++;
+  }
+  return { ...percentiles(latencies), answered: latencies.length, busy };
+}
+
 /** The process's user + system CPU time in ms, its threads included (/proc/PID/stat fields 14 and 15, in clock ticks of 10 ms). */
 function cpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -72,6 +112,7 @@ interface Row {
   p50: number;
   p99: number;
   max: number;
+  server: { p50: number; p99: number; max: number };
   busy: number;
   cpuPerSearch: number;
 }
@@ -105,7 +146,9 @@ async function main(): Promise<void> {
       const userSearch = [...search].reverse();
       const headers = { authorization: `Bearer ${abuser.key}` };
       log(`${catalog.name}, ${DB_LABEL[db]}, ${variant}: starting the server`);
-      const server = await startServer(catalog, db, `search-load-${variant}`, [], VARIANTS[variant]);
+      const tag = `search-load-${variant}`;
+      const server = await startServer(catalog, db, tag, [], VARIANTS[variant]);
+      const logFile = join(CACHE, `http-server-${tag}.log`);
       try {
         for (const connections of CONNECTIONS) {
           log(`  ${connections} connections`);
@@ -113,10 +156,16 @@ async function main(): Promise<void> {
             await load(server.base, search, headers, WARMUP, connections);
             await drain(server.base, search[0]!, headers);
           }
+          const logAt = statSync(logFile).size;
           const before = cpuMs(server.pid);
           const result = await load(server.base, search, headers, DURATION, connections);
           const cpu = cpuMs(server.pid) - before;
           await drain(server.base, search[0]!, headers);
+          const served = percentiles(
+            serverTimes(logFile, logAt)
+              .filter((time) => time.status === 200)
+              .map((time) => time.ms),
+          );
           rows.push({
             variant,
             db: DB_LABEL[db],
@@ -125,16 +174,16 @@ async function main(): Promise<void> {
             p50: result.p50,
             p99: result.p99,
             max: result.max,
+            server: served,
             busy: result.busy,
             cpuPerSearch: cpu / Math.max(1, result.completed),
           });
         }
         log("  one user alone, then beside a flood");
-        const userHeaders = { authorization: `Bearer ${user.key}` };
-        const alone = await load(server.base, userSearch, userHeaders, DURATION, 1);
+        const alone = await oneUser(server.base, userSearch, user.key, DURATION);
         const [flood, single] = await Promise.all([
           load(server.base, search, headers, DURATION, ABUSE_CONNECTIONS),
-          load(server.base, userSearch.slice(1000), userHeaders, DURATION, 1),
+          oneUser(server.base, userSearch.slice(1000), user.key, DURATION),
         ]);
         await drain(server.base, search[0]!, headers);
         abuse.push({
@@ -143,7 +192,7 @@ async function main(): Promise<void> {
           aloneP95: alone.p95,
           p50: single.p50,
           p95: single.p95,
-          answered: single.completed,
+          answered: single.answered,
           busy: single.busy,
           abuserBusy: flood.busy,
         });
@@ -161,16 +210,18 @@ async function main(): Promise<void> {
       .map((x) => x.toFixed(2))
       .join(" ")} (the machine is shared). ${catalog.name} products; ${DURATION} s per case after ${WARMUP} s of warm-up.\n`,
   );
-  console.log("| variant | database | conn | searches/s | p50 ms | p99 ms | max ms | p99 ÷ p50 | 503s | CPU ms per search | CPU vs off |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log(
+    "| variant | database | conn | searches/s | p50 ms | p99 ms | max ms | server p50 / p99 / max ms | server p99 ÷ p50 | 503s | CPU ms per search | CPU vs off |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
     const off = rows.find((o) => o.variant === "off" && o.db === r.db && o.connections === r.connections);
     const ratio = off ? `${(r.cpuPerSearch / off.cpuPerSearch).toFixed(2)}×` : "—";
     console.log(
-      `| ${r.variant} | ${r.db} | ${r.connections} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max)} | ${(r.p99 / r.p50).toFixed(1)} | ${r.busy} | ${r.cpuPerSearch.toFixed(1)} | ${ratio} |`,
+      `| ${r.variant} | ${r.db} | ${r.connections} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p99)} | ${ms(r.max)} | ${ms(r.server.p50)} / ${ms(r.server.p99)} / ${ms(r.server.max)} | ${(r.server.p99 / r.server.p50).toFixed(1)} | ${r.busy} | ${r.cpuPerSearch.toFixed(1)} | ${ratio} |`,
     );
   }
-  console.log(`\nOne user's searches (1 connection) while another key floods with ${ABUSE_CONNECTIONS} connections:\n`);
+  console.log(`\nOne user searching, one query after another, while another key floods with ${ABUSE_CONNECTIONS} connections:\n`);
   console.log(
     "| variant | database | user alone p95 ms | user p50 ms | user p95 ms | p95 vs alone | user p95 vs off | user answered | user 503s | flood 503s |",
   );

@@ -125,8 +125,9 @@ export const ConfigSchema = z.object({
   IMPORT_MAX_STRIPPED_HTML_BYTES: bytes(2 * MiB),
 
   /**
-   * Searches in progress at once (each process); more wait in a FIFO queue (see docs/operations.md, "Search under
-   * load"). Unset: 2 on the embedded database, 4 with DATABASE_URL (measured, docs/performance.md). 0: no admission control.
+   * Searches in progress at once (each process); more wait their turn, clients taking turns (docs/operations.md, "Search under
+   * load"). Unset: 2 on the embedded database (one statement at a time: a second search keeps it busy while the first
+   * computes), 4 with DATABASE_URL (one connection process per search). 0: no admission control.
    */
   SEARCH_CONCURRENCY: z.coerce.number().int().min(0).max(1000).optional(),
   /** Searches that may wait for a turn; one more is answered 503 `overloaded` at once, with Retry-After. */

@@ -25,9 +25,9 @@ type FromThread =
   | { id: number; error: string };
 
 /**
- * Calls that arrive while the encoder is busy are embedded together, up to this many texts: one query alone
- * costs about 9–14 ms of CPU, four in one call about 5 ms each (measured, docs/performance.md), and under
- * load there is always a queue.
+ * Calls that arrive while the encoder is busy are embedded together, up to this many texts: one run of the
+ * model's graph for several queries instead of one each (the encoder runs ~116 short titles a second in
+ * batches, docs/search.md), and under load there is always a queue.
  */
 const COALESCE_TEXTS = 16;
 
