@@ -20,6 +20,7 @@
 import Fastify from "fastify";
 import { callTRPCProcedure, getTRPCErrorFromUnknown } from "@trpc/server";
 import { fastifyTRPCOpenApiPlugin } from "trpc-to-openapi";
+import { createAdmission } from "../server/api/admission.js";
 import { answerBudget } from "../server/api/answer-cap.js";
 import type { CallContext } from "../server/api/context.js";
 import { responseHeaders } from "../server/api/http/context.js";
@@ -28,7 +29,7 @@ import { restPlugin } from "../server/api/http/rest.js";
 import { problemFromTrpcError } from "../server/api/problems.js";
 import { appRouter } from "../server/api/router.js";
 import { createRoot } from "../server/compose.js";
-import { loadConfig } from "../server/config.js";
+import { admissionSettings, loadConfig } from "../server/config.js";
 import { openPglite } from "../server/db/open.js";
 import { importRecords } from "../server/ingest/import.js";
 import { type ParsedLine, readNdjson } from "../server/ingest/ndjson.js";
@@ -111,7 +112,12 @@ app.get<{ Params: { id: string } }>("/call/products/:id", async (request, reply)
 });
 
 // The shipped routes, in their own scope as app.ts registers them (with the ETag hook that is part of what we ship).
-await app.register(restPlugin, { services, prefixes: ["/rest"], answerMaxBytes: config.ANSWER_MAX_BYTES });
+await app.register(restPlugin, {
+  services,
+  prefixes: ["/rest"],
+  answerMaxBytes: config.ANSWER_MAX_BYTES,
+  admission: createAdmission(admissionSettings(config)),
+});
 
 const address = await app.listen({ host: "127.0.0.1", port: 0 });
 process.stdout.write(`${new URL(address).port}\n`);

@@ -36,6 +36,7 @@ export async function load(
 ) {
   let next = 0;
   const latencies: number[] = [];
+  let busy = 0;
   const instance = autocannon({
     url: base,
     connections,
@@ -48,6 +49,7 @@ export async function load(
   // Latencies of 2xx answers only: a fast 503 must not pass for a fast answer (failures are counted apart).
   instance.on("response", (_client: unknown, status: number, _bytes: number, ms: number) => {
     if (status >= 200 && status < 300) latencies.push(ms);
+    else if (status === 503) busy++;
   });
   const result = await instance;
   const sorted = Float64Array.from(latencies).sort();
@@ -57,6 +59,9 @@ export async function load(
     p50: percentile(sorted, 50),
     p95: percentile(sorted, 95),
     p99: percentile(sorted, 99),
+    max: sorted.length === 0 ? Number.NaN : sorted[sorted.length - 1]!,
+    /** 503 answers (search admission's `overloaded`, or the database down). */
+    busy,
     bad: result.non2xx + result.errors + result.timeouts,
     non2xx: result.non2xx,
     errors: result.errors,

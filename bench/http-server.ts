@@ -65,9 +65,16 @@ export interface Running {
 }
 
 /** The real server (server/main.ts) on a catalog, through the given database path. */
-export async function startServer(catalog: BenchCatalog, db: DbKind, tag: string, nodeFlags: string[] = []): Promise<Running> {
+export async function startServer(
+  catalog: BenchCatalog,
+  db: DbKind,
+  tag: string,
+  nodeFlags: string[] = [],
+  settings: Record<string, string> = {},
+): Promise<Running> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    ...settings,
     HOST: "127.0.0.1",
     PORT: "0",
     SAMPLE_CATALOG: "false",

@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import fp from "fastify-plugin";
+import type { Admission } from "./api/admission.js";
 import { compressionPlugin } from "./api/http/compression.js";
 import { corsPlugin } from "./api/http/cors.js";
 import { clientErrorHandler, installErrorHandlers, sendProblem } from "./api/http/errors.js";
@@ -41,6 +42,8 @@ export interface AppOptions {
   rateLimitStore: RateLimitStore;
   /** Milliseconds since the epoch, for rate-limit windows; tests pass a fake clock. */
   now: () => number;
+  /** Where search-class calls wait their turn (api/admission.ts). */
+  admission: Admission;
 }
 
 /**
@@ -119,8 +122,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthPlugin, { services, prefixes: config.API_PREFIXES });
   if (config.METRICS_PORT === undefined) await app.register(metricsRoute, { metrics: options.metrics });
   const answerMaxBytes = config.ANSWER_MAX_BYTES;
-  await app.register(trpcPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS, answerMaxBytes });
-  await app.register(restPlugin, { services, prefixes: config.API_PREFIXES, answerMaxBytes });
-  await app.register(mcpPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS, answerMaxBytes });
+  const { admission } = options;
+  await app.register(trpcPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS, answerMaxBytes, admission });
+  await app.register(restPlugin, { services, prefixes: config.API_PREFIXES, answerMaxBytes, admission });
+  await app.register(mcpPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS, answerMaxBytes, admission });
   return app;
 }

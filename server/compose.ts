@@ -8,10 +8,11 @@
  * and the database), and leaves parts that were handed in to their owner.
  */
 import type { FastifyInstance } from "fastify";
+import { createAdmission } from "./api/admission.js";
 import { buildApp } from "./app.js";
 import { backfillStructured } from "./catalog/backfill.js";
 import { rateLimitStore, resolveRateLimitStore } from "./api/http/ratelimit.js";
-import type { Config } from "./config.js";
+import { admissionSettings, type Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import { type DatabaseHandle, openDatabase } from "./db/open.js";
 import { createMetrics, type Metrics } from "./metrics/index.js";
@@ -134,7 +135,9 @@ export function createRoot(config: Config, options: RootOptions): Root {
       syncMs: config.RATE_LIMIT_SYNC_MS,
       now,
     });
-    const fastify = await buildApp({ services: built, config, metrics, rateLimitStore: store, now });
+    const admission = createAdmission(admissionSettings(config), metrics.admission);
+    metrics.watchAdmission(admission.state);
+    const fastify = await buildApp({ services: built, config, metrics, rateLimitStore: store, now, admission });
     closers.push(() => fastify.close());
     return fastify;
   });

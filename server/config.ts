@@ -124,6 +124,21 @@ export const ConfigSchema = z.object({
   /** A record whose `raw_data.strippedHtml` is larger than this is refused. */
   IMPORT_MAX_STRIPPED_HTML_BYTES: bytes(2 * MiB),
 
+  /**
+   * Searches in progress at once (each process); more wait their turn, clients taking turns (docs/operations.md, "Search under
+   * load"). Unset: 2 on the embedded database (one statement at a time: a second search keeps it busy while the first
+   * computes), 4 with DATABASE_URL (one connection process per search). 0: no admission control.
+   */
+  SEARCH_CONCURRENCY: z.coerce.number().int().min(0).max(1000).optional(),
+  /** Searches that may wait for a turn; one more is answered 503 `overloaded` at once, with Retry-After. */
+  SEARCH_QUEUE_LENGTH: z.coerce.number().int().min(0).max(100_000).default(32),
+  /** The longest a search waits for its turn; then it is answered 503 `overloaded`. */
+  SEARCH_QUEUE_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(2000),
+  /**
+   * Threads that embed queries (and imports) with the local sentence encoder, beside the event loop, so lookups and
+   * database I/O go on while a query is embedded. 0: on the main thread. Each thread holds its own copy of the model.
+   */
+  ENCODER_THREADS: z.coerce.number().int().min(0).max(16).default(1),
   RERANKER: z.enum(["local", "llm", "none"]).default("local"),
   RERANK_CANDIDATES: z.coerce.number().int().min(1).max(200).default(40),
   /**
@@ -178,6 +193,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     : parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
   if (!parsed.success || problems.length > 0) throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
   return parsed.data;
+}
+
+/** Search admission (api/admission.ts): SEARCH_CONCURRENCY's default depends on the database. */
+export function admissionSettings(config: Config): { concurrency: number; queueLength: number; queueTimeoutMs: number } {
+  return {
+    concurrency: config.SEARCH_CONCURRENCY ?? (config.DATABASE_URL ? 4 : 2),
+    queueLength: config.SEARCH_QUEUE_LENGTH,
+    queueTimeoutMs: config.SEARCH_QUEUE_TIMEOUT_MS,
+  };
 }
 
 export class ConfigError extends Error {

@@ -1,5 +1,6 @@
 /** What an operation's call sees, whichever transport ran it (REST, /trpc, MCP over HTTP or stdio). */
 import type { FastifyBaseLogger } from "fastify";
+import type { Admission } from "./admission.js";
 import type { AnswerBudget } from "./answer-cap.js";
 import type { Principal } from "../auth/service.js";
 import type { Services } from "../services.js";
@@ -14,4 +15,6 @@ export interface CallContext {
   responseHeaders: Map<string, string>;
   /** What the request's answer may still hold (ANSWER_MAX_BYTES), shared by the calls of a batch. */
   answer: AnswerBudget;
+  /** Where search-class calls wait their turn (api/admission.ts); absent: they run at once (MCP on stdio, one local user). */
+  admission?: Admission;
 }

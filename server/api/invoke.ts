@@ -5,15 +5,35 @@
  * contract does not allow.
  */
 import { TRPCError } from "@trpc/server";
+import type { z } from "zod";
+import { OverloadedError } from "./admission.js";
 import { spendAnswer } from "./answer-cap.js";
 import type { CallContext } from "./context.js";
-import type { AnyOperation } from "./operations/index.js";
+import type { AnyOperation, Operation } from "./operations/index.js";
+
+/**
+ * The operation's call on parsed input, every transport's one way in: a search-class call takes an admission
+ * slot first (api/admission.ts); with none free it throws OverloadedError, after setting `Retry-After`.
+ */
+export async function callOperation<I extends z.ZodObject, O extends z.ZodType>(
+  operation: Operation<I, O>,
+  ctx: CallContext,
+  input: z.output<I>,
+): Promise<z.input<O>> {
+  if (operation.admission !== "search" || !ctx.admission) return operation.call(ctx, input);
+  try {
+    return await ctx.admission.run(ctx.principal.keyId, () => operation.call(ctx, input));
+  } catch (error) {
+    if (error instanceof OverloadedError) ctx.responseHeaders.set("retry-after", String(error.retryAfterSeconds));
+    throw error;
+  }
+}
 
 /** Parses the input and runs the call, counting its answer against the request's budget; the answer is not yet checked (see checkedOutput). */
 export async function runCall(operation: AnyOperation, ctx: CallContext, rawInput: unknown): Promise<unknown> {
   const input = operation.input.safeParse(rawInput);
   if (!input.success) throw new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: input.error });
-  const output = await operation.call(ctx, input.data);
+  const output = await callOperation(operation, ctx, input.data);
   spendAnswer(ctx.answer, output, ctx.requestId);
   return output;
 }

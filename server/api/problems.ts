@@ -25,6 +25,8 @@ const STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
+  // Busy with other searches (api/admission.ts): refused at once, with Retry-After, rather than queued for seconds.
+  overloaded: 503,
 };
 
 const TITLE: Record<ErrorCode, string> = {
@@ -42,6 +44,7 @@ const TITLE: Record<ErrorCode, string> = {
   rate_limited: "Too many requests",
   internal: "Internal error",
   unavailable: "Service unavailable",
+  overloaded: "Too busy",
 };
 
 const DOCS = "https://product-catalog.example/problems/";
@@ -110,6 +113,7 @@ const TRPC_BY_CODE: Partial<Record<ErrorCode, TRPCError["code"]>> = {
   unauthorized: "UNAUTHORIZED",
   rate_limited: "TOO_MANY_REQUESTS",
   unavailable: "SERVICE_UNAVAILABLE",
+  overloaded: "SERVICE_UNAVAILABLE",
   invalid_parameter: "BAD_REQUEST",
   answer_too_large: "BAD_REQUEST",
 };

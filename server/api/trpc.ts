@@ -8,6 +8,7 @@ import type { OpenApiMeta } from "trpc-to-openapi";
 import type { z } from "zod";
 import { spendAnswer } from "./answer-cap.js";
 import type { CallContext } from "./context.js";
+import { callOperation } from "./invoke.js";
 import type { AnyOperation, Operation } from "./operations/index.js";
 import { classified, problemFromTrpcError } from "./problems.js";
 
@@ -81,7 +82,7 @@ function openApiMeta(operation: AnyOperation): OpenApiMeta {
  * request's ANSWER_MAX_BYTES (a batch's calls share one budget) before tRPC serialises it.
  */
 async function resolve<I extends z.ZodObject, O extends z.ZodType>(operation: Operation<I, O>, ctx: CallContext, input: unknown): Promise<never> {
-  const output = await operation.call(ctx, input as z.output<I>);
+  const output = await callOperation(operation, ctx, input as z.output<I>);
   spendAnswer(ctx.answer, output, ctx.requestId);
   return output as never;
 }

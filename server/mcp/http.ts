@@ -8,6 +8,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Services } from "../services.js";
+import type { Admission } from "../api/admission.js";
 import { callContext } from "../api/http/context.js";
 import { optionsRoute } from "../api/http/cors.js";
 import { sendProblem } from "../api/http/errors.js";
@@ -15,7 +16,12 @@ import { problem } from "../api/problems.js";
 import { answerBudget } from "../api/answer-cap.js";
 import { createMcpServer, MCP_ANSWER_COPIES, messageCost } from "./tools.js";
 
-export const mcpPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: number; answerMaxBytes: number }> = async (app, opts) => {
+export const mcpPlugin: FastifyPluginAsync<{
+  services: Services;
+  maxBatchSize: number;
+  answerMaxBytes: number;
+  admission: Admission;
+}> = async (app, opts) => {
   app.post("/mcp", { config: { gate: { cost: "per-call" } } }, async (request, reply) => {
     const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
     if (messages.length > opts.maxBatchSize) {
@@ -35,7 +41,7 @@ export const mcpPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: n
     );
     if (limited) return sendProblem(reply, limited);
 
-    const ctx = callContext(opts.services, request, answerBudget(opts.answerMaxBytes, MCP_ANSWER_COPIES));
+    const ctx = callContext(opts.services, request, answerBudget(opts.answerMaxBytes, MCP_ANSWER_COPIES), opts.admission);
     const server = createMcpServer(() => ctx);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     // The transport writes the answer itself, so it gets the raw response with the headers set so far (request id, rate limit).

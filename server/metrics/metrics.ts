@@ -3,7 +3,8 @@
  * prom-client's global one: tests build several apps in one process, and the
  * global registry would mix their counts and refuse the second registration.
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { AdmissionObserver, AdmissionState } from "../api/admission.js";
 import type { ImportSummary } from "../ingest/import.js";
 import type { SearchReport } from "../search/service.js";
 
@@ -13,6 +14,10 @@ export interface Metrics {
   observeRequest(labels: { method: string; route: string; status: number }, seconds: number): void;
   /** The search service's `observe` dependency. */
   observeSearch(report: SearchReport): void;
+  /** Searches' waits and refusals at admission (api/admission.ts), as they happen. */
+  readonly admission: AdmissionObserver;
+  /** Where the gauges of searches in progress and waiting read from at each scrape. */
+  watchAdmission(state: () => AdmissionState): void;
   /** What an import in this process did, product by product. */
   countImport(summary: Pick<ImportSummary, "imported" | "updated" | "unchanged" | "failed">): void;
 }
@@ -20,6 +25,8 @@ export interface Metrics {
 /** From sub-millisecond (a cached query vector) to the LLM reranker's deadline of a few seconds. */
 const STAGE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** From no wait at all (the usual case) to SEARCH_QUEUE_TIMEOUT_MS's few seconds. */
+const WAIT_BUCKETS = [0, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10];
 
 /**
  * A fallback's reason is free text for the log (rerankers/llm.ts: "timeout after 2000ms",
@@ -76,8 +83,45 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
+  let admissionState: (() => AdmissionState) | undefined;
+  new Gauge({
+    name: "catalog_search_in_progress",
+    help: "Searches holding an admission slot now (at most SEARCH_CONCURRENCY).",
+    registers: [registry],
+    collect() {
+      this.set(admissionState?.().running ?? 0);
+    },
+  });
+  new Gauge({
+    name: "catalog_search_queue_depth",
+    help: "Searches waiting for an admission slot now (at most SEARCH_QUEUE_LENGTH).",
+    registers: [registry],
+    collect() {
+      this.set(admissionState?.().queued ?? 0);
+    },
+  });
+  const admissionWaits = new Histogram({
+    name: "catalog_search_queue_wait_seconds",
+    help: "How long each admitted search waited for its slot (0 when one was free).",
+    buckets: WAIT_BUCKETS,
+    registers: [registry],
+  });
+  const admissionRejections = new Counter({
+    name: "catalog_search_rejected_total",
+    help: "Searches refused with 503 overloaded, by reason: queue_full (SEARCH_QUEUE_LENGTH were waiting) or queue_timeout (waited SEARCH_QUEUE_TIMEOUT_MS).",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+
   return {
     registry,
+    admission: {
+      admitted: (seconds) => admissionWaits.observe(seconds),
+      rejected: (reason) => admissionRejections.inc({ reason }),
+    },
+    watchAdmission(state) {
+      admissionState = state;
+    },
     observeRequest({ method, route, status }, seconds) {
       const labels = { method, route, status_code: String(status) };
       requests.inc(labels);

@@ -6,6 +6,7 @@ import { EMBEDDING_DIMENSIONS } from "../db/schema.js";
 import type { Embedder } from "./embedder.js";
 import { createLocalEmbedder } from "./embedders/local.js";
 import { createOpenAiEmbedder } from "./embedders/openai.js";
+import { createThreadedEmbedder } from "./embedders/threads.js";
 import { noneReranker, type Reranker } from "./reranker.js";
 import { createLocalReranker } from "./rerankers/local.js";
 import { createLlmReranker } from "./rerankers/llm.js";
@@ -26,7 +27,9 @@ function openAiClient(config: Config): OpenAI {
 }
 
 export async function createEmbedder(config: Config): Promise<Embedder> {
-  if (config.EMBEDDINGS === "local") return createLocalEmbedder();
+  if (config.EMBEDDINGS === "local") {
+    return config.ENCODER_THREADS > 0 ? createThreadedEmbedder({ threads: config.ENCODER_THREADS }) : createLocalEmbedder();
+  }
   if (config.EMBEDDING_DIMENSIONS !== EMBEDDING_DIMENSIONS) {
     throw new Error(`EMBEDDING_DIMENSIONS must be ${EMBEDDING_DIMENSIONS}: the catalog stores vectors of that size`);
   }

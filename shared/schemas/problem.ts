@@ -14,6 +14,7 @@ export const ErrorCodeSchema = z.enum([
   "headers_too_large",
   "answer_too_large",
   "rate_limited",
+  "overloaded",
   "unavailable",
   "internal",
 ]);

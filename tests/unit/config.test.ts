@@ -1,6 +1,6 @@
 /** server/config.ts: the environment, parsed once; every refusal names the setting. */
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../server/config.js";
+import { admissionSettings, ConfigError, loadConfig } from "../../server/config.js";
 
 const refusal = (env: Record<string, string>) => {
   try {
@@ -32,6 +32,15 @@ describe("loadConfig", () => {
       IMPORT_MAX_STRIPPED_HTML_BYTES: 2 * 1024 * 1024,
     });
     expect(config.METRICS_PORT).toBeUndefined();
+  });
+
+  it("admits 2 searches at once on the embedded database and 4 on Postgres, unless SEARCH_CONCURRENCY says otherwise", () => {
+    expect(admissionSettings(loadConfig({}))).toEqual({ concurrency: 2, queueLength: 32, queueTimeoutMs: 2000 });
+    expect(admissionSettings(loadConfig({ DATABASE_URL: "postgres://db/catalog" })).concurrency).toBe(4);
+    expect(admissionSettings(loadConfig({ SEARCH_CONCURRENCY: "0" })).concurrency).toBe(0);
+    expect(loadConfig({}).ENCODER_THREADS).toBe(1);
+    expect(refusal({ SEARCH_QUEUE_TIMEOUT_MS: "0" })).toMatch(/SEARCH_QUEUE_TIMEOUT_MS/);
+    expect(refusal({ ENCODER_THREADS: "two" })).toMatch(/ENCODER_THREADS/);
   });
 
   it("parses lists, numbers and booleans", () => {

@@ -13,6 +13,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ProductEnvelopeSchema } from "../../../shared/schemas/index.js";
 import type { Services } from "../../services.js";
+import { type Admission, OverloadedError } from "../admission.js";
 import { answerBudget } from "../answer-cap.js";
 import { checkedOutput, runCall } from "../invoke.js";
 import { type AnyOperation, operationList } from "../operations/index.js";
@@ -47,12 +48,17 @@ function isProductEnvelope(output: unknown): output is { pdp: object } {
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 
-export const restPlugin: FastifyPluginAsync<{ services: Services; prefixes: readonly string[]; answerMaxBytes: number }> = async (app, opts) => {
+export const restPlugin: FastifyPluginAsync<{
+  services: Services;
+  prefixes: readonly string[];
+  answerMaxBytes: number;
+  admission: Admission;
+}> = async (app, opts) => {
   app.addHook("onSend", conditionalGet);
 
   async function answer(operation: AnyOperation, request: FastifyRequest, reply: FastifyReply) {
     try {
-      const ctx = callContext(opts.services, request, answerBudget(opts.answerMaxBytes));
+      const ctx = callContext(opts.services, request, answerBudget(opts.answerMaxBytes), opts.admission);
       // Path parameters win over a query or body member of the same name.
       const source = operation.rest.method === "GET" ? request.query : request.body;
       const output = await runCall(operation, ctx, { ...(typeof source === "object" ? source : {}), ...(request.params as object) });
@@ -63,6 +69,7 @@ export const restPlugin: FastifyPluginAsync<{ services: Services; prefixes: read
       }
       return reply.send(checkedOutput(operation, output));
     } catch (thrown) {
+      if (thrown instanceof OverloadedError) reply.header("retry-after", String(thrown.retryAfterSeconds));
       return sendProblem(reply, problemFromThrown(thrown, request.id, request.log));
     }
   }

@@ -11,6 +11,7 @@ import { fastifyRequestHandler } from "@trpc/server/adapters/fastify";
 import { resolveResponse, type TRPCRequestInfo } from "@trpc/server/http";
 import type { Problem } from "../../../shared/schemas/index.js";
 import type { Services } from "../../services.js";
+import type { Admission } from "../admission.js";
 import { answerBudget } from "../answer-cap.js";
 import type { CallContext } from "../context.js";
 import { operationAt, UNIT_COST } from "../operations/index.js";
@@ -31,7 +32,12 @@ function safeDecode(path: string): string {
   }
 }
 
-export const trpcPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: number; answerMaxBytes: number }> = async (app, opts) => {
+export const trpcPlugin: FastifyPluginAsync<{
+  services: Services;
+  maxBatchSize: number;
+  answerMaxBytes: number;
+  admission: Admission;
+}> = async (app, opts) => {
   // tRPC parses its JSON itself: the body reaches it as text.
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
@@ -52,7 +58,7 @@ export const trpcPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: 
     const cost = info.calls.reduce((sum, call) => sum + (operationAt(call.path)?.cost ?? UNIT_COST), 0);
     const limited = await app.chargeRateLimit(request, reply, cost);
     if (limited) throw refusalError(limited);
-    return callContext(opts.services, request, answerBudget(opts.answerMaxBytes));
+    return callContext(opts.services, request, answerBudget(opts.answerMaxBytes), opts.admission);
   }
 
   /**

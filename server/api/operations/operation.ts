@@ -42,6 +42,11 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   mcp?: McpBinding;
   /** Rate-limit units one call costs (a lookup is 1). Charged for the operation matched, never guessed from the URL. */
   cost: number;
+  /**
+   * `search`: a search-class call, which costs seconds of database time under load: it takes an admission slot
+   * (api/admission.ts) and waits its turn, or is refused with 503 `overloaded`. Absent: never queued (lookups).
+   */
+  admission?: "search";
   /** `key`: only callers with a valid API key (checked before any body is read). */
   auth: "key";
   /** The service call. Input is parsed with `input` before; the answer is checked against `output` after. */

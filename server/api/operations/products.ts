@@ -32,7 +32,10 @@ export const search = query({
   rest: {
     method: "GET",
     path: "/products/search",
-    errors: { 400: "Invalid parameter, or `invalid_cursor`" },
+    errors: {
+      400: "Invalid parameter, or `invalid_cursor`",
+      503: "Database unavailable, or too busy with other searches (`overloaded`, with `Retry-After`)",
+    },
     headers: {
       "X-Rerank": "How the answer was ordered: the reranker's name (`local`, `llm`, `none`), or `fallback` when it did not answer in time.",
     },
@@ -48,6 +51,7 @@ export const search = query({
     defaults: COMPACT_FOR_AGENTS,
   },
   cost: 5,
+  admission: "search",
   auth: "key",
   async call(ctx, input) {
     const view = viewOf(input);
