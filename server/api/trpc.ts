@@ -31,6 +31,7 @@ const t = initTRPC
           httpStatus: problem.status,
           errors: problem.errors,
           request_id: problem.request_id,
+          gone_at: problem.gone_at,
         },
       };
     },
