@@ -149,6 +149,12 @@ describe("catalog fetch and refresh", () => {
   it("marks a withdrawn page gone: out of search and browse, 410 on lookups, and back when it answers again", async () => {
     const stove = await idOf("/p/granite-camp-stove");
     expect(await searchIds("q=camp+stove")).toContain(stove);
+    /** How many products the brand facet counts for the shop's brand (browse and facets read product_facets). */
+    const brandCount = async () => {
+      const answer = await get("/api/v1/products/search?brand=Loopback+Outfitters&facets=brand&limit=1");
+      return answer.json().facets.brand.find((facet: { value: string }) => facet.value === "Loopback Outfitters")?.count;
+    };
+    const countBefore = await brandCount();
     shop.setStatus("/p/granite-camp-stove", 410);
     expect(await refresh(deps, { before: later() })).toMatchObject({ gone: 1, notModified: 3 });
     // Servers drop their cached products when they see the catalog's version move (within a second or so).
@@ -156,6 +162,7 @@ describe("catalog fetch and refresh", () => {
 
     expect(await searchIds("q=camp+stove")).not.toContain(stove);
     expect(await searchIds("brand=Loopback+Outfitters")).not.toContain(stove);
+    expect(await brandCount()).toBe(countBefore - 1);
     const byId = await get(`/api/v1/products/${stove}`);
     expect(byId.statusCode).toBe(410);
     expect(byId.json()).toMatchObject({ status: 410, code: "gone", gone_at: expect.any(String) });
@@ -175,6 +182,7 @@ describe("catalog fetch and refresh", () => {
     await t.services.catalog.syncCache();
     expect((await get(`/api/v1/products/${stove}`)).statusCode).toBe(200);
     expect(await searchIds("q=camp+stove")).toContain(stove);
+    expect(await brandCount()).toBe(countBefore);
   });
 
   it("reads a sitemap index with gzipped children, skipping pages unchanged since their last check", async () => {
