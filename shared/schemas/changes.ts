@@ -13,6 +13,7 @@ const LIMIT_ERROR = `must be an integer from 1 to ${CHANGES_LIMIT_MAX}`;
 /** A position in the feed: opaque to clients (today the number of the last change read). */
 export const ChangeCursorSchema = z
   .string({ error: (issue) => (Array.isArray(issue.input) ? "must be given once" : "must be a string") })
+  .max(15, "must be a next_cursor this feed answered")
   .regex(/^\d{1,15}$/, "must be a next_cursor this feed answered");
 
 export const ChangesParamsSchema = z.object({

@@ -108,6 +108,7 @@ const FILTERS = ["price_min", "price_max", "availability", "category", "brand", 
  */
 const InstantSchema = text()
   .trim()
+  .max(40, "must be an ISO 8601 date (2026-11-01) or date and time with a zone (2026-11-01T09:30:00Z)")
   .refine(
     (value) => /^\d{4}-\d{2}-\d{2}$/.test(value) || /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(value),
     "must be an ISO 8601 date (2026-11-01) or date and time with a zone (2026-11-01T09:30:00Z)",
@@ -122,7 +123,7 @@ const InstantSchema = text()
     return date;
   })
   // The wire form is the string; the Date is what the server works with.
-  .meta({ override: { type: "string", format: "date-time" } });
+  .meta({ override: { type: "string", format: "date-time", maxLength: 40 } });
 
 /** A price bound as the shopper writes it: a non-negative decimal in `currency`'s major unit. */
 const PriceSchema = z
