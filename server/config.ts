@@ -139,6 +139,33 @@ export const ConfigSchema = z.object({
    * database I/O go on while a query is embedded. 0: on the main thread. Each thread holds its own copy of the model.
    */
   ENCODER_THREADS: z.coerce.number().int().min(0).max(16).default(1),
+  /**
+   * Fetching product pages (`catalog fetch`, `catalog refresh`): who we say we are (robots.txt rules for
+   * its first word apply), how politely we ask, and how long we wait. Pages are capped by IMPORT_MAX_PAGE_BYTES.
+   */
+  FETCH_USER_AGENT: z
+    .string()
+    .trim()
+    .min(1)
+    .max(300)
+    .regex(/^[A-Za-z0-9._-]+\/\S+/, "must start with a product token and version, e.g. MyCatalogBot/1.0 (+https://example.com/bot)")
+    .default("ProductCatalogBot/0.1 (+https://product-catalog.example/bot)"),
+  /** Private, loopback and link-local addresses are refused unless this is true (a crafted URL must not probe our network). */
+  FETCH_ALLOW_PRIVATE: boolean(false),
+  /** Least time between the end of one request to a host and the start of the next; a larger robots.txt Crawl-delay wins. */
+  FETCH_HOST_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+  /** Requests in flight at once, over all hosts (one per host at most, always). */
+  FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  FETCH_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** From the request sent to the answer's status line and headers. */
+  FETCH_FIRST_BYTE_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  /** From the answer's headers to the last byte of its body. */
+  FETCH_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  FETCH_MAX_REDIRECTS: z.coerce.number().int().min(0).max(20).default(5),
+  /** Further tries after a 429 or 5xx answer, each after `Retry-After`, else after FETCH_RETRY_BASE_MS doubled each time. */
+  FETCH_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  FETCH_RETRY_BASE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+
   RERANKER: z.enum(["local", "llm", "none"]).default("local"),
   RERANK_CANDIDATES: z.coerce.number().int().min(1).max(200).default(40),
   /**

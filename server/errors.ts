@@ -12,7 +12,14 @@ export class RequestError extends Error {
     readonly code: Exclude<ErrorCode, "internal" | "unavailable">,
     message: string,
     readonly param?: string,
+    /** For `gone`: when the product's page was found withdrawn. */
+    readonly goneAt?: Date,
   ) {
     super(message);
   }
+}
+
+/** A product whose page was withdrawn (404 or 410): 410 `gone`, saying when. */
+export function goneError(what: string, goneAt: Date): RequestError {
+  return new RequestError("gone", `${what} left the catalog: its page was found withdrawn on ${goneAt.toISOString()}.`, undefined, goneAt);
 }

@@ -40,7 +40,7 @@ export type BaseServices = Omit<Services, "search">;
 export function createBaseServices(deps: Pick<ServiceDeps, "database" | "clock" | "settings">): BaseServices {
   const { database, clock, settings } = deps;
   return {
-    catalog: createCatalogService({ db: database.read, cacheSize: settings.PRODUCT_CACHE_SIZE, now: () => clock().getTime() }),
+    catalog: createCatalogService({ db: database.read, primary: database.db, cacheSize: settings.PRODUCT_CACHE_SIZE, now: () => clock().getTime() }),
     keys: createKeyService({ db: database.db, clock, cacheTtlMs: settings.KEY_CACHE_TTL_SECONDS * 1000 }),
     health: createHealthService({ database }),
   };

@@ -18,6 +18,7 @@ const STATUS: Record<ErrorCode, number> = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  gone: 410,
   request_timeout: 408,
   payload_too_large: 413,
   uri_too_long: 414,
@@ -37,6 +38,7 @@ const TITLE: Record<ErrorCode, string> = {
   unauthorized: "Unauthorized",
   not_found: "Not found",
   method_not_allowed: "Method not allowed",
+  gone: "Gone",
   request_timeout: "Request timeout",
   payload_too_large: "Request body too large",
   uri_too_long: "URI too long",
@@ -49,7 +51,7 @@ const TITLE: Record<ErrorCode, string> = {
 
 const DOCS = "https://product-catalog.example/problems/";
 
-export function problem(code: ErrorCode, detail: string, requestId: string, errors?: Problem["errors"]): Problem {
+export function problem(code: ErrorCode, detail: string, requestId: string, errors?: Problem["errors"], goneAt?: Date): Problem {
   return {
     type: `${DOCS}${code.replaceAll("_", "-")}`,
     title: TITLE[code],
@@ -58,6 +60,7 @@ export function problem(code: ErrorCode, detail: string, requestId: string, erro
     code,
     request_id: requestId,
     ...(errors ? { errors } : {}),
+    ...(goneAt ? { gone_at: goneAt.toISOString() } : {}),
   };
 }
 
@@ -110,6 +113,8 @@ class Refusal extends Error {
 const TRPC_BY_CODE: Partial<Record<ErrorCode, TRPCError["code"]>> = {
   invalid_cursor: "BAD_REQUEST",
   not_found: "NOT_FOUND",
+  // tRPC has no 410; its error's `data` carries the problem's code `gone` and status 410.
+  gone: "NOT_FOUND",
   unauthorized: "UNAUTHORIZED",
   rate_limited: "TOO_MANY_REQUESTS",
   unavailable: "SERVICE_UNAVAILABLE",
@@ -126,8 +131,8 @@ export function refusalError(problem: Problem): TRPCError {
 export function problemFromTrpcError(error: TRPCError, requestId: string): Problem {
   if (error.cause instanceof Refusal) return error.cause.problem;
   if (error.cause instanceof RequestError) {
-    const { code, message, param } = error.cause;
-    return problem(code, message, requestId, param ? [{ param, message }] : undefined);
+    const { code, message, param, goneAt } = error.cause;
+    return problem(code, message, requestId, param ? [{ param, message }] : undefined, goneAt);
   }
   // Only a refused input is the client's to fix; an answer that fails its output schema is ours.
   if (error.code === "BAD_REQUEST" && isZodError(error.cause)) {

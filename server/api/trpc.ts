@@ -32,6 +32,7 @@ const t = initTRPC
           httpStatus: problem.status,
           errors: problem.errors,
           request_id: problem.request_id,
+          gone_at: problem.gone_at,
         },
       };
     },

@@ -31,6 +31,7 @@ function compactOf(product: Product): CompactProduct {
       currency: product.offers?.currency ?? null,
       availability: product.offers?.availability ?? null,
       image: product.media.find((media) => media.type === "image")?.url ?? null,
+      checked_at: product.checked_at,
     };
     compacts.set(product, compact);
   }

@@ -7,7 +7,7 @@
 import { asc, lt, sql } from "drizzle-orm";
 import type { Database } from "../db/client.js";
 import { products } from "../db/schema.js";
-import { bumpCatalogVersion } from "./repository.js";
+import { commitChanges } from "./repository.js";
 import { DERIVED_VERSION, deriveStructured } from "./structured.js";
 
 /** A category the page's JSON-LD states, for rows imported before the category had a column of its own. */
@@ -67,7 +67,11 @@ export async function backfillStructured(db: Database, options: { batchSize?: nu
           id text, category text, price_minor bigint, currency text, price_bucket smallint, brand text, list_price_minor bigint, availability text,
           category_key text, brand_keys jsonb, gtin14 text, sku_key text)
         where ${products.id} = v.id`);
-      await bumpCatalogVersion(tx);
+      // A category read from old rows' JSON-LD changes their records: followers of the change feed hear of it.
+      await commitChanges(
+        tx,
+        derived.filter((row, index) => row.category !== rows[index]!.category).map((row) => row.id),
+      );
     });
     done += rows.length;
   }

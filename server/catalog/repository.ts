@@ -3,9 +3,9 @@
  * explicit columns, and knows nothing of HTTP or search.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { and, count, countDistinct, eq, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, countDistinct, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.js";
-import { catalogMeta, products, type NewProductRow } from "../db/schema.js";
+import { catalogMeta, productChanges, products, type NewProductRow } from "../db/schema.js";
 import type { Product } from "../../shared/schemas/index.js";
 
 const recordColumns = {
@@ -19,6 +19,10 @@ const recordColumns = {
   offers: products.offers,
   identifiers: products.identifiers,
   category: products.category,
+  fetchedAt: products.fetchedAt,
+  checkedAt: products.checkedAt,
+  updatedAt: products.updatedAt,
+  goneAt: products.goneAt,
 };
 
 /** Raw data can be large; it is read only when asked for. */
@@ -30,29 +34,43 @@ type Row = Pick<Product, "id" | "url" | "name" | "desc" | "media" | "brands" | "
   offers: Product["offers"] | null;
   identifiers: Product["identifiers"] | null;
   category: string | null;
+  fetchedAt: Date;
+  checkedAt: Date;
+  updatedAt: Date;
+  goneAt: Date | null;
   rawData?: Product["raw_data"] | null;
 };
 
+/** A product as stored: its record, and when its page was found withdrawn (null while it is there). */
+export interface StoredProduct {
+  product: Product;
+  goneAt: Date | null;
+}
+
 /** Optional members are left out, not null, when the page did not have them. */
-function toProduct(row: Row, withRawData: boolean): Product {
-  const { rawData, offers, identifiers, category, ...record } = row;
-  return {
+function toStored(row: Row, withRawData: boolean): StoredProduct {
+  const { rawData, offers, identifiers, category, fetchedAt, checkedAt, updatedAt, goneAt, ...record } = row;
+  const product: Product = {
     ...record,
     ...(offers ? { offers } : {}),
     ...(identifiers ? { identifiers } : {}),
     ...(category ? { category } : {}),
+    fetched_at: fetchedAt.toISOString(),
+    checked_at: checkedAt.toISOString(),
+    updated_at: updatedAt.toISOString(),
     ...(withRawData ? { raw_data: rawData ?? { strippedHtml: null, jsons: { ld_json: null, props_data: null } } } : {}),
   };
+  return { product, goneAt };
 }
 
-export async function findProductById(db: DbOrTx, id: string, withRawData: boolean): Promise<Product | null> {
+export async function findProductById(db: DbOrTx, id: string, withRawData: boolean): Promise<StoredProduct | null> {
   const [row] = await db.select(columns(withRawData)).from(products).where(eq(products.id, id)).limit(1);
-  return row ? toProduct(row, withRawData) : null;
+  return row ? toStored(row, withRawData) : null;
 }
 
-export async function findProductByUrlKey(db: DbOrTx, urlKey: string, withRawData: boolean): Promise<Product | null> {
+export async function findProductByUrlKey(db: DbOrTx, urlKey: string, withRawData: boolean): Promise<StoredProduct | null> {
   const [row] = await db.select(columns(withRawData)).from(products).where(eq(products.urlKey, urlKey)).limit(1);
-  return row ? toProduct(row, withRawData) : null;
+  return row ? toStored(row, withRawData) : null;
 }
 
 /** Products found by a column, with the key each was found by (several may share a GTIN or a SKU). */
@@ -62,14 +80,14 @@ async function findProductsBy(
   keys: readonly string[],
   withRawData: boolean,
   where?: SQL,
-): Promise<{ key: string; product: Product }[]> {
+): Promise<({ key: string } & StoredProduct)[]> {
   if (keys.length === 0) return [];
   const rows = await db
     .select({ ...columns(withRawData), key: sql<string>`${column}` })
     .from(products)
     .where(and(inArray(column, [...keys]), where))
     .orderBy(products.id);
-  return rows.map(({ key, ...row }) => ({ key, product: toProduct(row, withRawData) }));
+  return rows.map(({ key, ...row }) => ({ key, ...toStored(row, withRawData) }));
 }
 
 export const findProductsByUrlKeys = (db: DbOrTx, keys: readonly string[], withRawData: boolean) =>
@@ -80,27 +98,41 @@ export const findProductsByGtin14 = (db: DbOrTx, keys: readonly string[], withRa
 export const findProductsBySku = (db: DbOrTx, keys: readonly string[], withRawData: boolean, brandHost?: string) =>
   findProductsBy(db, products.skuKey, keys, withRawData, brandHost === undefined ? undefined : eq(products.brandHost, brandHost));
 
-/** Products by id, in the order of `ids` (ids not found are left out). */
-export async function findProductsByIds(db: DbOrTx, ids: readonly string[], withRawData: boolean): Promise<Product[]> {
+/** Products by id, gone ones included, in the order of `ids` (ids not found are left out). */
+export async function findStoredByIds(db: DbOrTx, ids: readonly string[], withRawData: boolean, where?: SQL): Promise<StoredProduct[]> {
   if (ids.length === 0) return [];
   const rows = await db
     .select(columns(withRawData))
     .from(products)
-    .where(inArray(products.id, [...ids]));
+    .where(and(inArray(products.id, [...ids]), where));
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {
     const row = byId.get(id);
-    return row ? [toProduct(row, withRawData)] : [];
+    return row ? [toStored(row, withRawData)] : [];
   });
 }
 
+/** Products that are there (not gone) by id, in the order of `ids` (ids not found are left out). */
+export async function findProductsByIds(db: DbOrTx, ids: readonly string[], withRawData: boolean): Promise<Product[]> {
+  return (await findStoredByIds(db, ids, withRawData, isNull(products.goneAt))).map((stored) => stored.product);
+}
+
+/** Products that are there (gone ones are not counted). */
 export async function countProducts(db: DbOrTx): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(products);
+  const [row] = await db.select({ n: count() }).from(products).where(isNull(products.goneAt));
+  return row?.n ?? 0;
+}
+
+export async function countGoneProducts(db: DbOrTx): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(products).where(isNotNull(products.goneAt));
   return row?.n ?? 0;
 }
 
 export async function countBrandHosts(db: DbOrTx): Promise<number> {
-  const [row] = await db.select({ n: countDistinct(products.brandHost) }).from(products);
+  const [row] = await db
+    .select({ n: countDistinct(products.brandHost) })
+    .from(products)
+    .where(isNull(products.goneAt));
   return row?.n ?? 0;
 }
 
@@ -135,19 +167,116 @@ export async function findExisting(
   db: DbOrTx,
   ids: readonly string[],
   urlKeys: readonly string[],
-): Promise<{ id: string; urlKey: string; contentHash: string }[]> {
+): Promise<{ id: string; urlKey: string; contentHash: string; goneAt: Date | null }[]> {
   if (ids.length === 0 && urlKeys.length === 0) return [];
   return db
-    .select({ id: products.id, urlKey: products.urlKey, contentHash: products.contentHash })
+    .select({ id: products.id, urlKey: products.urlKey, contentHash: products.contentHash, goneAt: products.goneAt })
     .from(products)
     .where(sql`${inArray(products.id, [...ids, ""])} or ${inArray(products.urlKey, [...urlKeys, ""])}`);
 }
 
-export async function upsertProducts(db: DbOrTx, rows: readonly NewProductRow[]): Promise<void> {
+/** Where a product's page was last fetched from and what it answered: stored with each fetched record. */
+export interface PageValidators {
+  fetchUrl: string;
+  fetchKey: string;
+  etag: string | null;
+  lastModified: string | null;
+}
+
+/** What a fetch needs of the product a URL already is (found by its page URL or the URL it was fetched from). */
+export interface FetchState {
+  id: string;
+  urlKey: string;
+  fetchKey: string | null;
+  /** Where to fetch it: where it was last fetched from, else its page URL. */
+  target: string;
+  etag: string | null;
+  lastModified: string | null;
+  checkedAt: Date;
+  /** `checked_at` as Postgres writes it, to the microsecond (a Date keeps milliseconds): where a page of refresh ends. */
+  checkedText: string;
+  goneAt: Date | null;
+}
+
+const fetchStateColumns = {
+  id: products.id,
+  urlKey: products.urlKey,
+  fetchKey: products.fetchKey,
+  target: sql<string>`coalesce(${products.fetchUrl}, ${products.url})`,
+  etag: products.etag,
+  lastModified: products.lastModified,
+  checkedAt: products.checkedAt,
+  checkedText: sql<string>`${products.checkedAt}::text`,
+  goneAt: products.goneAt,
+};
+
+/** The products these URL keys are, by page URL or by the URL they were fetched from. */
+export async function findFetchStates(db: DbOrTx, keys: readonly string[]): Promise<FetchState[]> {
+  if (keys.length === 0) return [];
+  return db
+    .select(fetchStateColumns)
+    .from(products)
+    .where(or(inArray(products.urlKey, [...keys]), inArray(products.fetchKey, [...keys])));
+}
+
+/**
+ * Products last checked before `before` (oldest first, then by id), after `from` in that order: what
+ * `catalog refresh` re-fetches, a page at a time. Gone products are included: a later 200 brings one back.
+ */
+export async function productsCheckedBefore(
+  db: DbOrTx,
+  params: { before: Date; brandHost?: string; limit: number; from?: { checkedText: string; id: string } },
+): Promise<FetchState[]> {
+  const { before, brandHost, limit, from } = params;
+  return db
+    .select(fetchStateColumns)
+    .from(products)
+    .where(
+      and(
+        lt(products.checkedAt, before),
+        brandHost === undefined ? undefined : eq(products.brandHost, brandHost),
+        from ? sql`(${products.checkedAt}, ${products.id}) > (${from.checkedText}::timestamptz, ${from.id})` : undefined,
+      ),
+    )
+    .orderBy(asc(products.checkedAt), asc(products.id))
+    .limit(limit);
+}
+
+/** The database's clock: `checked_at` is written by it, so bounds compared with it are read from it. */
+export async function databaseNow(db: DbOrTx): Promise<Date> {
+  const [row] = await db.select({ ms: sql<number>`(extract(epoch from now()) * 1000)::float8` }).from(sql`(select 1) as one`);
+  return new Date(Math.floor(Number(row?.ms)));
+}
+
+export async function countCheckedBefore(db: DbOrTx, before: Date, brandHost?: string): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(products)
+    .where(and(lt(products.checkedAt, before), brandHost === undefined ? undefined : eq(products.brandHost, brandHost)));
+  return row?.n ?? 0;
+}
+
+/** A row to upsert, with the validators of the fetch it came from (none for a file import). */
+export type UpsertRow = NewProductRow & { validators?: PageValidators };
+
+/**
+ * Writes records whose content changed (or that are new). The page was read now, so `fetched_at`, `checked_at` and
+ * `updated_at` move, and a gone product is back. A file import clears the validators (they no longer describe the
+ * stored content) and keeps where the page was fetched from; a fetch stores its own.
+ */
+export async function upsertProducts(db: DbOrTx, rows: readonly UpsertRow[]): Promise<void> {
   if (rows.length === 0) return;
   await db
     .insert(products)
-    .values([...rows])
+    .values(
+      rows.map(({ validators, ...row }) => ({
+        ...row,
+        fetchUrl: validators?.fetchUrl ?? null,
+        fetchKey: validators?.fetchKey ?? null,
+        etag: validators?.etag ?? null,
+        lastModified: validators?.lastModified ?? null,
+      })),
+    )
     .onConflictDoUpdate({
       target: products.id,
       set: {
@@ -178,9 +307,128 @@ export async function upsertProducts(db: DbOrTx, rows: readonly NewProductRow[])
         contentHash: sql`excluded.content_hash`,
         embedding: sql`excluded.embedding`,
         embeddingModel: sql`excluded.embedding_model`,
+        fetchedAt: sql`now()`,
+        checkedAt: sql`now()`,
+        goneAt: sql`null`,
+        fetchUrl: sql`coalesce(excluded.fetch_url, ${products.fetchUrl})`,
+        fetchKey: sql`coalesce(excluded.fetch_key, ${products.fetchKey})`,
+        etag: sql`excluded.etag`,
+        lastModified: sql`excluded.last_modified`,
         updatedAt: sql`now()`,
       },
     });
+}
+
+/**
+ * A product whose page was confirmed unchanged: `read` when its page was read whole (a 200 with the same content, or
+ * an import), false for a 304; `validators` from a fetch replace the stored ones. Content and `updated_at` stay.
+ */
+export interface Confirmation {
+  id: string;
+  read: boolean;
+  validators?: PageValidators;
+}
+
+/** Moves `checked_at` (and `fetched_at` for pages read whole) of products confirmed unchanged: one statement for all. */
+export async function confirmProducts(db: DbOrTx, confirmations: readonly Confirmation[]): Promise<void> {
+  if (confirmations.length === 0) return;
+  const rows = confirmations.map(({ id, read, validators }) => ({
+    id,
+    read,
+    fetch_url: validators?.fetchUrl ?? null,
+    fetch_key: validators?.fetchKey ?? null,
+    etag: validators?.etag ?? null,
+    last_modified: validators?.lastModified ?? null,
+    fetched: validators !== undefined,
+  }));
+  await db.execute(sql`
+    update ${products} set
+      checked_at = now(),
+      fetched_at = case when v.read then now() else ${products.fetchedAt} end,
+      fetch_url = case when v.fetched then v.fetch_url else ${products.fetchUrl} end,
+      fetch_key = case when v.fetched then v.fetch_key else ${products.fetchKey} end,
+      etag = case when v.fetched then v.etag else ${products.etag} end,
+      last_modified = case when v.fetched then v.last_modified else ${products.lastModified} end
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+      as v(id text, read boolean, fetch_url text, fetch_key text, etag text, last_modified text, fetched boolean)
+    where ${products.id} = v.id`);
+}
+
+/** Brings gone products back (their page answered again); answers the ids that were gone. */
+export async function restoreProducts(db: DbOrTx, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .update(products)
+    .set({ goneAt: null })
+    .where(and(inArray(products.id, [...ids]), isNotNull(products.goneAt)))
+    .returning({ id: products.id });
+  return rows.map((row) => row.id);
+}
+
+/** Marks products gone (their page answered 404 or 410) and checked now; answers the ids that were not gone before. */
+export async function markGone(db: DbOrTx, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .update(products)
+    .set({ goneAt: sql`now()`, checkedAt: sql`now()` })
+    .where(and(inArray(products.id, [...ids]), isNull(products.goneAt)))
+    .returning({ id: products.id });
+  await db
+    .update(products)
+    .set({ checkedAt: sql`now()` })
+    .where(and(inArray(products.id, [...ids]), isNotNull(products.goneAt)));
+  return rows.map((row) => row.id);
+}
+
+/**
+ * The change feed's step, the last writes of every transaction that changes products' records or whether they
+ * are gone (with bumpCatalogVersion, see `commitChanges`).
+ *
+ * Why a lock: the feed promises that a client which has read up to position N has seen, or will never see, any
+ * change numbered N or less. A number drawn inside a transaction (a sequence, a clock) does not keep that promise on
+ * Postgres when writers overlap: A draws 5, B draws 6, B commits, a reader sees 6 and moves past it, then A commits
+ * 5 behind the reader's back. So the numbering is serialised: `lock table … in exclusive mode` (which plain reads
+ * do not wait for) makes each writer wait until the one before has committed, and it numbers its products after
+ * the highest committed number. The lock is released only once the transaction is visible, so numbers become
+ * visible in the order they were given. Taken last, after the products are written, it holds writers back only for
+ * this one statement and their commit; concurrent imports still embed and upsert in parallel.
+ */
+export async function recordChanges(db: DbOrTx, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.execute(sql`lock table ${productChanges} in exclusive mode`);
+  await db.execute(sql`
+    insert into ${productChanges} (product_id, seq)
+    select u.id, (select coalesce(max(seq), 0) from ${productChanges}) + u.n
+    from unnest(${sql`array[${sql.join(
+      [...new Set(ids)].map((id) => sql`${id}`),
+      sql`, `,
+    )}]::text[]`}) with ordinality as u(id, n)
+    on conflict (product_id) do update set seq = excluded.seq`);
+}
+
+/** What a transaction that changed these products writes last: their places in the feed, and the catalog's version. */
+export async function commitChanges(db: DbOrTx, ids: readonly string[]): Promise<void> {
+  await recordChanges(db, ids);
+  await bumpCatalogVersion(db);
+}
+
+/** One entry of the change feed: a product as it is now, at the position of its latest change. */
+export interface ChangeRow {
+  seq: number;
+  id: string;
+  updatedAt: Date;
+  goneAt: Date | null;
+}
+
+/** Up to `limit` feed entries after position `since`, in position (so commit) order. */
+export async function changesSince(db: DbOrTx, since: number, limit: number): Promise<ChangeRow[]> {
+  return db
+    .select({ seq: productChanges.seq, id: products.id, updatedAt: products.updatedAt, goneAt: products.goneAt })
+    .from(productChanges)
+    .innerJoin(products, eq(products.id, productChanges.productId))
+    .where(gt(productChanges.seq, since))
+    .orderBy(asc(productChanges.seq))
+    .limit(limit);
 }
 
 /**

@@ -1,25 +1,33 @@
 /** Product lookups: by id, by PDP URL, by GTIN, by SKU, and many at once. */
 import { parseGtin } from "../../shared/gtin.js";
-import type { LookupInput, LookupResult, Product } from "../../shared/schemas/index.js";
+import type { ChangesResponse, LookupInput, LookupResult, Product } from "../../shared/schemas/index.js";
 import { brandHost, productUrlKey } from "../../shared/url.js";
 import { LruCache } from "../cache.js";
 import type { Database } from "../db/client.js";
+import { goneError } from "../errors.js";
 import {
   catalogVersion,
+  changesSince,
   countBrandHosts,
+  countGoneProducts,
   countProducts,
   embeddingModels,
   findProductById,
   findProductByUrlKey,
   findProductsByGtin14,
-  findProductsByIds,
   findProductsBySku,
   findProductsByUrlKeys,
+  findStoredByIds,
+  type StoredProduct,
 } from "./repository.js";
 
-/** One lookup's outcome: the product and how it was matched, or why there is none. */
-export type Lookup = Pick<LookupResult, "match" | "reason"> & { product: Product | null };
+/** One lookup's outcome: the product and how it was matched, or why there is none (and, when gone, since when). */
+export type Lookup = Pick<LookupResult, "match" | "reason"> & { product: Product | null; goneAt?: Date };
 
+/**
+ * Lookups answer null for what the catalog never had, and throw a `gone` RequestError (410, saying when) for a
+ * product whose page was withdrawn; a later fetch that finds the page brings it back.
+ */
 export interface CatalogService {
   byId(id: string, withRawData: boolean): Promise<Product | null>;
   /** Looks the URL up by its normalised key (see shared/url.ts). */
@@ -28,7 +36,12 @@ export interface CatalogService {
   byGtin(gtin: string, withRawData: boolean): Promise<Product | null>;
   /** Many lookups at once (ids, URLs, GTINs, SKUs), answered one each, in order, with a few queries for all. */
   lookup(inputs: readonly LookupInput[], withRawData: boolean): Promise<Lookup[]>;
-  stats(): Promise<{ products: number; brands: number }>;
+  stats(): Promise<{ products: number; brands: number; gone: number }>;
+  /**
+   * The change feed after position `since` (0: from the start), at most `limit` entries, in commit order; see
+   * repository.ts `recordChanges` for why the order holds with concurrent writers.
+   */
+  changes(since: number, limit: number): Promise<ChangesResponse>;
   /** Which embedding models made the stored vectors (one, unless a reindex is under way). */
   embeddingModels(): Promise<string[]>;
   /**
@@ -49,6 +62,11 @@ const STALE_BOUND_MS = 60_000;
  */
 export function createCatalogService(deps: {
   db: Database;
+  /**
+   * The primary, for the change feed: replicas taken in turn could show a client a later change on one and
+   * then, on a replica that lags, not yet an earlier one the client's cursor has already passed.
+   */
+  primary: Database;
   /** Products kept (PRODUCT_CACHE_SIZE); 0 turns the cache off. */
   cacheSize: number;
   now?: () => number;
@@ -61,14 +79,18 @@ export function createCatalogService(deps: {
   // Bumped when the caches are dropped: a read that started before is not cached after.
   let generation = 0;
 
-  async function cached(cache: LruCache<string, Product>, key: string, withRawData: boolean, read: () => Promise<Product | null>) {
-    if (withRawData) return read();
-    const hit = cache.get(key);
-    if (hit) return hit;
+  /** Only products that are there are cached: a gone one is read each time (and the import that marks it drops the cache). */
+  async function cached(cache: LruCache<string, Product>, key: string, withRawData: boolean, read: () => Promise<StoredProduct | null>) {
+    if (!withRawData) {
+      const hit = cache.get(key);
+      if (hit) return hit;
+    }
     const readingIn = generation;
-    const product = await read();
-    if (product && readingIn === generation) cache.set(key, product);
-    return product;
+    const stored = await read();
+    if (!stored) return null;
+    if (stored.goneAt) throw goneError(`Product ${stored.product.id}`, stored.goneAt);
+    if (!withRawData && readingIn === generation) cache.set(key, stored.product);
+    return stored.product;
   }
 
   return {
@@ -80,11 +102,26 @@ export function createCatalogService(deps: {
     byGtin: async (gtin, withRawData) => {
       const parsed = parseGtin(gtin);
       if (!parsed.ok) return null;
-      const [found] = await findProductsByGtin14(db, [parsed.gtin14], withRawData);
-      return found?.product ?? null;
+      const found = await findProductsByGtin14(db, [parsed.gtin14], withRawData);
+      const live = found.find((stored) => !stored.goneAt);
+      if (live) return live.product;
+      const gone = found[0];
+      if (gone?.goneAt) throw goneError(`Product ${gone.product.id}`, gone.goneAt);
+      return null;
     },
     lookup: (inputs, withRawData) => lookupAll(db, inputs, withRawData),
-    stats: async () => ({ products: await countProducts(db), brands: await countBrandHosts(db) }),
+    changes: async (since, limit) => {
+      const rows = await changesSince(deps.primary, since, limit);
+      return {
+        changes: rows.map((row) =>
+          row.goneAt
+            ? { id: row.id, change: "gone" as const, gone_at: row.goneAt.toISOString() }
+            : { id: row.id, change: "upserted" as const, updated_at: row.updatedAt.toISOString() },
+        ),
+        next_cursor: String(rows.at(-1)?.seq ?? since),
+      };
+    },
+    stats: async () => ({ products: await countProducts(db), brands: await countBrandHosts(db), gone: await countGoneProducts(db) }),
     embeddingModels: () => embeddingModels(db),
     syncCache: async () => {
       const current = await catalogVersion(db);
@@ -113,30 +150,37 @@ async function lookupAll(db: Database, inputs: readonly LookupInput[], withRawDa
     skuScopes.set(scope, [...(skuScopes.get(scope) ?? []), input.sku.toLowerCase()]);
   }
   const [byId, byUrl, byGtin, ...bySku] = await Promise.all([
-    findProductsByIds(db, ids, withRawData),
+    findStoredByIds(db, ids, withRawData),
     findProductsByUrlKeys(db, urlKeys, withRawData),
     findProductsByGtin14(db, gtins, withRawData),
     ...[...skuScopes].map(([scope, skus]) => findProductsBySku(db, skus, withRawData, scope || undefined)),
   ]);
-  const many = <T extends { key: string }>(rows: readonly T[]) => {
+  // A gone product answers for a key only when no product that is there does (a GTIN a new product took over).
+  const many = <T extends { key: string } & StoredProduct>(rows: readonly T[]) => {
     const grouped = new Map<string, T[]>();
     for (const row of rows) grouped.set(row.key, [...(grouped.get(row.key) ?? []), row]);
+    for (const [key, group] of grouped) {
+      const live = group.filter((row) => !row.goneAt);
+      grouped.set(key, live.length > 0 ? live : group.slice(0, 1));
+    }
     return grouped;
   };
-  const idMap = new Map(byId.map((product) => [product.id, product]));
+  const idMap = new Map(byId.map((stored) => [stored.product.id, stored]));
   const urlMap = many(byUrl);
   const gtinMap = many(byGtin);
   const skuMaps = new Map([...skuScopes.keys()].map((scope, index) => [scope, many(bySku[index] ?? [])]));
   const none: Lookup = { product: null, reason: "not_found" };
-  const one = (rows: readonly { product: Product }[] | undefined, match: Lookup["match"]): Lookup => {
+  const stored = (found: StoredProduct, match: Lookup["match"]): Lookup =>
+    found.goneAt ? { product: null, reason: "gone", goneAt: found.goneAt } : { product: found.product, match };
+  const one = (rows: readonly StoredProduct[] | undefined, match: Lookup["match"]): Lookup => {
     if (!rows || rows.length === 0) return none;
     if (rows.length > 1) return { product: null, reason: "ambiguous" };
-    return { product: rows[0]!.product, match };
+    return stored(rows[0]!, match);
   };
   return inputs.map((input): Lookup => {
     if ("id" in input) {
-      const product = idMap.get(input.id);
-      return product ? { product, match: "id" } : none;
+      const found = idMap.get(input.id);
+      return found ? stored(found, "id") : none;
     }
     if ("url" in input) {
       const rows = urlMap.get(productUrlKey(input.url) ?? "");

@@ -5,6 +5,7 @@
  * database through the server's socket instead of opening the files twice.
  */
 import { createReadStream, writeFileSync } from "node:fs";
+import { access } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import type { KeyRecord } from "../auth/store.js";
@@ -13,6 +14,9 @@ import { type Config, loadConfig } from "../config.js";
 import { ExtractInputError, extractFiles, importLines, type PageUrlOptions } from "../ingest/extract/cli.js";
 import { importRecords } from "../ingest/import.js";
 import { importLimits } from "../ingest/limits.js";
+import { type CrawlDeps, type CrawlSummary, fetchPages, fetchSitemap, refresh, type Target } from "../fetch/crawl.js";
+import { createFetcher, fetchSettings } from "../fetch/fetcher.js";
+import { brandHost } from "../../shared/url.js";
 import { serveStdio } from "../mcp/stdio.js";
 import { checkEmbeddingModel, reindex } from "../search/reindex.js";
 import { anyWordQuery, understand } from "../search/understand.js";
@@ -86,6 +90,54 @@ async function countLines(paths: readonly string[]): Promise<number | null> {
     for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) if (line.trim()) total++;
   }
   return total;
+}
+
+/** `30m`, `6h`, `7d`, `90s`: a duration in milliseconds. */
+export function parseDuration(value: string, flag: string): number {
+  const match = /^(\d{1,9})(s|m|h|d)$/.exec(value.trim());
+  if (!match) throw new UsageError(`${flag} must be a whole number with a unit, s, m, h or d (e.g. 6h, 7d)`);
+  const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as "s" | "m" | "h" | "d"];
+  return Number(match[1]) * unit;
+}
+
+/** Non-empty lines of a URL list, `#` comments left out. */
+async function* urlLines(path: string): AsyncGenerator<Target> {
+  for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
+    const url = line.trim();
+    if (url && !url.startsWith("#")) yield { url };
+  }
+}
+
+/** Builds what a crawl needs from the root and the configuration, runs it, and reports as import does. */
+async function crawlCommand(
+  config: Config,
+  flags: Flags,
+  out: Out,
+  label: string,
+  work: (deps: CrawlDeps, progress: ReturnType<typeof createProgress>) => Promise<CrawlSummary>,
+): Promise<number> {
+  return withRoot(config, async (root) => {
+    const [database, embedder] = await Promise.all([root.database(), root.embedder()]);
+    await checkEmbeddingModel(database.db, embedder);
+    const fetcher = createFetcher(fetchSettings(config));
+    const progress = createProgress(null, label);
+    try {
+      const summary = await work(
+        { db: database.db, embedder, fetcher, limits: importLimits(config), concurrency: config.FETCH_CONCURRENCY },
+        progress,
+      );
+      progress.finish();
+      for (const failure of summary.failures) out.err(`${failure.source}: ${failure.reason}`);
+      if (flags.report) writeFileSync(flags.report, summary.failures.map((failure) => `${JSON.stringify(failure)}\n`).join(""));
+      out.log(
+        `imported ${summary.imported}, updated ${summary.updated}, unchanged ${summary.unchanged}, not modified ${summary.notModified}, ` +
+          `gone ${summary.gone}, skipped ${summary.skipped}, failed ${summary.failed}`,
+      );
+      return summary.failed > 0 ? 1 : 0;
+    } finally {
+      fetcher.close();
+    }
+  });
 }
 
 const keyCommands: Record<string, (invocation: Invocation, root: Root) => Promise<number>> = {
@@ -188,6 +240,54 @@ const COMMANDS: Record<string, Command> = {
       });
     },
   },
+  fetch: {
+    usage: [
+      [
+        "fetch URL... | --urls FILE | --sitemap URL [--report FILE]",
+        "fetch product pages over HTTP(S) (robots.txt, politeness, FETCH_* settings) and import them; FILE: one URL a line",
+      ],
+    ],
+    run: async ({ args: urls, flags, config, out }) => {
+      const sources = [urls.length > 0, flags.urls !== undefined, flags.sitemap !== undefined].filter(Boolean).length;
+      if (sources !== 1) throw new UsageError("fetch needs exactly one of: URLs, --urls FILE, --sitemap URL");
+      if (flags.urls)
+        await access(flags.urls).catch(() => {
+          throw new UsageError(`--urls ${flags.urls}: cannot read the file`);
+        });
+      return crawlCommand(config, flags, out, "fetching", (deps, progress) => {
+        const onProgress = (s: CrawlSummary, done: number) => progress.update(done, `(${s.failed} failed)`);
+        if (flags.sitemap) return fetchSitemap(deps, flags.sitemap, { onProgress });
+        return fetchPages(deps, flags.urls ? urlLines(flags.urls) : urls.map((url) => ({ url })), { onProgress });
+      });
+    },
+  },
+  refresh: {
+    usage: [
+      [
+        "refresh [--older-than DURATION] [--brand HOST] [--limit N]",
+        "fetch again the products last checked before DURATION ago (default 1d; 30m, 6h, 7d), oldest first; resumable",
+      ],
+    ],
+    run: async ({ flags, config, out }) => {
+      const olderThan = parseDuration(flags["older-than"] ?? "1d", "--older-than");
+      const limit = flags.limit;
+      if (limit !== undefined && !/^[1-9]\d{0,8}$/.test(limit)) throw new UsageError("--limit must be a whole number from 1");
+      const host = flags.brand === undefined ? undefined : brandHost(flags.brand);
+      if (host === null) throw new UsageError("--brand must be a host such as shop.example");
+      return crawlCommand(config, flags, out, "refreshing", async (deps, progress) => {
+        let total: number | null = null;
+        return refresh(deps, {
+          before: new Date(Date.now() - olderThan),
+          ...(host === undefined ? {} : { brandHost: host }),
+          ...(limit === undefined ? {} : { limit: Number(limit) }),
+          onTotal: (count) => {
+            total = count;
+          },
+          onProgress: (s, done) => progress.update(done, `of ${total ?? "?"} (${s.notModified} not modified, ${s.gone} gone, ${s.failed} failed)`),
+        });
+      });
+    },
+  },
   extract: {
     usage: [
       [
@@ -255,6 +355,7 @@ const COMMANDS: Record<string, Command> = {
         const stats = await catalog.stats();
         out.log(`products\t${stats.products}`);
         out.log(`brands\t${stats.brands}`);
+        out.log(`gone\t${stats.gone}`);
         out.log(`embedding model\t${(await catalog.embeddingModels()).join(", ") || "-"}`);
         out.log(`keys\t${(await keys.list()).length} (${await keys.countUsable()} usable)`);
         return 0;
@@ -295,6 +396,10 @@ function parseArguments(argv: readonly string[]) {
         urls: { type: "string" },
         report: { type: "string" },
         explain: { type: "boolean" },
+        sitemap: { type: "string" },
+        "older-than": { type: "string" },
+        brand: { type: "string" },
+        limit: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });

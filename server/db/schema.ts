@@ -70,6 +70,21 @@ export const products = pgTable(
         (): SQL =>
           sql`setweight(to_tsvector('english', ${products.name}), 'A') || setweight(to_tsvector('english', ${products.brands}), 'B') || setweight(to_tsvector('english', ${products.desc}), 'C')`,
       ),
+    // Freshness (see docs/operations.md, "Keeping the catalog fresh"). `updated_at` (in `timestamps`) moves only when the
+    // record's content changes; these say when the page was read and confirmed, and whether it is still there.
+    /** When the stored record's page was last read whole: fetched (answered 200) or imported from a file. */
+    fetchedAt: timestamp("fetched_at", { withTimezone: true }).notNull().defaultNow(),
+    /** When the record was last confirmed against its page: a fetch answered 200 or 304, or an import. */
+    checkedAt: timestamp("checked_at", { withTimezone: true }).notNull().defaultNow(),
+    /** When the page was found withdrawn (404 or 410); null while it is there. A gone product is in no search or lookup. */
+    goneAt: timestamp("gone_at", { withTimezone: true }),
+    /** The URL the page was last fetched from, after redirects; null for a product only ever imported from files. */
+    fetchUrl: text("fetch_url"),
+    /** `fetch_url` normalised (shared/url.ts `productUrlKey`): how a URL to fetch finds the product it already is. */
+    fetchKey: text("fetch_key"),
+    /** The page's validators from its last 200, sent back as If-None-Match and If-Modified-Since. */
+    etag: text("etag"),
+    lastModified: text("last_modified"),
     ...timestamps,
   },
   (t) => [
@@ -85,12 +100,16 @@ export const products = pgTable(
     index("products_gtin14_idx").on(t.gtin14),
     index("products_sku_idx").on(t.skuKey),
     index("products_derived_idx").on(t.derivedVersion),
+    index("products_checked_idx").on(t.checkedAt, t.id),
+    index("products_updated_idx").on(t.updatedAt),
+    index("products_fetch_key_idx").on(t.fetchKey),
   ],
 );
 
 /**
  * What browsing and facets read, one narrow row per product, kept equal to the
- * product's own columns by a trigger on `products` (migration 0006): a browse or
+ * product's own columns by a trigger on `products` (migration 0006, redefined in
+ * 0008 to carry `updated_at` and `gone_at`): a browse or
  * a facet count over 20,000 products reads a few hundred pages here, where
  * `products` rows, with their vectors, take a page each.
  */
@@ -110,6 +129,9 @@ export const productFacets = pgTable(
     priceMinor: bigint("price_minor", { mode: "number" }),
     priceBucket: smallint("price_bucket"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    /** Mirrored too (issue 18): `updated_since` filters on `updated_at`; a product with `gone_at` set is in no browse or facet. */
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    goneAt: timestamp("gone_at", { withTimezone: true }),
   },
   (t) => [
     index("product_facets_price_idx").on(t.currency, t.priceMinor, t.id),
@@ -118,6 +140,23 @@ export const productFacets = pgTable(
     index("product_facets_brand_host_idx").on(t.brandHost),
     index("product_facets_created_idx").on(t.createdAt, t.id),
   ],
+);
+
+/**
+ * The change feed (`GET /products/changes`): one row per product that ever changed, holding the position of its
+ * latest change. `seq` is given out in commit order: every transaction that changes products takes this table's
+ * lock as its last step and numbers its products after the highest number committed (repository.ts,
+ * `recordChanges`), so a reader that has seen a number has seen every smaller one that will ever exist.
+ */
+export const productChanges = pgTable(
+  "product_changes",
+  {
+    productId: text("product_id")
+      .primaryKey()
+      .references(() => products.id, { onDelete: "cascade" }),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+  },
+  (t) => [uniqueIndex("product_changes_seq_idx").on(t.seq)],
 );
 
 export const apiKeys = pgTable(
@@ -145,7 +184,7 @@ export const apiKeys = pgTable(
 /**
  * The catalog's words as written (lower-cased, unstemmed: the 'simple' text search configuration over name, brands,
  * description and category) and how many products hold each: what typo correction corrects to (search/vocabulary.ts).
- * Kept in step with `products` by statement triggers (migration 0006), so every writer keeps it current; words without
+ * Kept in step with `products` by statement triggers (migration 0008), so every writer keeps it current; words without
  * digits or punctuation only, so codes and numbers are never correction targets. A word whose last product went has
  * `ndoc` 0 until it comes back.
  */

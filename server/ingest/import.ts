@@ -1,13 +1,18 @@
 /**
  * Import: validated records in, embedded and upserted in transactions. A
- * record whose content hash is already stored is skipped without embedding,
- * so importing the same file twice changes nothing. A batch the database
- * refuses is written again record by record, so that only the record at
- * fault fails; the summary counts what is found stored afterwards.
+ * record whose content hash is already stored is not written again nor
+ * embedded: only when its page was read and confirmed moves (`fetched_at`,
+ * `checked_at`), so importing the same file twice changes no record. A batch
+ * the database refuses is written again record by record, so that only the
+ * record at fault fails; the summary counts what is found stored afterwards.
+ *
+ * Every transaction that changes records ends with `commitChanges` (the change
+ * feed and the catalog version); a record of a gone product that is imported
+ * again brings it back, changed or not.
  */
 import type { Database } from "../db/client.js";
 import { describeDatabaseError, isDatabaseUnavailable } from "../db/errors.js";
-import { bumpCatalogVersion, findExisting, upsertProducts } from "../catalog/repository.js";
+import { commitChanges, confirmProducts, findExisting, type PageValidators, restoreProducts, upsertProducts } from "../catalog/repository.js";
 import type { Embedder } from "../search/embedder.js";
 import type { ParsedLine } from "./ndjson.js";
 import { prepareRecord, type PreparedRecord } from "./record.js";
@@ -36,9 +41,12 @@ export interface ImportOptions {
   onProgress?: (summary: ImportSummary) => void;
 }
 
+/** A line to import; a record from a fetched page carries the validators its fetch answered, stored with it. */
+export type ImportLine = ParsedLine & { validators?: PageValidators };
+
 export async function importRecords(
   deps: ImportDeps,
-  lines: AsyncIterable<ParsedLine> | Iterable<ParsedLine>,
+  lines: AsyncIterable<ImportLine> | Iterable<ImportLine>,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const batchSize = options.batchSize ?? 64;
@@ -67,14 +75,14 @@ export async function importRecords(
       fail(parsed.source, parsed.line, `cannot prepare the record: ${(error as Error).message}`);
       continue;
     }
-    batch.push({ source: parsed.source, line: parsed.line, record });
+    batch.push({ source: parsed.source, line: parsed.line, record, ...(parsed.validators ? { validators: parsed.validators } : {}) });
     if (batch.length >= batchSize) await flush();
   }
   await flush();
   return summary;
 }
 
-type BatchItem = { source: string; line: number; record: PreparedRecord };
+type BatchItem = { source: string; line: number; record: PreparedRecord; validators?: PageValidators };
 
 async function writeBatch(
   deps: ImportDeps,
@@ -90,10 +98,12 @@ async function writeBatch(
     items.map((item) => item.record.id),
     items.map((item) => item.record.urlKey),
   );
+  const storedById = new Map(existing.map((row) => [row.id, row]));
   const hashById = new Map(existing.map((row) => [row.id, row.contentHash]));
   const idByUrlKey = new Map(existing.map((row) => [row.urlKey, row.id]));
 
   const toWrite: typeof items = [];
+  const unchanged: typeof items = [];
   for (const item of items) {
     const { id, urlKey, contentHash } = item.record;
     const owner = idByUrlKey.get(urlKey);
@@ -102,20 +112,24 @@ async function writeBatch(
       continue;
     }
     idByUrlKey.set(urlKey, id);
-    if (hashById.get(id) === contentHash) summary.unchanged++;
+    if (hashById.get(id) === contentHash) unchanged.push(item);
     else toWrite.push(item);
   }
+  await confirmUnchanged(deps, unchanged, storedById, summary);
   if (toWrite.length === 0) return;
 
   const vectors = await deps.embedder.embed(toWrite.map((item) => item.record.embeddingText));
-  const rows = toWrite.map(({ record }, index) => {
+  const rows = toWrite.map(({ record, validators }, index) => {
     const { embeddingText: _text, ...row } = record;
-    return { ...row, embedding: vectors[index] ?? null, embeddingModel: deps.embedder.model };
+    return { ...row, embedding: vectors[index] ?? null, embeddingModel: deps.embedder.model, ...(validators ? { validators } : {}) };
   });
   const write = (part: typeof rows) =>
     deps.db.transaction(async (tx) => {
       await upsertProducts(tx, part);
-      await bumpCatalogVersion(tx);
+      await commitChanges(
+        tx,
+        part.map((row) => row.id),
+      );
     });
   let written = toWrite;
   try {
@@ -135,6 +149,37 @@ async function writeBatch(
     }
   }
   await countStored(deps, written, hashById, summary, fail);
+}
+
+/**
+ * Records whose content is stored already: their page was read and found the same, so `fetched_at` and `checked_at`
+ * move (no catalog version bump: lookups may show the earlier times until their cache turns over, at most a minute).
+ * A gone one among them is back, which is a change: it enters the feed, in a transaction of its own.
+ */
+async function confirmUnchanged(
+  deps: ImportDeps,
+  items: BatchItem[],
+  stored: Map<string, { goneAt: Date | null }>,
+  summary: ImportSummary,
+): Promise<void> {
+  if (items.length === 0) return;
+  const confirmation = (item: BatchItem) => ({ id: item.record.id, read: true, ...(item.validators ? { validators: item.validators } : {}) });
+  const back = items.filter((item) => stored.get(item.record.id)?.goneAt);
+  const there = items.filter((item) => !stored.get(item.record.id)?.goneAt);
+  await confirmProducts(deps.db, there.map(confirmation));
+  summary.unchanged += there.length;
+  if (back.length === 0) return;
+  await deps.db.transaction(async (tx) => {
+    await confirmProducts(tx, back.map(confirmation));
+    await commitChanges(
+      tx,
+      await restoreProducts(
+        tx,
+        back.map((item) => item.record.id),
+      ),
+    );
+  });
+  summary.updated += back.length;
 }
 
 /** Counts as imported or updated only what is found stored with the hash just written. */

@@ -2,9 +2,11 @@
  * The filters of a search or browse, normalised once from the parameters (and
  * from constraints read in the query, interpret.ts), and their one SQL form,
  * which every retrieval, browse query and facet count applies inside the
- * query (never afterwards, so a page is always filled when it can be).
+ * query (never afterwards, so a page is always filled when it can be). It is
+ * also where gone products (their page answered 404 or 410) leave every
+ * search, browse and facet: the condition always holds `gone_at is null`.
  */
-import { and, arrayOverlaps, eq, gte, inArray, isNotNull, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, arrayOverlaps, eq, gte, inArray, isNotNull, isNull, lte, or, type SQL, sql } from "drizzle-orm";
 import { toMinorUnits } from "../../shared/currency.js";
 import { AVAILABILITY_GROUPS, type SearchParams } from "../../shared/schemas/index.js";
 import { brandHost } from "../../shared/url.js";
@@ -26,9 +28,14 @@ export interface Filters {
   brands?: string[];
   /** Only products with a price in `currency` (a price sort needs one). */
   priced?: boolean;
+  /** Only products whose record changed at or after this instant. */
+  updatedSince?: Date;
 }
 
-export type FilterParams = Pick<SearchParams, "brand_url" | "currency" | "price_min" | "price_max" | "availability" | "category" | "brand">;
+export type FilterParams = Pick<
+  SearchParams,
+  "brand_url" | "currency" | "price_min" | "price_max" | "availability" | "category" | "brand" | "updated_since"
+>;
 
 /**
  * The filters the parameters ask for; the parameters have been validated (currency known, bounds decimal).
@@ -50,6 +57,7 @@ export function filtersFrom(params: FilterParams, options: { priced?: boolean } 
   if (params.availability) filters.availability = [...new Set(params.availability.flatMap((group) => AVAILABILITY_GROUPS[group]))];
   if (params.category) filters.categories = [...new Set(params.category.map(categoryKey).filter(Boolean))];
   if (params.brand) filters.brands = [...new Set(params.brand.map(brandKey).filter(Boolean))];
+  if (params.updated_since) filters.updatedSince = params.updated_since;
   return filters;
 }
 
@@ -62,6 +70,7 @@ export function narrows(filters: Filters): boolean {
     filters.availability !== undefined ||
     filters.categories !== undefined ||
     filters.brands !== undefined ||
+    filters.updatedSince !== undefined ||
     filters.priced === true
   );
 }
@@ -72,12 +81,13 @@ function startsWith(prefix: string): string {
 }
 
 /** The columns filters read: in `products` (retrieval), or in the narrow `product_facets` that mirrors them (browse, facets). */
-type FilterColumns = Pick<typeof products, "brandHost" | "currency" | "priceMinor" | "availability" | "categoryKey" | "brandKeys">;
-type FacetColumns = Pick<typeof productFacets, "brandHost" | "currency" | "priceMinor" | "availability" | "categoryKey" | "brandKeys">;
+type Columns = "brandHost" | "currency" | "priceMinor" | "availability" | "categoryKey" | "brandKeys" | "updatedAt" | "goneAt";
+type FilterColumns = Pick<typeof products, Columns>;
+type FacetColumns = Pick<typeof productFacets, Columns>;
 
-/** The filters as one SQL condition on `table`'s columns (undefined when there are none). */
-export function filterSql(filters: Filters, table: FilterColumns | FacetColumns = products): SQL | undefined {
-  const conditions: (SQL | undefined)[] = [];
+/** The filters as one SQL condition on `table`'s columns; without filters, every product that is there (not gone). */
+export function filterSql(filters: Filters, table: FilterColumns | FacetColumns = products): SQL {
+  const conditions: (SQL | undefined)[] = [isNull(table.goneAt)];
   if (filters.brandHost !== undefined) conditions.push(eq(table.brandHost, filters.brandHost));
   const pricing = filters.priceMin !== undefined || filters.priceMax !== undefined || filters.priced;
   if (pricing && filters.currency) {
@@ -93,8 +103,8 @@ export function filterSql(filters: Filters, table: FilterColumns | FacetColumns 
     );
   }
   if (filters.brands) conditions.push(arrayOverlaps(table.brandKeys, filters.brands));
-  const present = conditions.filter((condition): condition is SQL => condition !== undefined);
-  return present.length > 0 ? and(...present) : undefined;
+  if (filters.updatedSince) conditions.push(gte(table.updatedAt, filters.updatedSince));
+  return and(...conditions) ?? isNull(table.goneAt);
 }
 
 /** `name=value` lines for `explain`: what a result passed. */
@@ -106,5 +116,6 @@ export function describeFilters(params: FilterParams): string[] {
   for (const value of params.availability ?? []) lines.push(`availability=${value}`);
   for (const value of params.category ?? []) lines.push(`category=${value}`);
   for (const value of params.brand ?? []) lines.push(`brand=${value}`);
+  if (params.updated_since) lines.push(`updated_since=${params.updated_since.toISOString()}`);
   return lines;
 }

@@ -128,8 +128,22 @@ export function createSearchService(deps: SearchDeps): SearchService {
 
   /** What a page depends on: a cursor continues only the query, filters and sort it came from. */
   function fingerprintOf(params: SearchParams, sort: Sort): string {
-    const { q, brand_url, price_min, price_max, currency, availability, category, brand, parse_query, typos } = params;
-    return fingerprint([q ?? "", brand_url, price_min, price_max, currency, availability, category, brand, sort, parse_query, typos]);
+    const { q, brand_url, price_min, price_max, currency, availability, category, brand, parse_query, typos, updated_since } = params;
+    return fingerprint([
+      q ?? "",
+      brand_url,
+      price_min,
+      price_max,
+      currency,
+      availability,
+      category,
+      brand,
+      sort,
+      parse_query,
+      typos,
+      // Only when given, so cursors made before the parameter existed stay valid.
+      ...(updated_since ? [updated_since.toISOString()] : []),
+    ]);
   }
 
   return {

@@ -100,7 +100,30 @@ export const URL_MAX = 2048;
 export const SORTS = ["relevance", "price_asc", "price_desc", "newest"] as const;
 export const FACETS = ["brand", "category", "availability", "price"] as const;
 export const CURSOR_MAX = 4096;
-const FILTERS = ["price_min", "price_max", "availability", "category", "brand", "brand_url"] as const;
+const FILTERS = ["price_min", "price_max", "availability", "category", "brand", "brand_url", "updated_since"] as const;
+
+/**
+ * An instant as a client writes it: an ISO 8601 date (`2026-11-01`, midnight UTC) or date and time with a zone
+ * (`2026-11-01T09:30:00Z`, `…+01:00`). Parsed to a Date.
+ */
+const InstantSchema = text()
+  .trim()
+  .max(40, "must be an ISO 8601 date (2026-11-01) or date and time with a zone (2026-11-01T09:30:00Z)")
+  .refine(
+    (value) => /^\d{4}-\d{2}-\d{2}$/.test(value) || /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(value),
+    "must be an ISO 8601 date (2026-11-01) or date and time with a zone (2026-11-01T09:30:00Z)",
+  )
+  .transform((value, context) => {
+    const date = new Date(value);
+    // `2026-02-30` would roll over to March: the day must exist as written.
+    const day = new Date(`${value.slice(0, 10)}T00:00:00Z`);
+    if (Number.isNaN(date.getTime()) || Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== value.slice(0, 10)) {
+      context.addIssue({ code: "custom", message: "is not a real date" });
+    }
+    return date;
+  })
+  // The wire form is the string; the Date is what the server works with.
+  .meta({ override: { type: "string", format: "date-time", maxLength: 40 } });
 
 /** A price bound as the shopper writes it: a non-negative decimal in `currency`'s major unit. */
 const PriceSchema = z
@@ -152,6 +175,9 @@ export const SearchParamsSchema = z
     brand: list(text().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"), { max: 20 })
       .optional()
       .describe("Only products of these brands (any of them; repeat the parameter): brand names as the records give them, case-insensitive."),
+    updated_since: InstantSchema.optional().describe(
+      "Only products whose record changed at or after this instant (its `updated_at`): an ISO 8601 date (`2026-11-01`) or date and time with a zone (`2026-11-01T09:30:00Z`).",
+    ),
     sort: z
       .enum(SORTS, { error: `must be one of ${SORTS.join(", ")}` })
       .optional()

@@ -7,6 +7,7 @@ export const ErrorCodeSchema = z.enum([
   "invalid_cursor",
   "malformed_request",
   "not_found",
+  "gone",
   "method_not_allowed",
   "request_timeout",
   "payload_too_large",
@@ -32,6 +33,7 @@ export const ProblemSchema = z
       .array(z.object({ param: z.string(), message: z.string() }))
       .optional()
       .describe("For `invalid_parameter`: each bad parameter and what is wrong with it."),
+    gone_at: z.string().optional().describe("For `gone`: when the product's page was found withdrawn (it answered 404 or 410), ISO 8601."),
   })
   .meta({ id: "Problem" });
 

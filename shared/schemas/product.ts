@@ -98,6 +98,9 @@ export const ProvenanceSchema = z.object({
   mpn: provenance,
 });
 
+/** An instant as answers give it: ISO 8601 in UTC, with milliseconds (`2026-11-24T09:30:00.000Z`). */
+export const TimestampSchema = z.iso.datetime();
+
 const ID_MESSAGE = "must be 1–128 characters of letters, digits and . _ ~ : -";
 export const ProductIdSchema = z
   .string()
@@ -120,6 +123,13 @@ export const ProductSchema = z
       .string()
       .optional()
       .describe('Beyond the spec, additive: the category path, segments joined by " > " (e.g. `Outdoor > Tents`), when known.'),
+    fetched_at: TimestampSchema.describe(
+      "Beyond the spec, additive: when the merchant's page was last read whole (fetched, or imported from a saved page or a feed), ISO 8601.",
+    ),
+    checked_at: TimestampSchema.describe(
+      "Beyond the spec, additive: when this record was last confirmed against the merchant's page (a fetch that found it unchanged counts), ISO 8601. How fresh the price and availability are.",
+    ),
+    updated_at: TimestampSchema.describe("Beyond the spec, additive: when the record's content last changed, ISO 8601."),
   })
   .meta({ id: "Product" });
 
@@ -135,6 +145,7 @@ export const CompactProductSchema = z
     currency: z.string().nullable(),
     availability: z.string().nullable().describe("schema.org availability name."),
     image: z.string().nullable().describe("The first image's URL."),
+    checked_at: TimestampSchema.describe("When the price and availability were last confirmed on the merchant's page, ISO 8601."),
   })
   .meta({ id: "CompactProduct" });
 

@@ -114,7 +114,13 @@ export const LookupResultSchema = z
       .describe(
         "How it was found: `id`; `url` (as stored) or `url_normalized` (after normalising); `gtin` (the same digits) or `gtin14` (another form of the same GTIN); `sku`.",
       ),
-    reason: z.enum(["not_found", "ambiguous"]).optional().describe("Why `pdp` is null: nothing matched, or several products did (give `brand_url`)."),
+    reason: z
+      .enum(["not_found", "ambiguous", "gone"])
+      .optional()
+      .describe(
+        "Why `pdp` is null: nothing matched, several products did (give `brand_url`), or the product's page was withdrawn (`gone`, see `gone_at`).",
+      ),
+    gone_at: z.string().optional().describe("With `reason: gone`: when the product's page was found withdrawn (404 or 410), ISO 8601."),
   })
   .meta({ id: "LookupResult" });
 

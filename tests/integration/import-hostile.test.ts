@@ -40,7 +40,7 @@ function write(path: string, content: string): string {
 async function stored(url: string) {
   const database = await openDatabase({ databaseUrl: undefined, dataDir: env.DATA_DIR!, poolSize: 1, role: "cli" });
   try {
-    return await findProductByUrlKey(database.db, productUrlKey(url)!, true);
+    return (await findProductByUrlKey(database.db, productUrlKey(url)!, true))?.product ?? null;
   } finally {
     await database.close();
   }

@@ -75,7 +75,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("catalog mcp (stdio)", () => {
   it("serves the tools without a key, keeping stdout for JSON-RPC and logging to stderr", () => {
-    expect(toolNames).toEqual(["search_products", "get_product", "get_product_by_url", "lookup_products"]);
+    expect(toolNames).toEqual(["search_products", "get_product", "get_product_by_url", "lookup_products", "list_product_changes"]);
     expect(clientErrors).toEqual([]);
     expect(stderr).toContain("MCP server on stdio");
   });

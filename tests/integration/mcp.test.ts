@@ -87,7 +87,13 @@ const toolCall = (name: string, args: Record<string, unknown>) => ({ method: "to
 describe("MCP tools over Streamable HTTP", () => {
   it("lists the tools with typed input schemas, output schemas and read-only annotations", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["search_products", "get_product", "get_product_by_url", "lookup_products"]);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      "search_products",
+      "get_product",
+      "get_product_by_url",
+      "lookup_products",
+      "list_product_changes",
+    ]);
     const [search, byId, byUrl] = tools;
     // The REST schemas without their query-string preprocessing: JSON integers and booleans.
     expect(search!.inputSchema.properties).toMatchObject({
@@ -143,7 +149,8 @@ describe("MCP tools over Streamable HTTP", () => {
     // Compact by default (agents pay per token); the whole record when asked.
     const compact = await call("get_product", { id: tentId });
     expect(Object.keys((compact.structuredContent as { pdp: object }).pdp).sort()).toEqual(
-      ["availability", "brand", "currency", "id", "image", "name", "price", "price_label", "url"].sort(),
+      // checked_at: how fresh the price and availability are (issue 18).
+      ["availability", "brand", "checked_at", "currency", "id", "image", "name", "price", "price_label", "url"].sort(),
     );
     const standard = await call("get_product", { id: tentId, view: "standard" });
     expect(standard.structuredContent).toEqual((await rest(`/products/${tentId}`)).body);

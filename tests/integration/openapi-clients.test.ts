@@ -82,6 +82,8 @@ const byUrl = await client.GET("/products", { params: { query: { url } } });
 seen.push({ path: "/products", status: byUrl.response.status, found: byUrl.data?.pdp.url });
 const lookup = await client.POST("/products/lookup", { body: { inputs: [{ id }, { url }], view: "compact" } });
 seen.push({ path: "/products/lookup", status: lookup.response.status, found: lookup.data?.results.map((result) => result.match) });
+const changes = await client.GET("/products/changes", { params: { query: { limit: 100 } } });
+seen.push({ path: "/products/changes", status: changes.response.status, found: changes.data?.changes.some((change) => change.id === id) });
 const health = await client.GET("/health");
 seen.push({ path: "/health", status: health.response.status, found: health.data?.status });
 const etag = byId.response.headers.get("etag") ?? "";
@@ -119,6 +121,7 @@ process.stdout.write(JSON.stringify(seen));
       { path: "/products/{id}", status: 200, found: id },
       { path: "/products", status: 200, found: FIXTURE[0]!.url },
       { path: "/products/lookup", status: 200, found: ["id", "url"] },
+      { path: "/products/changes", status: 200, found: true },
       { path: "/health", status: 200, found: "ok" },
       { path: "/products/{id} (If-None-Match)", status: 304, found: true },
       { path: "/products/{id} (unknown)", status: 404, found: "not_found" },

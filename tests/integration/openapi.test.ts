@@ -22,7 +22,14 @@ describe("/openapi.json", () => {
       { url: "/api/v1", "x-internal": false },
       { url: "/v1", "x-internal": false },
     ]);
-    expect(Object.keys(doc.paths).sort()).toEqual(["/health", "/products", "/products/lookup", "/products/search", "/products/{id}"]);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      "/health",
+      "/products",
+      "/products/changes",
+      "/products/lookup",
+      "/products/search",
+      "/products/{id}",
+    ]);
   });
 
   it("issue 12, item 11: sends clients to /health under the prefixes, where it is served", async () => {
@@ -86,12 +93,17 @@ describe("/openapi.json", () => {
         "q",
         "sort",
         "typos",
+        "updated_since",
         "view",
       ].sort(),
     );
     // Optional since filters alone browse (issue 13).
     expect(params.q.required).toBeFalsy();
     expect(params.sort.schema).toMatchObject({ enum: ["relevance", "price_asc", "price_desc", "newest"] });
+    expect(params.updated_since.schema).toMatchObject({ type: "string", format: "date-time" });
+    // Issue 18: a withdrawn product is a 410 problem on both lookups.
+    expect(Object.keys(doc.paths["/products/{id}"].get.responses)).toContain("410");
+    expect(Object.keys(doc.paths["/products"].get.responses)).toContain("410");
     expect(params.limit.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 20 });
     expect(params.include_raw_data.schema).toMatchObject({ default: false });
     // Typo correction is on unless a client turns it off (issue 15).

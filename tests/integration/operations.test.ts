@@ -37,6 +37,7 @@ const SAMPLES: Record<string, { valid: Record<string, unknown>; invalid: Record<
     invalid: { inputs: [{ gtin: "4006381333932" }] },
     code: "invalid_parameter",
   },
+  "products.changes": { valid: { limit: 3 }, invalid: { since: "-1" }, code: "invalid_parameter" },
 };
 
 let t: TestApp;

@@ -386,6 +386,7 @@ describe.each(PATHS)("on %s", (path) => {
         currency: "EUR",
         availability: "OutOfStock",
         image: null,
+        checked_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       });
       const full = await search("q=kettle&view=full&limit=1");
       expect(ProductSchema.parse(full.products[0]!.pdp).raw_data).toBeDefined();

@@ -15,7 +15,20 @@ import {
 } from "../helpers/openai-server.js";
 
 function product(id: string, name: string, extra: Partial<Product> = {}): Product {
-  return { id, url: `https://shop.example/p/${id}`, name, desc: "", media: [], brands: ["Copperleaf"], price_label: "$10.00", ...extra };
+  const seen = "2026-11-01T00:00:00.000Z";
+  return {
+    id,
+    url: `https://shop.example/p/${id}`,
+    name,
+    desc: "",
+    media: [],
+    brands: ["Copperleaf"],
+    price_label: "$10.00",
+    fetched_at: seen,
+    checked_at: seen,
+    updated_at: seen,
+    ...extra,
+  };
 }
 
 // Retrieval order: the accessory first, as keyword search likes to do.

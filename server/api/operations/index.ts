@@ -8,7 +8,7 @@ import type { AnyOperation } from "./operation.js";
 import * as products from "./products.js";
 
 export const operations = {
-  products: { search: products.search, byId: products.byId, byUrl: products.byUrl, lookup: products.lookup },
+  products: { search: products.search, byId: products.byId, byUrl: products.byUrl, lookup: products.lookup, changes: products.changes },
 };
 
 export interface TableEntry {

@@ -1,7 +1,9 @@
-/** The product operations: search (and browse), a product by id, by page URL or GTIN, and many lookups at once. */
+/** The product operations: search (and browse), a product by id, by page URL or GTIN, many lookups at once, the change feed. */
 import {
   BatchLookupParamsSchema,
   BatchLookupResponseSchema,
+  ChangesParamsSchema,
+  ChangesResponseSchema,
   GetProductParamsSchema,
   LookupByUrlParamsSchema,
   ProductEnvelopeSchema,
@@ -74,12 +76,16 @@ export const byId = query({
   tag: "products",
   input: GetProductParamsSchema,
   output: ProductEnvelopeSchema,
-  rest: { method: "GET", path: "/products/{id}", errors: { 404: "No product with that id" } },
+  rest: {
+    method: "GET",
+    path: "/products/{id}",
+    errors: { 404: "No product with that id", 410: "`gone`: the product's page was withdrawn (`gone_at` says when)" },
+  },
   mcp: {
     tool: "get_product",
     description:
       "Get one product's record by its catalog id (the `pdp.id` of a search result), as {pdp: {…}}. " +
-      `${VIEW_NOTE} An id the catalog does not have is a \`not_found\` error.`,
+      `${VIEW_NOTE} An id the catalog does not have is a \`not_found\` error; a product whose page was withdrawn is a \`gone\` error saying when.`,
     defaults: COMPACT_FOR_AGENTS,
   },
   cost: 1,
@@ -98,13 +104,20 @@ export const byUrl = query({
   tag: "products",
   input: LookupByUrlParamsSchema,
   output: ProductEnvelopeSchema,
-  rest: { method: "GET", path: "/products", errors: { 404: "No product at that URL or with that GTIN" } },
+  rest: {
+    method: "GET",
+    path: "/products",
+    errors: {
+      404: "No product at that URL or with that GTIN",
+      410: "`gone`: the product's page was withdrawn (`gone_at` says when)",
+    },
+  },
   mcp: {
     tool: "get_product_by_url",
     description:
       "Find the catalog's product for a product detail page URL (for example a link the user pasted), or for a barcode (`gtin`: UPC, EAN, ISBN), as {pdp: {…}}. " +
       "Scheme, `www.`, trailing slash, `#fragment` and tracking parameters such as utm_* do not matter; other query parameters (variants) do. " +
-      `${VIEW_NOTE} A page or GTIN the catalog does not have is a \`not_found\` error.`,
+      `${VIEW_NOTE} A page or GTIN the catalog does not have is a \`not_found\` error; a product whose page was withdrawn is a \`gone\` error saying when.`,
     defaults: COMPACT_FOR_AGENTS,
   },
   cost: 1,
@@ -146,7 +159,27 @@ export const lookup = mutation({
         pdp: outcome.product ? present(outcome.product, view) : null,
         ...(outcome.match ? { match: outcome.match } : {}),
         ...(outcome.reason ? { reason: outcome.reason } : {}),
+        ...(outcome.goneAt ? { gone_at: outcome.goneAt.toISOString() } : {}),
       })),
     };
   },
+});
+
+export const changes = query({
+  title: "Follow the catalog's changes",
+  description:
+    "The products upserted (new, changed, or back) and those gone (their page answered 404 or 410), in commit order, after the position `since`. Each product appears once, at its latest change, so a client that starts without `since` and follows `next_cursor` holds exactly the catalog's current set of products; then it polls with its last `next_cursor`. Read the records themselves with the lookups.",
+  tag: "products",
+  input: ChangesParamsSchema,
+  output: ChangesResponseSchema,
+  rest: { method: "GET", path: "/products/changes" },
+  mcp: {
+    tool: "list_product_changes",
+    description:
+      "List what changed in the catalog since a position: {changes: [{id, change: 'upserted', updated_at} | {id, change: 'gone', gone_at}], next_cursor}, in commit order. " +
+      "Without `since` it starts from the beginning (every product); pass `next_cursor` as `since` to continue or to poll later. Use get_product to read a changed product.",
+  },
+  cost: 1,
+  auth: "key",
+  call: (ctx, input) => ctx.services.catalog.changes(input.since === undefined ? 0 : Number(input.since), input.limit),
 });

@@ -1,6 +1,7 @@
 /**
  * Bytes of a saved page to text: gunzip when gzipped, then the encoding from
- * a byte-order mark, else from `<meta charset>` or `<meta http-equiv=
+ * a byte-order mark, else from the HTTP answer's `Content-Type` charset (a
+ * fetched page), else from `<meta charset>` or `<meta http-equiv=
  * Content-Type content="…; charset=…">` in the first 64 KiB, else UTF-8 when
  * the bytes are valid UTF-8, else windows-1252 (what browsers assume).
  * Node's TextDecoder carries full ICU, so legacy encodings decode.
@@ -22,15 +23,18 @@ export function isGzip(bytes: Uint8Array): boolean {
   return bytes.length > 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }
 
-/** Page bytes to text; `maxBytes` caps the page as read (after gunzip), unset only for trusted pages (tests, benchmarks). */
-export function decodePage(input: Uint8Array, maxBytes: number = Number.POSITIVE_INFINITY): string {
+/**
+ * Page bytes to text; `maxBytes` caps the page as read (after gunzip), unset only for trusted pages (tests,
+ * benchmarks). `transportCharset`: what the HTTP answer's Content-Type said, which outranks the markup's.
+ */
+export function decodePage(input: Uint8Array, maxBytes: number = Number.POSITIVE_INFINITY, transportCharset?: string): string {
   if (input.length > maxBytes) throw new PageTooLargeError(maxBytes, input.length);
   const bytes = isGzip(input) ? gunzip(input, maxBytes) : input;
   const bom = bomEncoding(bytes);
   if (bom) return new TextDecoder(bom.encoding).decode(bytes.subarray(bom.length));
-  const declared = declaredCharset(bytes);
-  if (declared) {
-    const decoder = decoderFor(declared);
+  // A label no decoder knows is passed over for the next one.
+  for (const declared of [transportCharset?.trim().toLowerCase(), declaredCharset(bytes)]) {
+    const decoder = declared ? decoderFor(declared) : undefined;
     if (decoder) return decoder.encoding === "windows-1252" ? fixWindows1252(decoder.decode(bytes)) : decoder.decode(bytes);
   }
   try {
