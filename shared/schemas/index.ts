@@ -3,3 +3,4 @@ export * from "./params.js";
 export * from "./problem.js";
 export * from "./health.js";
 export * from "./search.js";
+export * from "./ucp.js";

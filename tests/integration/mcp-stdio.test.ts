@@ -25,12 +25,12 @@ const tentId = productIdFromUrlKey(productUrlKey(tentUrl)!);
 const CALLS: { name: string; args: Record<string, unknown>; path: string }[] = [
   { name: "search_products", args: { q: "cast iron pan", limit: 3 }, path: "/products/search?q=cast+iron+pan&limit=3" },
   { name: "search_products", args: { q: "tent", brand_url: "northpeak.example" }, path: "/products/search?q=tent&brand_url=northpeak.example" },
-  { name: "get_product", args: { id: tentId, include_raw_data: true }, path: `/products/${tentId}?include_raw_data=true` },
+  { name: "get_product_by_id", args: { id: tentId, include_raw_data: true }, path: `/products/${tentId}?include_raw_data=true` },
   { name: "get_product_by_url", args: { url: `${tentUrl}?utm_source=x` }, path: `/products?url=${encodeURIComponent(`${tentUrl}?utm_source=x`)}` },
   { name: "search_products", args: { q: "tent", limit: 0 }, path: "/products/search?q=tent&limit=0" },
   { name: "search_products", args: {}, path: "/products/search" },
   { name: "get_product_by_url", args: { url: "not a url" }, path: "/products?url=not+a+url" },
-  { name: "get_product", args: { id: "pdp_missing" }, path: "/products/pdp_missing" },
+  { name: "get_product_by_id", args: { id: "pdp_missing" }, path: "/products/pdp_missing" },
 ];
 
 let dir: string;
@@ -75,7 +75,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("catalog mcp (stdio)", () => {
   it("serves the tools without a key, keeping stdout for JSON-RPC and logging to stderr", () => {
-    expect(toolNames).toEqual(["search_products", "get_product", "get_product_by_url", "lookup_products"]);
+    expect(toolNames).toEqual(["search_products", "get_product_by_id", "get_product_by_url", "lookup_products", "search_catalog", "lookup_catalog", "get_product"]);
     expect(clientErrors).toEqual([]);
     expect(stderr).toContain("MCP server on stdio");
   });

@@ -44,7 +44,7 @@ export const search = query({
       'Constraints in the words ("under $200", "in stock", a brand name) are applied as filters and echoed back in `interpretation`; filters can also be given: ' +
       '`price_min`/`price_max` with `currency` (ISO 4217; prices are never converted), `availability` (in_stock, out_of_stock, preorder, backorder), `category` (a path prefix such as "Outdoor > Tents"), `brand` (names), `brand_url` (one merchant\'s site). ' +
       "`sort`: relevance, price_asc, price_desc (with currency), newest. Only matching products are returned ({products: [{pdp}]}, possibly none); pass `next_cursor` as `cursor` for more. " +
-      `${VIEW_NOTE} Use get_product for one product by id, get_product_by_url for a page URL or GTIN, lookup_products for many at once.`,
+      `${VIEW_NOTE} Use get_product_by_id for one product by id, get_product_by_url for a page URL or GTIN, lookup_products for many at once.`,
     defaults: COMPACT_FOR_AGENTS,
   },
   cost: 5,
@@ -72,7 +72,8 @@ export const byId = query({
   output: ProductEnvelopeSchema,
   rest: { method: "GET", path: "/products/{id}", errors: { 404: "No product with that id" } },
   mcp: {
-    tool: "get_product",
+    // The name get_product is UCP's tool (operations/ucp.ts); this one kept its behaviour under a new name.
+    tool: "get_product_by_id",
     description:
       "Get one product's record by its catalog id (the `pdp.id` of a search result), as {pdp: {…}}. " +
       `${VIEW_NOTE} An id the catalog does not have is a \`not_found\` error.`,
