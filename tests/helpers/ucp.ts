@@ -50,7 +50,8 @@ export function ucpSchema(ref: string): ValidateFunction {
 /** Throws with Ajv's errors unless `data` is valid against the protocol's schema `ref`. */
 export function expectValid(ref: string, data: unknown): void {
   const validate = ucpSchema(ref);
-  if (!validate(data)) throw new Error(`not a valid ${ref}: ${JSON.stringify(validate.errors, null, 1)}\n${JSON.stringify(data, null, 1).slice(0, 4000)}`);
+  if (!validate(data))
+    throw new Error(`not a valid ${ref}: ${JSON.stringify(validate.errors, null, 1)}\n${JSON.stringify(data, null, 1).slice(0, 4000)}`);
 }
 
 export const SEARCH_REQUEST = "shopping/catalog_search.json#/$defs/search_request";

@@ -75,7 +75,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("catalog mcp (stdio)", () => {
   it("serves the tools without a key, keeping stdout for JSON-RPC and logging to stderr", () => {
-    expect(toolNames).toEqual(["search_products", "get_product_by_id", "get_product_by_url", "lookup_products", "search_catalog", "lookup_catalog", "get_product"]);
+    expect(toolNames).toEqual([
+      "search_products",
+      "get_product_by_id",
+      "get_product_by_url",
+      "lookup_products",
+      "search_catalog",
+      "lookup_catalog",
+      "get_product",
+    ]);
     expect(clientErrors).toEqual([]);
     expect(stderr).toContain("MCP server on stdio");
   });

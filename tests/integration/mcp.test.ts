@@ -87,7 +87,15 @@ const toolCall = (name: string, args: Record<string, unknown>) => ({ method: "to
 describe("MCP tools over Streamable HTTP", () => {
   it("lists the tools with typed input schemas, output schemas and read-only annotations", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(["search_products", "get_product_by_id", "get_product_by_url", "lookup_products", "search_catalog", "lookup_catalog", "get_product"]);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      "search_products",
+      "get_product_by_id",
+      "get_product_by_url",
+      "lookup_products",
+      "search_catalog",
+      "lookup_catalog",
+      "get_product",
+    ]);
     const [search, byId, byUrl] = tools;
     // The REST schemas without their query-string preprocessing: JSON integers and booleans.
     expect(search!.inputSchema.properties).toMatchObject({

@@ -38,7 +38,11 @@ const SAMPLES: Record<string, { valid: Record<string, unknown>; invalid: Record<
     code: "invalid_parameter",
   },
   // The Universal Commerce Protocol's operations (under UCP_BASE): the invalid input's code is its error message's.
-  "ucp.search": { valid: { query: "tent", pagination: { limit: 3 } }, invalid: { query: "tent", pagination: { limit: 0 } }, code: "invalid_parameter" },
+  "ucp.search": {
+    valid: { query: "tent", pagination: { limit: 3 } },
+    invalid: { query: "tent", pagination: { limit: 0 } },
+    code: "invalid_parameter",
+  },
   "ucp.lookup": {
     valid: { ids: [tentId, tentUrl, "nothing"] },
     invalid: { ids: Array.from({ length: 51 }, (_, i) => `pdp_${i}`) },
@@ -167,7 +171,10 @@ describe("the operation table", () => {
             jsonrpc: "2.0",
             id: 1,
             method: "tools/call",
-            params: { name: operation.mcp!.tool, arguments: { meta: { "ucp-agent": { profile: "https://platform.example/.well-known/ucp" } }, catalog: input } },
+            params: {
+              name: operation.mcp!.tool,
+              arguments: { meta: { "ucp-agent": { profile: "https://platform.example/.well-known/ucp" } }, catalog: input },
+            },
           },
         });
         const body = answer.json<{ result?: { structuredContent: unknown }; error?: { data: { messages: { code: string }[] } } }>();
@@ -291,7 +298,9 @@ describe("cost comes from the operation reached, never from the URL's spelling (
     expect(mixed).toMatchObject({ status: 200, cost: 6 });
     const refused = await mcp(Array.from({ length: 11 }, (_, i) => message(i, "tools/list")));
     expect(refused).toMatchObject({ status: 400, cost: 0 });
-    expect(refused.answer).toMatchObject({ error: { code: -32600, data: { code: "invalid_parameter", detail: expect.stringContaining("at most 10") } } });
+    expect(refused.answer).toMatchObject({
+      error: { code: -32600, data: { code: "invalid_parameter", detail: expect.stringContaining("at most 10") } },
+    });
   });
 });
 

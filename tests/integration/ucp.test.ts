@@ -48,7 +48,11 @@ afterAll(() => t.close());
 const REQUEST_SCHEMA: Record<string, string> = { search: SEARCH_REQUEST, lookup: LOOKUP_REQUEST, product: PRODUCT_REQUEST };
 
 /** A UCP REST call; the request is validated against the protocol's schema first unless `raw` (bad input on purpose). */
-async function ucp(operation: "search" | "lookup" | "product", body: unknown, options: { raw?: boolean; headers?: Record<string, string>; app?: FastifyInstance; key?: string } = {}) {
+async function ucp(
+  operation: "search" | "lookup" | "product",
+  body: unknown,
+  options: { raw?: boolean; headers?: Record<string, string>; app?: FastifyInstance; key?: string } = {},
+) {
   if (!options.raw) expectValid(REQUEST_SCHEMA[operation]!, body);
   const answer = await (options.app ?? t.app).inject({
     method: "POST",
@@ -132,7 +136,9 @@ describe("search (search.md)", () => {
     for (const amount of amounts) expect(amount).toBeLessThanOrEqual(30000);
     expect(codes(priced.body)).toContain("currency_only");
     const unpriced = await ucp("search", { query: "tent", filters: { price: { max: 30000 } } });
-    expect(unpriced.body.messages).toContainEqual(expect.objectContaining({ type: "info", code: "filter_ignored", content: expect.stringContaining("context.currency") }));
+    expect(unpriced.body.messages).toContainEqual(
+      expect.objectContaining({ type: "info", code: "filter_ignored", content: expect.stringContaining("context.currency") }),
+    );
     expect(unpriced.body.products.some((product: Json) => product.price_range.min.amount > 30000)).toBe(true);
   });
 
@@ -168,11 +174,20 @@ describe("lookup (lookup.md)", () => {
     const { body } = await ucp("lookup", { ids: [RIDGE_TEE.url, "RT-BLU-M", "012345678905", tentUrl] });
     const byId = new Map(body.products.map((product: Json) => [product.id, product]));
     expect((byId.get(TEE_ID) as Json).variants.map((variant: Json) => [variant.sku, variant.inputs])).toEqual([
-      ["RT-BLU-M", [{ id: RIDGE_TEE.url, match: "exact" }, { id: "RT-BLU-M", match: "exact" }]],
+      [
+        "RT-BLU-M",
+        [
+          { id: RIDGE_TEE.url, match: "exact" },
+          { id: "RT-BLU-M", match: "exact" },
+        ],
+      ],
     ]);
     expect((byId.get(TENT_ID) as Json).variants[0]).toMatchObject({
       barcodes: [{ type: "UPC", value: "012345678905" }],
-      inputs: [{ id: "012345678905", match: "exact" }, { id: tentUrl, match: "featured" }],
+      inputs: [
+        { id: "012345678905", match: "exact" },
+        { id: tentUrl, match: "featured" },
+      ],
     });
     // The catalog indexes the identifiers of the variant a page selects: another variant's URL or GTIN is not one it knows.
     const other = await ucp("lookup", { ids: [RIDGE_TEE.url.replace("size=m", "size=l"), "012345678912"] });
@@ -191,7 +206,13 @@ describe("lookup (lookup.md)", () => {
     expect(body.products.map((product: Json) => product.id)).toEqual([TEE_ID]);
     // The product id and its featured variant's id resolve to the same variant: one entry per identifier.
     expect(body.products[0].variants.map((variant: Json) => [variant.id, variant.inputs])).toEqual([
-      [featured, [{ id: TEE_ID, match: "featured" }, { id: featured, match: "exact" }]],
+      [
+        featured,
+        [
+          { id: TEE_ID, match: "featured" },
+          { id: featured, match: "exact" },
+        ],
+      ],
       [`${TEE_ID}~RT-RED-S`, [{ id: `${TEE_ID}~RT-RED-S`, match: "exact" }]],
     ]);
   });
@@ -211,7 +232,11 @@ describe("lookup (lookup.md)", () => {
   });
 
   it("Filters: apply after resolution; a product whose variants all fall outside the price filter is excluded", async () => {
-    const { body } = await ucp("lookup", { ids: [TENT_ID, `${TEE_ID}~RT-BLU-L`, `${TEE_ID}~RT-BLU-S`], filters: { price: { max: 3100 } }, context: { currency: "USD" } });
+    const { body } = await ucp("lookup", {
+      ids: [TENT_ID, `${TEE_ID}~RT-BLU-L`, `${TEE_ID}~RT-BLU-S`],
+      filters: { price: { max: 3100 } },
+      context: { currency: "USD" },
+    });
     expect(body.products.map((product: Json) => product.id)).toEqual([TEE_ID]);
     expect(variantIds(body.products[0])).toEqual([`${TEE_ID}~RT-BLU-S`]);
   });
@@ -309,13 +334,21 @@ describe("REST binding (rest.md)", () => {
     const rest = profile.ucp.services["dev.ucp.shopping"].find((service: Json) => service.transport === "rest");
     const base = new URL(rest.endpoint).pathname;
     for (const path of ["/catalog/search", "/catalog/lookup", "/catalog/product"]) {
-      const answer = await t.app.inject({ method: "POST", url: `${base}${path}`, headers: { authorization: t.key, "ucp-agent": AGENT }, payload: {} });
+      const answer = await t.app.inject({
+        method: "POST",
+        url: `${base}${path}`,
+        headers: { authorization: t.key, "ucp-agent": AGENT },
+        payload: {},
+      });
       expect(answer.statusCode, path).toBe(400);
     }
   });
 
   it("Conformance 2: return products with valid Price objects (amount + currency)", async () => {
-    const { body } = await ucp("search", { filters: { categories: ["Outdoor", "Kitchen", "Audio", "Clothing", "Shoes"] }, pagination: { limit: 100 } });
+    const { body } = await ucp("search", {
+      filters: { categories: ["Outdoor", "Kitchen", "Audio", "Clothing", "Shoes"] },
+      pagination: { limit: 100 },
+    });
     expect(body.products.length).toBeGreaterThan(10);
     for (const product of body.products) {
       for (const price of [product.price_range.min, product.price_range.max, ...product.variants.map((variant: Json) => variant.price)]) {
@@ -361,12 +394,21 @@ describe("REST binding (rest.md)", () => {
     expect(status).toBe(400);
     expect(body).toEqual({
       ucp: { version: UCP_VERSION, status: "error" },
-      messages: [{ type: "error", code: "request_too_large", content: "ids may hold at most 50 identifiers", severity: "recoverable", path: "$.ids" }],
+      messages: [
+        { type: "error", code: "request_too_large", content: "ids may hold at most 50 identifiers", severity: "recoverable", path: "$.ids" },
+      ],
     });
   });
 
   it("HTTP Headers: all requests MUST include the UCP-Agent header (profile as an RFC 8941 dictionary string); without it, 400 invalid_profile_url", async () => {
-    for (const header of [undefined, "", "profile=https://x.example/p", 'profile="not a url"', 'other="https://x.example/p"', 'profile="ftp://x.example/p"']) {
+    for (const header of [
+      undefined,
+      "",
+      "profile=https://x.example/p",
+      'profile="not a url"',
+      'other="https://x.example/p"',
+      'profile="ftp://x.example/p"',
+    ]) {
       const answer = await t.app.inject({
         method: "POST",
         url: "/ucp/catalog/search",
@@ -377,7 +419,11 @@ describe("REST binding (rest.md)", () => {
       expectValid(ERROR_RESPONSE, answer.json());
       expect(answer.json().messages[0].code).toBe("invalid_profile_url");
     }
-    const ok = await ucp("search", { query: "tent" }, { headers: { "ucp-agent": 'profile="https://agent.example/profiles/shopping.json";v=1, other=?1' } });
+    const ok = await ucp(
+      "search",
+      { query: "tent" },
+      { headers: { "ucp-agent": 'profile="https://agent.example/profiles/shopping.json";v=1, other=?1' } },
+    );
     expect(ok.status).toBe(200);
   });
 
@@ -443,7 +489,8 @@ describe("MCP binding (mcp.md)", () => {
   it("Conformance 6: return products with valid Price objects (amount + currency)", async () => {
     const { content } = await call("search_catalog", { query: "tent" });
     expect(content.products.length).toBeGreaterThan(0);
-    for (const product of content.products) for (const variant of product.variants) expect(variant.price).toEqual({ amount: expect.any(Number), currency: "USD" });
+    for (const product of content.products)
+      for (const variant of product.variants) expect(variant.price).toEqual({ amount: expect.any(Number), currency: "USD" });
   });
 
   it("Conformance 7: support cursor-based pagination with default limit of 10", async () => {
@@ -533,27 +580,29 @@ describe("the specification's examples round-trip", () => {
     expect(examples.filter((example) => example.direction === "request").length).toBeGreaterThanOrEqual(8);
   });
 
-  it.each(examples.filter((example) => example.direction === "request").map((example, i) => [`${example.file} ${example.op} #${i}`, example] as const))(
-    "request %s is accepted over REST and MCP, and answered in a valid shape",
-    async (_, example) => {
-      const operation = example.op === "get_product" ? "product" : (example.op as "search" | "lookup");
-      const rest = await ucp(operation, example.json);
-      expect(rest.status).toBe(200);
-      if (example.file === "mcp.md") {
-        const message = example.raw as Json;
-        const viaTool = await tool(message.params.name, message.params.arguments);
-        expect(viaTool.error).toBeUndefined();
-        expect(viaTool.content).toEqual({ ...rest.body });
-      }
-    },
-  );
+  it.each(
+    examples.filter((example) => example.direction === "request").map((example, i) => [`${example.file} ${example.op} #${i}`, example] as const),
+  )("request %s is accepted over REST and MCP, and answered in a valid shape", async (_, example) => {
+    const operation = example.op === "get_product" ? "product" : (example.op as "search" | "lookup");
+    const rest = await ucp(operation, example.json);
+    expect(rest.status).toBe(200);
+    if (example.file === "mcp.md") {
+      const message = example.raw as Json;
+      const viaTool = await tool(message.params.name, message.params.arguments);
+      expect(viaTool.error).toBeUndefined();
+      expect(viaTool.content).toEqual({ ...rest.body });
+    }
+  });
 
   it("every example answer is one the server's own schemas accept (they are not stricter than the protocol)", async () => {
     const { UcpSearchResponseSchema, UcpLookupResponseSchema, UcpGetProductResponseSchema } = await import("../../shared/schemas/index.js");
-    const answers = examples.filter((example) => example.direction === "response" && !example.elided && example.schema.startsWith("shopping/catalog"));
+    const answers = examples.filter(
+      (example) => example.direction === "response" && !example.elided && example.schema.startsWith("shopping/catalog"),
+    );
     expect(answers.length).toBeGreaterThanOrEqual(8);
     for (const example of answers) {
-      const schema = example.op === "search" ? UcpSearchResponseSchema : example.op === "lookup" ? UcpLookupResponseSchema : UcpGetProductResponseSchema;
+      const schema =
+        example.op === "search" ? UcpSearchResponseSchema : example.op === "lookup" ? UcpLookupResponseSchema : UcpGetProductResponseSchema;
       expect(schema.safeParse(example.json).success, `${example.file} ${example.op}`).toBe(true);
     }
   });
@@ -620,7 +669,10 @@ describe("one source: the catalog's services", () => {
       [{ query: "tent" }, "q=tent"],
       [{ query: "waterproof jacket", pagination: { limit: 3 } }, "q=waterproof+jacket&limit=3"],
       [{ query: "tent", filters: { price: { max: 40000 } }, context: { currency: "USD" } }, "q=tent&price_max=400.00&currency=USD"],
-      [{ filters: { categories: ["Outdoor"], availability: ["in_stock"] }, pagination: { limit: 4 } }, "category=Outdoor&availability=in_stock&limit=4"],
+      [
+        { filters: { categories: ["Outdoor"], availability: ["in_stock"] }, pagination: { limit: 4 } },
+        "category=Outdoor&availability=in_stock&limit=4",
+      ],
       [{ query: "pan", filters: { brands: ["Copperleaf Kitchen"] } }, "q=pan&brand=Copperleaf+Kitchen"],
     ];
     for (const [request, query] of cases) {
@@ -650,7 +702,10 @@ describe("one source: the catalog's services", () => {
   });
 
   it("costs what the catalog's own operations cost: search 5, lookup 5, product 1; a spent limit is 429 in the envelope", async () => {
-    const root = await rootOn(t.database, { config: { RATE_LIMIT_PER_MINUTE: 11, RATE_LIMIT_STORE: "memory" }, clock: () => new Date(Date.UTC(2026, 10, 24, 12)) });
+    const root = await rootOn(t.database, {
+      config: { RATE_LIMIT_PER_MINUTE: 11, RATE_LIMIT_STORE: "memory" },
+      clock: () => new Date(Date.UTC(2026, 10, 24, 12)),
+    });
     try {
       const app = await root.app();
       const { key } = await t.services.keys.issue({ name: "ucp limits", environment: "dev" });
