@@ -10,7 +10,16 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Root } from "../../server/compose.js";
 import { productIdFromUrlKey } from "../../server/catalog/ids.js";
-import { UCP_VERSION } from "../../shared/schemas/index.js";
+import {
+  type SearchResponse,
+  UCP_VERSION,
+  type UcpBusinessProfile,
+  type UcpDetailProduct,
+  type UcpLookupResponse,
+  type UcpMessage,
+  type UcpProduct,
+  type UcpSearchResponse,
+} from "../../shared/schemas/index.js";
 import { productUrlKey } from "../../shared/url.js";
 import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
 import { STRUCTURED } from "../helpers/structured.js";
@@ -36,7 +45,30 @@ const TEE_ID = idOf(RIDGE_TEE.url);
 const TENT_ID = idOf("https://www.northpeak.example/products/alpine-2-tent");
 const UNPRICED_ID = idOf(UNPRICED.url);
 
-type Json = Record<string, any>;
+/** get_product's answer as the tests read it: the product, or (without it) the error envelope's messages. */
+interface ProductAnswer {
+  ucp: UcpSearchResponse["ucp"];
+  product: UcpDetailProduct;
+  messages?: UcpMessage[];
+}
+
+/**
+ * What each operation answers, as the tests read it. Every answer is checked against the protocol's schema
+ * before it is read; a refusal (the error envelope) has only `ucp` and `messages`, which the tests read alone.
+ */
+interface Answers {
+  search: UcpSearchResponse;
+  lookup: UcpLookupResponse;
+  product: ProductAnswer;
+}
+const TOOL_OPERATION = { search_catalog: "search", lookup_catalog: "lookup", get_product: "product" } as const;
+type ToolName = keyof typeof TOOL_OPERATION;
+type ToolContent<N extends string> = N extends ToolName ? Answers[(typeof TOOL_OPERATION)[N]] : unknown;
+
+interface JsonRpcAnswer<C> {
+  result?: { structuredContent?: C };
+  error?: { code: number; message: string; data?: { code?: string; messages?: UcpMessage[] } };
+}
 
 let t: TestApp;
 
@@ -48,8 +80,8 @@ afterAll(() => t.close());
 const REQUEST_SCHEMA: Record<string, string> = { search: SEARCH_REQUEST, lookup: LOOKUP_REQUEST, product: PRODUCT_REQUEST };
 
 /** A UCP REST call; the request is validated against the protocol's schema first unless `raw` (bad input on purpose). */
-async function ucp(
-  operation: "search" | "lookup" | "product",
+async function ucp<O extends keyof Answers>(
+  operation: O,
   body: unknown,
   options: { raw?: boolean; headers?: Record<string, string>; app?: FastifyInstance; key?: string } = {},
 ) {
@@ -60,7 +92,8 @@ async function ucp(
     headers: { authorization: options.key ?? t.key, "ucp-agent": AGENT, "content-type": "application/json", ...options.headers },
     payload: typeof body === "string" ? body : JSON.stringify(body),
   });
-  const json = answer.json<Json>();
+  // Typed as the operation's answer: it is checked against the protocol's schema just below, before any test reads it.
+  const json = answer.json<Answers[O]>();
   expect(answer.statusCode, answer.body).toBeLessThan(500);
   // Every answer, refusals included, is the protocol's: a 200 answer of the operation, or its error envelope.
   if (answer.statusCode !== 200) expectValid(ERROR_RESPONSE, json);
@@ -71,14 +104,15 @@ async function ucp(
 }
 
 /** An MCP tool call on /mcp, as JSON-RPC; the result's structuredContent is validated like a REST answer. */
-async function tool(name: string, args: unknown, key = t.key) {
+async function tool<N extends string>(name: N, args: unknown, key = t.key) {
   const answer = await t.app.inject({
     method: "POST",
     url: "/mcp",
     headers: { authorization: key, "content-type": "application/json", accept: "application/json, text/event-stream" },
     payload: { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: args } },
   });
-  const json = answer.json<Json>();
+  // Typed as the tool's answer: its content and error data are checked against the protocol's schemas just below.
+  const json = answer.json<JsonRpcAnswer<ToolContent<N>>>();
   const content = json.result?.structuredContent;
   if (content) {
     if (name === "search_catalog") expectValid(SEARCH_RESPONSE, content);
@@ -89,8 +123,8 @@ async function tool(name: string, args: unknown, key = t.key) {
   return { status: answer.statusCode, json, content, error: json.error, headers: answer.headers };
 }
 
-const codes = (body: Json) => (body.messages ?? []).map((message: Json) => message.code);
-const variantIds = (product: Json) => product.variants.map((variant: Json) => variant.id);
+const codes = (body: { messages?: UcpMessage[] }) => (body.messages ?? []).map((message) => message.code);
+const variantIds = (product: Pick<UcpProduct, "variants">) => product.variants.map((variant) => variant.id);
 
 describe("catalog (index.md)", () => {
   it("Catalog: get_product returns severity unrecoverable when an identifier does not resolve (agents MUST NOT retry the same id)", async () => {
@@ -107,7 +141,7 @@ describe("catalog (index.md)", () => {
     expect(body.product.price_range).toEqual({ min: { amount: 34900, currency: "USD" }, max: { amount: 34900, currency: "USD" } });
     // A currency without minor units stays whole; pounds and euros in cents.
     const eur = await ucp("search", { query: "skillet" });
-    expect(eur.body.products[0].variants[0].price).toEqual({ amount: 4990, currency: "EUR" });
+    expect(eur.body.products[0]?.variants[0]?.price).toEqual({ amount: 4990, currency: "EUR" });
   });
 });
 
@@ -116,7 +150,7 @@ describe("search (search.md)", () => {
     for (const body of [{}, { query: "" }, { query: "   " }, { pagination: { limit: 5 } }, { context: { currency: "USD" } }]) {
       const { status, body: answer } = await ucp("search", body, { raw: true });
       expect(status, JSON.stringify(body)).toBe(400);
-      expect(answer.messages[0]).toMatchObject({ type: "error", code: "invalid_parameter", severity: "recoverable", path: "$.query" });
+      expect(answer.messages?.[0]).toMatchObject({ type: "error", code: "invalid_parameter", severity: "recoverable", path: "$.query" });
     }
   });
 
@@ -131,7 +165,7 @@ describe("search (search.md)", () => {
 
   it("Price Filter: denominated in context.currency; without it the filter is ignored and a message says so", async () => {
     const priced = await ucp("search", { query: "tent", filters: { price: { max: 30000 } }, context: { currency: "USD" } });
-    const amounts = priced.body.products.map((product: Json) => product.price_range.min.amount);
+    const amounts = priced.body.products.map((product) => product.price_range.min.amount);
     expect(amounts.length).toBeGreaterThan(0);
     for (const amount of amounts) expect(amount).toBeLessThanOrEqual(30000);
     expect(codes(priced.body)).toContain("currency_only");
@@ -139,7 +173,7 @@ describe("search (search.md)", () => {
     expect(unpriced.body.messages).toContainEqual(
       expect.objectContaining({ type: "info", code: "filter_ignored", content: expect.stringContaining("context.currency") }),
     );
-    expect(unpriced.body.products.some((product: Json) => product.price_range.min.amount > 30000)).toBe(true);
+    expect(unpriced.body.products.some((product) => product.price_range.min.amount > 30000)).toBe(true);
   });
 
   it("Page Size: clients MUST NOT assume the response size equals the requested limit (a limit over 100 is clamped, and said)", async () => {
@@ -152,9 +186,9 @@ describe("search (search.md)", () => {
     const { body } = await ucp("search", { filters: { categories: ["Outdoor > Tents"], availability: ["in_stock"], brands: ["northpeak"] } });
     expect(body.products.length).toBeGreaterThan(0);
     for (const product of body.products) {
-      expect(product.categories[0].value).toMatch(/^Outdoor > Tents/);
-      expect(product.metadata.brands).toContain("NorthPeak");
-      expect(product.variants[0].availability).toEqual({ available: true, status: "in_stock" });
+      expect(product.categories?.[0]?.value).toMatch(/^Outdoor > Tents/);
+      expect(product.metadata?.brands).toContain("NorthPeak");
+      expect(product.variants[0]?.availability).toEqual({ available: true, status: "in_stock" });
     }
   });
 });
@@ -164,16 +198,16 @@ describe("lookup (lookup.md)", () => {
     const variant = `${TEE_ID}~RT-RED-S`;
     const { status, body } = await ucp("lookup", { ids: [TENT_ID, variant] });
     expect(status).toBe(200);
-    const byId = new Map(body.products.map((product: Json) => [product.id, product]));
-    expect((byId.get(TENT_ID) as Json).variants[0].inputs).toEqual([{ id: TENT_ID, match: "featured" }]);
-    expect((byId.get(TEE_ID) as Json).variants).toEqual([expect.objectContaining({ id: variant, inputs: [{ id: variant, match: "exact" }] })]);
+    const byId = new Map(body.products.map((product) => [product.id, product]));
+    expect(byId.get(TENT_ID)?.variants[0]?.inputs).toEqual([{ id: TENT_ID, match: "featured" }]);
+    expect(byId.get(TEE_ID)?.variants).toEqual([expect.objectContaining({ id: variant, inputs: [{ id: variant, match: "exact" }] })]);
   });
 
   it("Supported Identifiers: secondary identifiers (page URL, GTIN, SKU) resolve too, exact when they name the variant", async () => {
     const tentUrl = "https://northpeak.example/products/alpine-2-tent?utm_source=mail";
     const { body } = await ucp("lookup", { ids: [RIDGE_TEE.url, "RT-BLU-M", "012345678905", tentUrl] });
-    const byId = new Map(body.products.map((product: Json) => [product.id, product]));
-    expect((byId.get(TEE_ID) as Json).variants.map((variant: Json) => [variant.sku, variant.inputs])).toEqual([
+    const byId = new Map(body.products.map((product) => [product.id, product]));
+    expect(byId.get(TEE_ID)?.variants.map((variant) => [variant.sku, variant.inputs])).toEqual([
       [
         "RT-BLU-M",
         [
@@ -182,7 +216,7 @@ describe("lookup (lookup.md)", () => {
         ],
       ],
     ]);
-    expect((byId.get(TENT_ID) as Json).variants[0]).toMatchObject({
+    expect(byId.get(TENT_ID)?.variants[0]).toMatchObject({
       barcodes: [{ type: "UPC", value: "012345678905" }],
       inputs: [
         { id: "012345678905", match: "exact" },
@@ -197,15 +231,15 @@ describe("lookup (lookup.md)", () => {
   it("Supported Identifiers: duplicate identifiers in the request MUST be deduplicated", async () => {
     const { body } = await ucp("lookup", { ids: [TENT_ID, TENT_ID, TENT_ID] });
     expect(body.products).toHaveLength(1);
-    expect(body.products[0].variants[0].inputs).toEqual([{ id: TENT_ID, match: "featured" }]);
+    expect(body.products[0]?.variants[0]?.inputs).toEqual([{ id: TENT_ID, match: "featured" }]);
   });
 
   it("Supported Identifiers: when multiple identifiers resolve to the same product, it MUST be returned once", async () => {
     const featured = `${TEE_ID}~RT-BLU-M`;
     const { body } = await ucp("lookup", { ids: [TEE_ID, featured, `${TEE_ID}~RT-RED-S`] });
-    expect(body.products.map((product: Json) => product.id)).toEqual([TEE_ID]);
+    expect(body.products.map((product) => product.id)).toEqual([TEE_ID]);
     // The product id and its featured variant's id resolve to the same variant: one entry per identifier.
-    expect(body.products[0].variants.map((variant: Json) => [variant.id, variant.inputs])).toEqual([
+    expect(body.products[0]?.variants.map((variant) => [variant.id, variant.inputs])).toEqual([
       [
         featured,
         [
@@ -219,7 +253,7 @@ describe("lookup (lookup.md)", () => {
 
   it("Client Correlation: variants without an inputs entry MUST NOT appear in lookup responses", async () => {
     const { body } = await ucp("lookup", { ids: [TEE_ID] });
-    expect(body.products[0].variants).toHaveLength(1);
+    expect(body.products[0]?.variants).toHaveLength(1);
     for (const product of body.products) for (const variant of product.variants) expect(variant.inputs.length).toBeGreaterThan(0);
   });
 
@@ -237,8 +271,8 @@ describe("lookup (lookup.md)", () => {
       filters: { price: { max: 3100 } },
       context: { currency: "USD" },
     });
-    expect(body.products.map((product: Json) => product.id)).toEqual([TEE_ID]);
-    expect(variantIds(body.products[0])).toEqual([`${TEE_ID}~RT-BLU-S`]);
+    expect(body.products.map((product) => product.id)).toEqual([TEE_ID]);
+    expect(variantIds(body.products[0]!)).toEqual([`${TEE_ID}~RT-BLU-S`]);
   });
 });
 
@@ -246,7 +280,7 @@ describe("get_product (lookup.md)", () => {
   it("Resolution Behavior: for a variant ID the requested variant MUST be the first element, and product.selected reflects its options", async () => {
     const variant = `${TEE_ID}~RT-RED-S`;
     const { body } = await ucp("product", { id: variant, selected: [{ name: "Color", label: "Blue" }] });
-    expect(body.product.variants[0].id).toBe(variant);
+    expect(body.product.variants[0]?.id).toBe(variant);
     // The variant id fully determines the selection: the request's is ignored.
     expect(body.product.selected).toEqual([
       { name: "Color", label: "Red" },
@@ -263,7 +297,7 @@ describe("get_product (lookup.md)", () => {
       ],
     });
     expect(status).toBe(400);
-    expect(body.messages[0]).toMatchObject({ code: "invalid_parameter", path: "$.selected" });
+    expect(body.messages?.[0]).toMatchObject({ code: "invalid_parameter", path: "$.selected" });
   });
 
   it("Effective Selections: the response MUST include product.selected when the product has configurable options (relaxed per preferences)", async () => {
@@ -272,7 +306,7 @@ describe("get_product (lookup.md)", () => {
       { name: "Color", label: "Blue" },
       { name: "Size", label: "M" },
     ]);
-    expect(featured.body.product.variants[0].id).toBe(`${TEE_ID}~RT-BLU-M`);
+    expect(featured.body.product.variants[0]?.id).toBe(`${TEE_ID}~RT-BLU-M`);
     // Red and L exist apart, never together: Size is dropped first (it is last in preferences).
     const relaxed = await ucp("product", {
       id: TEE_ID,
@@ -284,8 +318,8 @@ describe("get_product (lookup.md)", () => {
     });
     expect(relaxed.body.product.selected).toEqual([{ name: "Color", label: "Red" }]);
     expect(variantIds(relaxed.body.product)).toEqual([`${TEE_ID}~RT-RED-S`, `${TEE_ID}~RT-RED-M`]);
-    const sizes = relaxed.body.product.options.find((option: Json) => option.name === "Size");
-    expect(sizes.values).toEqual([
+    const sizes = relaxed.body.product.options?.find((option) => option.name === "Size");
+    expect(sizes?.values).toEqual([
       { label: "S", available: true, exists: true },
       { label: "M", available: false, exists: true },
       { label: "L", available: false, exists: false },
@@ -297,12 +331,12 @@ describe("get_product (lookup.md)", () => {
   it("variants come from the page's ProductGroup: options, featured variant, price range, availability, media", async () => {
     const { body } = await ucp("product", { id: TEE_ID, selected: [{ name: "Color", label: "Blue" }] });
     const { product } = body;
-    expect(product.options.map((option: Json) => [option.name, option.values.map((value: Json) => value.label)])).toEqual([
+    expect(product.options?.map((option) => [option.name, option.values.map((value) => value.label)])).toEqual([
       ["Color", ["Blue", "Red"]],
       ["Size", ["S", "M", "L"]],
     ]);
     expect(product.price_range).toEqual({ min: { amount: 3000, currency: "USD" }, max: { amount: 3200, currency: "USD" } });
-    expect(product.variants.map((variant: Json) => [variant.title, variant.availability.status])).toEqual([
+    expect(product.variants.map((variant) => [variant.title, variant.availability?.status])).toEqual([
       ["Blue / M", "in_stock"],
       ["Blue / S", "in_stock"],
       ["Blue / L", "out_of_stock"],
@@ -317,22 +351,22 @@ describe("get_product (lookup.md)", () => {
 
   it("a record without a price is no UCP product: get_product says so, lookup and search leave it out with a message", async () => {
     const single = await ucp("product", { id: UNPRICED_ID });
-    expect(single.body.messages[0]).toMatchObject({ type: "error", code: "price_unknown", severity: "unrecoverable" });
+    expect(single.body.messages?.[0]).toMatchObject({ type: "error", code: "price_unknown", severity: "unrecoverable" });
     const batch = await ucp("lookup", { ids: [UNPRICED_ID, TENT_ID] });
-    expect(batch.body.products.map((product: Json) => product.id)).toEqual([TENT_ID]);
+    expect(batch.body.products.map((product) => product.id)).toEqual([TENT_ID]);
     expect(codes(batch.body)).toContain("price_unknown");
     const search = await ucp("search", { query: "mystery tent" });
-    expect(search.body.products.map((product: Json) => product.id)).not.toContain(UNPRICED_ID);
+    expect(search.body.products.map((product) => product.id)).not.toContain(UNPRICED_ID);
     expect(codes(search.body)).toContain("price_unknown");
   });
 });
 
 describe("REST binding (rest.md)", () => {
   it("Conformance 1: endpoints for each capability advertised in the profile; with Lookup, both /catalog/lookup and /catalog/product MUST be available", async () => {
-    const profile = (await t.app.inject({ url: "/.well-known/ucp" })).json<Json>();
+    const profile = (await t.app.inject({ url: "/.well-known/ucp" })).json<UcpBusinessProfile>();
     expect(Object.keys(profile.ucp.capabilities).sort()).toEqual(["dev.ucp.shopping.catalog.lookup", "dev.ucp.shopping.catalog.search"]);
-    const rest = profile.ucp.services["dev.ucp.shopping"].find((service: Json) => service.transport === "rest");
-    const base = new URL(rest.endpoint).pathname;
+    const rest = profile.ucp.services["dev.ucp.shopping"]?.find((service) => service.transport === "rest");
+    const base = new URL(rest?.endpoint ?? "").pathname;
     for (const path of ["/catalog/search", "/catalog/lookup", "/catalog/product"]) {
       const answer = await t.app.inject({
         method: "POST",
@@ -351,7 +385,7 @@ describe("REST binding (rest.md)", () => {
     });
     expect(body.products.length).toBeGreaterThan(10);
     for (const product of body.products) {
-      for (const price of [product.price_range.min, product.price_range.max, ...product.variants.map((variant: Json) => variant.price)]) {
+      for (const price of [product.price_range.min, product.price_range.max, ...product.variants.map((variant) => variant.price)]) {
         expect(Number.isInteger(price.amount)).toBe(true);
         expect(price.currency).toMatch(/^[A-Z]{3}$/);
       }
@@ -363,16 +397,16 @@ describe("REST binding (rest.md)", () => {
     const first = await ucp("search", request);
     expect(first.body.products).toHaveLength(10);
     expect(first.body.pagination).toEqual({ has_next_page: true, cursor: expect.any(String) });
-    const seen = new Set<string>(first.body.products.map((product: Json) => product.id));
-    let cursor: string | undefined = first.body.pagination.cursor;
+    const seen = new Set<string>(first.body.products.map((product) => product.id));
+    let cursor: string | undefined = first.body.pagination?.cursor;
     while (cursor) {
-      const page: Awaited<ReturnType<typeof ucp>> = await ucp("search", { ...request, pagination: { cursor } });
+      const page: Awaited<ReturnType<typeof ucp<"search">>> = await ucp("search", { ...request, pagination: { cursor } });
       for (const product of page.body.products) {
         expect(seen.has(product.id)).toBe(false);
         seen.add(product.id);
       }
-      cursor = page.body.pagination.cursor;
-      if (!page.body.pagination.has_next_page) expect(cursor).toBeUndefined();
+      cursor = page.body.pagination?.cursor;
+      if (!page.body.pagination?.has_next_page) expect(cursor).toBeUndefined();
     }
     expect(seen.size).toBeGreaterThan(10);
   });
@@ -417,7 +451,7 @@ describe("REST binding (rest.md)", () => {
       });
       expect(answer.statusCode, String(header)).toBe(400);
       expectValid(ERROR_RESPONSE, answer.json());
-      expect(answer.json().messages[0].code).toBe("invalid_profile_url");
+      expect(answer.json().messages?.[0]?.code).toBe("invalid_profile_url");
     }
     const ok = await ucp(
       "search",
@@ -431,14 +465,14 @@ describe("REST binding (rest.md)", () => {
     const unauthorized = await ucp("search", { query: "tent" }, { key: "nope" });
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.headers["www-authenticate"]).toBe('Bearer realm="product-catalog"');
-    expect(unauthorized.body.messages[0].code).toBe("unauthorized");
+    expect(unauthorized.body.messages?.[0]?.code).toBe("unauthorized");
     const business = await ucp("lookup", { ids: ["prod_invalid"] });
     expect(business.status).toBe(200);
   });
 });
 
 describe("MCP binding (mcp.md)", () => {
-  const call = (name: string, catalog: unknown, meta: unknown = META) => tool(name, { meta, catalog });
+  const call = <N extends ToolName>(name: N, catalog: unknown, meta: unknown = META) => tool(name, { meta, catalog });
 
   it("Conformance 2: tools for each advertised capability; with Lookup, both lookup_catalog and get_product MUST be available, with the binding's input schema", async () => {
     const answer = await t.app.inject({
@@ -447,11 +481,13 @@ describe("MCP binding (mcp.md)", () => {
       headers: { authorization: t.key, "content-type": "application/json", accept: "application/json, text/event-stream" },
       payload: { jsonrpc: "2.0", id: 1, method: "tools/list" },
     });
-    const tools: Json[] = answer.json<Json>().result.tools;
+    const { tools } = answer.json<{
+      result: { tools: { name: string; inputSchema: object; outputSchema?: { type: string }; annotations?: object }[] };
+    }>().result;
     for (const name of ["search_catalog", "lookup_catalog", "get_product"]) {
       const listed = tools.find((entry) => entry.name === name);
       expect(listed?.inputSchema).toMatchObject({ type: "object", required: ["meta", "catalog"] });
-      expect(listed?.outputSchema.type).toBe("object");
+      expect(listed?.outputSchema?.type).toBe("object");
       expect(listed?.annotations).toMatchObject({ readOnlyHint: true });
     }
   });
@@ -470,8 +506,8 @@ describe("MCP binding (mcp.md)", () => {
   it("Conformance 4: a successful result for lookup requests; unknown identifiers result in fewer products", async () => {
     const { content, error } = await call("lookup_catalog", { ids: [TENT_ID, "prod_notfound1"] });
     expect(error).toBeUndefined();
-    expect(content.products.map((product: Json) => product.id)).toEqual([TENT_ID]);
-    expect(content.messages).toEqual([{ type: "info", code: "not_found", content: "prod_notfound1" }]);
+    expect(content?.products.map((product) => product.id)).toEqual([TENT_ID]);
+    expect(content?.messages).toEqual([{ type: "info", code: "not_found", content: "prod_notfound1" }]);
   });
 
   it("Conformance 5: validate tool inputs against UCP schemas (a negative or fractional price, a string limit: -32602)", async () => {
@@ -488,17 +524,17 @@ describe("MCP binding (mcp.md)", () => {
 
   it("Conformance 6: return products with valid Price objects (amount + currency)", async () => {
     const { content } = await call("search_catalog", { query: "tent" });
-    expect(content.products.length).toBeGreaterThan(0);
-    for (const product of content.products)
+    expect(content?.products.length).toBeGreaterThan(0);
+    for (const product of content?.products ?? [])
       for (const variant of product.variants) expect(variant.price).toEqual({ amount: expect.any(Number), currency: "USD" });
   });
 
   it("Conformance 7: support cursor-based pagination with default limit of 10", async () => {
     const request = { filters: { categories: ["Outdoor", "Kitchen", "Audio", "Clothing", "Shoes"] } };
     const first = await call("search_catalog", request);
-    expect(first.content.products).toHaveLength(10);
-    const second = await call("search_catalog", { ...request, pagination: { cursor: first.content.pagination.cursor } });
-    expect(second.content.products[0].id).not.toBe(first.content.products[0].id);
+    expect(first.content?.products).toHaveLength(10);
+    const second = await call("search_catalog", { ...request, pagination: { cursor: first.content?.pagination?.cursor } });
+    expect(second.content?.products[0]?.id).not.toBe(first.content?.products[0]?.id);
   });
 
   it("Conformance 8: return -32602 (Invalid params) for requests exceeding batch size limits", async () => {
@@ -526,15 +562,15 @@ describe("discovery and negotiation (overview)", () => {
     const answer = await t.app.inject({ url: "/.well-known/ucp" });
     expect(answer.statusCode).toBe(200);
     expect(answer.headers["cache-control"]).toMatch(/public/);
-    const profile = answer.json<Json>();
+    const profile = answer.json<UcpBusinessProfile>();
     expectValid(BUSINESS_PROFILE, profile);
     expect(profile.ucp).toMatchObject({ version: UCP_VERSION, payment_handlers: {} });
-    expect(profile.ucp.services["dev.ucp.shopping"].map((service: Json) => service.transport)).toEqual(["rest", "mcp"]);
+    expect(profile.ucp.services["dev.ucp.shopping"]?.map((service) => service.transport)).toEqual(["rest", "mcp"]);
   });
 
   it("Component Versioning: a Business that selects ucp.version D MUST declare version D on every dev.ucp.* entry", async () => {
-    const profile = (await t.app.inject({ url: "/.well-known/ucp" })).json<Json>();
-    const entries = [...Object.values(profile.ucp.services), ...Object.values(profile.ucp.capabilities)].flat() as Json[];
+    const profile = (await t.app.inject({ url: "/.well-known/ucp" })).json<UcpBusinessProfile>();
+    const entries = [...Object.values(profile.ucp.services), ...Object.values(profile.ucp.capabilities)].flat();
     expect(entries.length).toBe(4);
     for (const entry of entries) expect(entry.version).toBe(UCP_VERSION);
   });
@@ -543,8 +579,8 @@ describe("discovery and negotiation (overview)", () => {
     const root: Root = await rootOn(t.database, { config: { PUBLIC_URL: "https://catalog.example.com", UCP_BASE: "/commerce/ucp" } });
     try {
       const app = await root.app();
-      const profile = (await app.inject({ url: "/.well-known/ucp" })).json<Json>();
-      expect(profile.ucp.services["dev.ucp.shopping"].map((service: Json) => service.endpoint)).toEqual([
+      const profile = (await app.inject({ url: "/.well-known/ucp" })).json<UcpBusinessProfile>();
+      expect(profile.ucp.services["dev.ucp.shopping"]?.map((service) => service.endpoint)).toEqual([
         "https://catalog.example.com/commerce/ucp",
         "https://catalog.example.com/mcp",
       ]);
@@ -566,7 +602,7 @@ describe("discovery and negotiation (overview)", () => {
   });
 
   it("is linked from /llms.txt and GET /", async () => {
-    expect((await t.app.inject({ url: "/" })).json<Json>().links.ucp).toBe("/.well-known/ucp");
+    expect((await t.app.inject({ url: "/" })).json<{ links: { ucp: string } }>().links.ucp).toBe("/.well-known/ucp");
     const llms = (await t.app.inject({ url: "/llms.txt" })).body;
     expect(llms).toContain("(/.well-known/ucp)");
     expect(llms).toContain("POST /ucp/catalog/search");
@@ -587,7 +623,8 @@ describe("the specification's examples round-trip", () => {
     const rest = await ucp(operation, example.json);
     expect(rest.status).toBe(200);
     if (example.file === "mcp.md") {
-      const message = example.raw as Json;
+      // The example's JSON-RPC message (mcp.md shows tools/call requests).
+      const message = example.raw as { params: { name: string; arguments: unknown } };
       const viaTool = await tool(message.params.name, message.params.arguments);
       expect(viaTool.error).toBeUndefined();
       expect(viaTool.content).toEqual({ ...rest.body });
@@ -632,7 +669,7 @@ describe("bad input is answered as the binding says, never a 500", () => {
     ] as const) {
       const { status, body } = await ucp("search", { query: "tent", filters: { price }, context: { currency: "USD" } }, { raw: true });
       expect(status, JSON.stringify(price)).toBe(400);
-      expect(body.messages[0].path).toBe(path);
+      expect(body.messages?.[0]?.path).toBe(path);
     }
   });
 
@@ -644,12 +681,13 @@ describe("bad input is answered as the binding says, never a 500", () => {
 
   it("a cursor that was changed or belongs to another query is 400 invalid_cursor", async () => {
     const first = await ucp("search", { query: "tent", pagination: { limit: 1 } });
-    const cursor: string = first.body.pagination.cursor;
+    const cursor = first.body.pagination?.cursor;
+    if (!cursor) throw new Error("the first page of a search for tent has a cursor");
     for (const bad of [`${cursor}x`, "garbage", cursor]) {
       const query = bad === cursor ? "skillet" : "tent";
       const { status, body } = await ucp("search", { query, pagination: { cursor: bad, limit: 1 } });
       expect(status, bad).toBe(400);
-      expect(body.messages[0]).toMatchObject({ code: "invalid_cursor", path: "$.cursor" });
+      expect(body.messages?.[0]).toMatchObject({ code: "invalid_cursor", path: "$.cursor" });
     }
   });
 
@@ -665,7 +703,7 @@ describe("bad input is answered as the binding says, never a 500", () => {
 
 describe("one source: the catalog's services", () => {
   it("search via UCP returns the same products in the same order as the GET API for the same query and filters, page after page", async () => {
-    const cases: [Json, string][] = [
+    const cases: [{ query?: string; filters?: object; context?: object; pagination?: { limit?: number } }, string][] = [
       [{ query: "tent" }, "q=tent"],
       [{ query: "waterproof jacket", pagination: { limit: 3 } }, "q=waterproof+jacket&limit=3"],
       [{ query: "tent", filters: { price: { max: 40000 } }, context: { currency: "USD" } }, "q=tent&price_max=400.00&currency=USD"],
@@ -685,16 +723,16 @@ describe("one source: the catalog's services", () => {
           url: `/api/v1/products/search?${query}${limit}${getCursor ? `&cursor=${encodeURIComponent(getCursor)}` : ""}`,
           headers: { authorization: t.key },
         });
-        const get = viaGet.json<Json>();
+        const get = viaGet.json<SearchResponse>();
         // The one difference: a record whose page states no price is no UCP product (and the answer says so).
-        const priced = get.products.filter((hit: Json) => hit.pdp.id !== UNPRICED_ID);
+        const priced = get.products.filter((hit) => hit.pdp.id !== UNPRICED_ID);
         expect(get.products.length - priced.length).toBe(codes(viaUcp.body).includes("price_unknown") ? 1 : 0);
         expect(
-          viaUcp.body.products.map((product: Json) => product.id),
+          viaUcp.body.products.map((product) => product.id),
           `${query} page ${page}`,
-        ).toEqual(priced.map((hit: Json) => hit.pdp.id));
-        expect(viaUcp.body.pagination.has_next_page).toBe(get.next_cursor !== undefined);
-        ucpCursor = viaUcp.body.pagination.cursor;
+        ).toEqual(priced.map((hit) => hit.pdp.id));
+        expect(viaUcp.body.pagination?.has_next_page).toBe(get.next_cursor !== undefined);
+        ucpCursor = viaUcp.body.pagination?.cursor;
         getCursor = get.next_cursor;
         if (!ucpCursor) break;
       }
@@ -716,7 +754,7 @@ describe("one source: the catalog's services", () => {
       const refused = await ucp("product", { id: TENT_ID }, { app, key });
       expect(refused.status).toBe(429);
       expect(refused.headers["retry-after"]).toBe("60");
-      expect(refused.body.messages[0].code).toBe("rate_limited");
+      expect(refused.body.messages?.[0]?.code).toBe("rate_limited");
     } finally {
       await root.close();
     }
