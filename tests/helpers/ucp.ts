@@ -4,7 +4,7 @@
  * with Ajv: what the UCP tests validate every request and answer against.
  * Also the examples of the specification's markdown (`<!-- ucp:example … -->`).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
@@ -13,6 +13,8 @@ import type { TestRecord } from "./catalog.js";
 
 export const UCP_REFERENCE = resolve(import.meta.dirname, "../../../shared/reference/ucp");
 const SCHEMAS = join(UCP_REFERENCE, "source/schemas");
+/** Whether the protocol's schemas are there to validate against (a clone without ../shared has none). */
+export const UCP_REFERENCE_PRESENT = existsSync(SCHEMAS);
 const BASE = "https://ucp.dev/schemas/";
 
 function jsonFiles(dir: string): string[] {
