@@ -208,6 +208,67 @@ describe("MCP tools over Streamable HTTP", () => {
   });
 });
 
+/** A UCP REST call: what the UCP tool's answer is compared with. */
+async function ucpRest(path: string, body: unknown) {
+  const answer = await t.app.inject({
+    method: "POST",
+    url: `/ucp/catalog/${path}`,
+    headers: { authorization: t.key, "ucp-agent": `profile="${UCP_PROFILE}"` },
+    payload: body as Record<string, unknown>,
+  });
+  return { status: answer.statusCode, body: answer.json<Record<string, unknown>>() };
+}
+
+const UCP_PROFILE = "https://platform.example/.well-known/ucp";
+
+describe("the Universal Commerce Protocol's tools through the SDK's client (docs/ucp.md)", () => {
+  const meta = { "ucp-agent": { profile: UCP_PROFILE } };
+
+  it("lists search_catalog, lookup_catalog and get_product with {meta, catalog} arguments and output schemas", async () => {
+    const { tools } = await client.listTools();
+    for (const name of ["search_catalog", "lookup_catalog", "get_product"]) {
+      const tool = tools.find((entry) => entry.name === name);
+      expect(tool?.inputSchema.required, name).toEqual(["meta", "catalog"]);
+      expect(tool?.outputSchema?.type, name).toBe("object");
+    }
+  });
+
+  it("calls each and gets what the REST binding answers (the client checks structuredContent against the tool's output schema)", async () => {
+    const cases: [string, string, Record<string, unknown>][] = [
+      ["search_catalog", "search", { query: "tent", pagination: { limit: 3 } }],
+      ["lookup_catalog", "lookup", { ids: [tentId, tentUrl, "nothing-here"] }],
+      ["get_product", "product", { id: tentId }],
+      ["get_product", "product", { id: "pdp_nothing_here" }],
+    ];
+    for (const [name, path, catalog] of cases) {
+      const result = await call(name, { meta, catalog });
+      expect(result.isError, name).toBeFalsy();
+      const expected = await ucpRest(path, catalog);
+      expect(expected.status).toBe(200);
+      expect(result.structuredContent, `${name} ${JSON.stringify(catalog)}`).toEqual(expected.body);
+      expect(JSON.parse(text(result))).toEqual(expected.body);
+    }
+  });
+
+  it("refuses invalid arguments, an oversized batch and a missing profile with JSON-RPC errors, as the binding says", async () => {
+    const refused = (name: string, args: Record<string, unknown>) =>
+      client.callTool({ name, arguments: args }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ["search_catalog", { meta, catalog: { query: "tent", filters: { price: { min: -1 } }, context: { currency: "USD" } } }, /^MCP error -32602: /],
+      ["lookup_catalog", { meta, catalog: { ids: Array.from({ length: 51 }, (_, i) => `pdp_${i}`) } }, /^MCP error -32602: ids may hold at most 50/],
+      ["search_catalog", { catalog: { query: "tent" } }, /^MCP error -32001: /],
+    ];
+    for (const [name, args, message] of cases) {
+      const error = await refused(name, args);
+      expect(error, name).toBeInstanceOf(Error);
+      expect((error as Error).message).toMatch(message);
+    }
+  });
+});
+
 describe("/mcp refuses as the rest of the API does", () => {
   it("answers a missing, malformed or unknown key with 401 and a JSON-RPC error holding the usual problem", async () => {
     for (const key of [null, "not-a-key", "pcl_test_4sbSt6nUYeRZeFLjwmD4kKuUQY2t8GLHqHrPZDSZgNH1ZKaP"]) {
