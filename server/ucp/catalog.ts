@@ -101,7 +101,11 @@ export async function ucpSearch(services: CatalogServices, input: UcpSearchReque
   const parsed = SearchParamsSchema.safeParse(params);
   // Everything was checked above; a refusal here is a request member this mapping let through.
   if (!parsed.success) throw new RequestError("invalid_parameter", parsed.error.issues.map((issue) => issue.message).join("; "));
-  const result = await services.search.search(parsed.data);
+  const result = await services.search.search(parsed.data).catch((thrown: unknown) => {
+    // The search service names its own parameter; the request named the protocol's member.
+    if (thrown instanceof RequestError && thrown.param === "cursor") throw new RequestError(thrown.code, thrown.message, "pagination.cursor");
+    throw thrown;
+  });
   const made = await drafts(
     services,
     result.hits.map((hit) => hit.product),

@@ -696,7 +696,7 @@ describe.skipIf(!UCP_REFERENCE_PRESENT)(
           const query = bad === cursor ? "skillet" : "tent";
           const { status, body } = await ucp("search", { query, pagination: { cursor: bad, limit: 1 } });
           expect(status, bad).toBe(400);
-          expect(body.messages?.[0]).toMatchObject({ code: "invalid_cursor", path: "$.cursor" });
+          expect(body.messages?.[0]).toMatchObject({ code: "invalid_cursor", path: "$.pagination.cursor" });
         }
       });
 

@@ -19,7 +19,7 @@ import { businessProfile } from "../../ucp/profile.js";
 import { answerBudget } from "../answer-cap.js";
 import { checkedOutput, runCall } from "../invoke.js";
 import { type AnyOperation, baseOf, operationList } from "../operations/index.js";
-import { problem } from "../problems.js";
+import { problem, problemFromThrown } from "../problems.js";
 import { callContext, responseHeaders, WWW_AUTHENTICATE } from "./context.js";
 import { optionsRoute } from "./cors.js";
 
@@ -47,7 +47,9 @@ function refuse(_request: FastifyRequest, reply: FastifyReply, refusal: Problem)
 
 /** What Fastify refuses before the handler (a body that is not JSON, another media type, one too large), in the protocol's envelope. */
 function refuseParsed(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  const status = error.statusCode;
+  // Not a refusal of the request but a fault: the boundary's 500 (logged, with the request id), in the envelope.
+  if (status === undefined || status < 400 || status >= 500) return send(reply, fromProblem(problemFromThrown(error, request.id, request.log)));
   const code = status === 413 ? "payload_too_large" : status === 415 ? "unsupported_media_type" : "invalid_json";
   const content =
     code === "invalid_json"
