@@ -76,7 +76,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.LOG_LEVEL,
-      redact: { paths: ["req.headers.authorization", "headers.authorization", "authorization"], censor: "[redacted]" },
+      redact: {
+        paths: ["req.headers.authorization", "headers.authorization", "authorization", 'req.headers["x-api-key"]', 'headers["x-api-key"]'],
+        censor: "[redacted]",
+      },
       serializers: logSerializers,
     },
     requestIdHeader: false,

@@ -468,6 +468,22 @@ describe.skipIf(!UCP_REFERENCE_PRESENT)(
         expect(ok.status).toBe(200);
       });
 
+      it("HTTP Headers: the platform's API key may come in X-API-Key (the binding's header for a key the business allocated), on the UCP routes only", async () => {
+        const viaHeader = await ucp("search", { query: "tent" }, { key: "", headers: { "x-api-key": t.key } });
+        expect(viaHeader.status).toBe(200);
+        const unknown = await ucp(
+          "search",
+          { query: "tent" },
+          { key: "", headers: { "x-api-key": "pcl_test_2UetAxDLEE6Bq7fpNfXDPfrXE7bV5W7HsioAiQ1tdU3BwD" } },
+        );
+        expect(unknown.status).toBe(401);
+        expect(unknown.body.messages?.[0]?.code).toBe("unauthorized");
+        // Authorization wins when both are sent; the catalog's own API reads only Authorization.
+        expect((await ucp("search", { query: "tent" }, { key: "nope", headers: { "x-api-key": t.key } })).status).toBe(401);
+        const own = await t.app.inject({ url: "/api/v1/products/search?q=tent", headers: { "x-api-key": t.key } });
+        expect(own.statusCode).toBe(401);
+      });
+
       it("Error Handling: transport errors are HTTP statuses (400, 401, 429) in the protocol's error envelope; business outcomes are 200 with messages", async () => {
         const unauthorized = await ucp("search", { query: "tent" }, { key: "nope" });
         expect(unauthorized.status).toBe(401);

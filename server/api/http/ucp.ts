@@ -87,7 +87,7 @@ export const ucpPlugin: FastifyPluginAsync<{ services: Services; base: string; p
     app.route({
       method: "POST",
       url: route.url,
-      config: { gate: { cost: route.operation.cost, refuse } },
+      config: { gate: { cost: route.operation.cost, refuse, apiKeyHeader: true } },
       errorHandler: refuseParsed,
       handler: (request, reply) => answer(route.operation, request, reply),
     });
