@@ -14,6 +14,7 @@ import { gatePlugin } from "./api/http/gate.js";
 import { healthPlugin, publicPlugin } from "./api/http/public.js";
 import { restPlugin } from "./api/http/rest.js";
 import { trpcPlugin } from "./api/http/trpc.js";
+import { ucpPlugin } from "./api/http/ucp.js";
 import { logSerializers } from "./api/http/logging.js";
 import { problem } from "./api/problems.js";
 import { redactKeys } from "./auth/keys.js";
@@ -36,6 +37,8 @@ export interface AppOptions {
     | "ANSWER_MAX_BYTES"
     | "REQUEST_TIMEOUT_MS"
     | "CORS_ORIGINS"
+    | "UCP_BASE"
+    | "PUBLIC_URL"
   >;
   metrics: Metrics;
   /** Where the rate-limit counters live (see api/http/ratelimit.ts). */
@@ -76,7 +79,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.LOG_LEVEL,
-      redact: { paths: ["req.headers.authorization", "headers.authorization", "authorization"], censor: "[redacted]" },
+      redact: {
+        paths: ["req.headers.authorization", "headers.authorization", "authorization", 'req.headers["x-api-key"]', 'headers["x-api-key"]'],
+        censor: "[redacted]",
+      },
       serializers: logSerializers,
     },
     requestIdHeader: false,
@@ -118,13 +124,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Every keyed route's key check and charge, from the policy each route declares.
   await app.register(gatePlugin, { keys: services.keys, store: options.rateLimitStore, perMinute: config.RATE_LIMIT_PER_MINUTE, now: options.now });
 
-  await app.register(publicPlugin, { prefixes: config.API_PREFIXES, rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE });
+  await app.register(publicPlugin, { prefixes: config.API_PREFIXES, ucpBase: config.UCP_BASE, rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE });
   await app.register(healthPlugin, { services, prefixes: config.API_PREFIXES });
   if (config.METRICS_PORT === undefined) await app.register(metricsRoute, { metrics: options.metrics });
   const answerMaxBytes = config.ANSWER_MAX_BYTES;
   const { admission } = options;
   await app.register(trpcPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS, answerMaxBytes, admission });
   await app.register(restPlugin, { services, prefixes: config.API_PREFIXES, answerMaxBytes, admission });
+  await app.register(ucpPlugin, { services, base: config.UCP_BASE, publicUrl: config.PUBLIC_URL, answerMaxBytes, admission });
   await app.register(mcpPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS, answerMaxBytes, admission });
   return app;
 }

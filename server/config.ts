@@ -33,7 +33,7 @@ function isOrigin(value: string): boolean {
 const prefix = z
   .string()
   .trim()
-  .regex(/^\/[A-Za-z0-9._~/-]*[A-Za-z0-9._~-]$/, "each prefix must start with / and not end with /");
+  .regex(/^\/[A-Za-z0-9._~/-]*[A-Za-z0-9._~-]$/, "must start with / and not end with /");
 
 export const ConfigSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
@@ -64,6 +64,17 @@ export const ConfigSchema = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(prefix).min(1, "must name at least one prefix")),
+  /** Where the Universal Commerce Protocol's REST binding is served (`{UCP_BASE}/catalog/search`, …); see docs/ucp.md. */
+  UCP_BASE: prefix.default("/ucp"),
+  /**
+   * The server's public origin (`https://catalog.example.com`), for the absolute URLs of `/.well-known/ucp`.
+   * Unset: each answer names the origin the request came to (its scheme and Host header).
+   */
+  PUBLIC_URL: z
+    .string()
+    .trim()
+    .refine((value) => isOrigin(value) && value !== "*", "must be scheme://host[:port], without a path or a trailing /")
+    .optional(),
   SAMPLE_CATALOG: boolean(true),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /**

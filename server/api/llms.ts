@@ -6,7 +6,7 @@
  */
 import type { OpenAPIObject } from "trpc-to-openapi";
 import { ErrorCodeSchema, ProblemSchema } from "../../shared/schemas/index.js";
-import { UNIT_COST } from "./operations/index.js";
+import { baseOf, operationList, UNIT_COST } from "./operations/index.js";
 import { COST_EXTENSION } from "./openapi.js";
 
 type PathItem = NonNullable<OpenAPIObject["paths"]>[string];
@@ -57,7 +57,19 @@ function endpointLines(document: OpenAPIObject): string[] {
   });
 }
 
-export function renderLlmsTxt(document: OpenAPIObject, rateLimitPerMinute: number): string {
+/** The Universal Commerce Protocol's operations, from the table (they are not in /openapi.json: UCP publishes their OpenAPI). */
+function ucpLines(ucpBase: string): string[] {
+  return operationList.flatMap(({ operation }) => {
+    if (baseOf(operation) !== "ucp") return [];
+    const cost = ` Costs ${operation.cost} unit${operation.cost === 1 ? "" : "s"}.`;
+    const tool = operation.mcp ? ` MCP tool \`${operation.mcp.tool}\`.` : "";
+    return [
+      `- [POST ${ucpBase}${operation.rest.path}](/.well-known/ucp): ${withoutPeriod(operation.title)}. ${withoutPeriod(operation.description ?? "")}.${cost}${tool}`,
+    ];
+  });
+}
+
+export function renderLlmsTxt(document: OpenAPIObject, rateLimitPerMinute: number, ucpBase = "/ucp"): string {
   const prefixes = (document.servers ?? []).map((server) => `\`${server.url}\``);
   return [
     `# ${document.info.title}`,
@@ -86,6 +98,11 @@ export function renderLlmsTxt(document: OpenAPIObject, rateLimitPerMinute: numbe
     "## MCP",
     "",
     "- [MCP endpoint](/mcp): `POST /mcp`, Model Context Protocol over Streamable HTTP (stateless, JSON answers): the same search and lookups as tools, with the same API key in `Authorization` and the same limits",
+    "",
+    "## UCP",
+    "",
+    `- [UCP business profile](/.well-known/ucp): the Universal Commerce Protocol's catalog capability (dev.ucp.shopping.catalog.search and .lookup) over REST under \`${ucpBase}\` and over MCP at /mcp; public. Requests need the API key and a \`UCP-Agent: profile="…"\` header (MCP: \`meta["ucp-agent"].profile\`); prices are integers in minor units`,
+    ...ucpLines(ucpBase),
     "",
     "## Optional",
     "",

@@ -8,7 +8,7 @@ import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { createSchema } from "zod-openapi";
 import { HealthSchema, ProblemSchema } from "../../shared/schemas/index.js";
 import { VERSION } from "../version.js";
-import { operationList, UNIT_COST } from "./operations/index.js";
+import { baseOf, operationList, UNIT_COST } from "./operations/index.js";
 import { appRouter } from "./router.js";
 
 export const TITLE = "Product Catalog Lookup API";
@@ -28,7 +28,7 @@ export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject
     title: TITLE,
     version: VERSION,
     description:
-      "Read-only API over an aggregated catalog of products taken from merchants' product detail pages. Every endpoint needs an API key in `Authorization` (the key itself, or `Bearer <key>`). Every error is RFC 9457 `application/problem+json` with a stable `code`.",
+      "Read-only API over an aggregated catalog of products taken from merchants' product detail pages. Every endpoint needs an API key in `Authorization` (the key itself, or `Bearer <key>`). Every error is RFC 9457 `application/problem+json` with a stable `code`. The same catalog also speaks the Universal Commerce Protocol's catalog capability (search, lookup, product detail) over REST and MCP: its business profile at `/.well-known/ucp` names the endpoint, and UCP's own OpenAPI document describes it.",
     baseUrl: first,
     securitySchemes: {
       ApiKey: { type: "apiKey", in: "header", name: "Authorization", description: "The API key itself, or `Bearer <key>`." },
@@ -102,6 +102,7 @@ export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject
     schema: { type: "string", maxLength: 1024 },
   };
   for (const { operation } of operationList) {
+    if (baseOf(operation) !== "api") continue;
     const method = operation.rest.method === "GET" ? "get" : "post";
     const entry: unknown = doc.paths?.[operation.rest.path]?.[method];
     if (!isObject(entry) || !isObject(entry.responses)) continue;

@@ -118,6 +118,16 @@ export async function findProductsByIds(db: DbOrTx, ids: readonly string[], with
 }
 
 /** Products that are there (gone ones are not counted). */
+/** The JSON-LD each product's page stated (raw_data.jsons.ld_json), without reading the rest of its raw data over the wire. */
+export async function findJsonLd(db: DbOrTx, ids: readonly string[]): Promise<Map<string, unknown>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: products.id, ldJson: sql<unknown>`${products.rawData}->'jsons'->'ld_json'` })
+    .from(products)
+    .where(inArray(products.id, [...ids]));
+  return new Map(rows.map((row) => [row.id, row.ldJson]));
+}
+
 export async function countProducts(db: DbOrTx): Promise<number> {
   const [row] = await db.select({ n: count() }).from(products).where(isNull(products.goneAt));
   return row?.n ?? 0;

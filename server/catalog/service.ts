@@ -19,7 +19,9 @@ import {
   findProductsByUrlKeys,
   findStoredByIds,
   type StoredProduct,
+  findJsonLd,
 } from "./repository.js";
+import { type CatalogVariant, variantsFromJsonLd } from "./variants.js";
 
 /** One lookup's outcome: the product and how it was matched, or why there is none (and, when gone, since when). */
 export type Lookup = Pick<LookupResult, "match" | "reason"> & { product: Product | null; goneAt?: Date };
@@ -36,6 +38,11 @@ export interface CatalogService {
   byGtin(gtin: string, withRawData: boolean): Promise<Product | null>;
   /** Many lookups at once (ids, URLs, GTINs, SKUs), answered one each, in order, with a few queries for all. */
   lookup(inputs: readonly LookupInput[], withRawData: boolean): Promise<Lookup[]>;
+  /**
+   * Each product's variants as its page states them (a ProductGroup's `hasVariant`; none otherwise), by id.
+   * Read from the page's JSON-LD, not the rest of its raw data, and kept with the product cache.
+   */
+  variants(ids: readonly string[]): Promise<Map<string, CatalogVariant[]>>;
   stats(): Promise<{ products: number; brands: number; gone: number }>;
   /**
    * The change feed after position `since` (0: from the start), at most `limit` entries, in commit order; see
@@ -75,6 +82,8 @@ export function createCatalogService(deps: {
   const cacheOptions = { ttlMs: STALE_BOUND_MS, ...(deps.now ? { now: deps.now } : {}) };
   const byId = new LruCache<string, Product>(deps.cacheSize, cacheOptions);
   const byUrlKey = new LruCache<string, Product>(deps.cacheSize, cacheOptions);
+  // Derived from the page's JSON-LD once, not per answer: the JSON is read (and parsed) only on a miss.
+  const variantsById = new LruCache<string, CatalogVariant[]>(deps.cacheSize, cacheOptions);
   let version: string | null | undefined;
   // Bumped when the caches are dropped: a read that started before is not cached after.
   let generation = 0;
@@ -110,6 +119,22 @@ export function createCatalogService(deps: {
       return null;
     },
     lookup: (inputs, withRawData) => lookupAll(db, inputs, withRawData),
+    variants: async (ids) => {
+      const found = new Map<string, CatalogVariant[]>();
+      const missing: string[] = [];
+      for (const id of new Set(ids)) {
+        const hit = variantsById.get(id);
+        if (hit) found.set(id, hit);
+        else missing.push(id);
+      }
+      const readingIn = generation;
+      for (const [id, ldJson] of await findJsonLd(db, missing)) {
+        const variants = variantsFromJsonLd(ldJson);
+        found.set(id, variants);
+        if (readingIn === generation) variantsById.set(id, variants);
+      }
+      return found;
+    },
     changes: async (since, limit) => {
       const rows = await changesSince(deps.primary, since, limit);
       return {
@@ -130,6 +155,7 @@ export function createCatalogService(deps: {
       generation++;
       byId.clear();
       byUrlKey.clear();
+      variantsById.clear();
     },
   };
 }

@@ -2,7 +2,10 @@
  * The MCP tools: one per operation of the table that declares an `mcp`
  * binding, running the operation's call with its input and output schemas
  * (api/invoke.ts), so arguments, answers and errors are the REST and /trpc
- * ones.
+ * ones. The Universal Commerce Protocol's tools (operations whose REST base is
+ * `ucp`) speak that protocol's MCP binding instead: arguments `{meta,
+ * catalog}`, business outcomes as results, and what stops a request (invalid
+ * arguments, a batch too large) as JSON-RPC errors.
  *
  * Built on the SDK's low-level `Server` rather than `McpServer`: McpServer
  * validates arguments itself and answers its own message, while a bad
@@ -22,8 +25,11 @@ import type { Problem } from "../../shared/schemas/index.js";
 import { VERSION } from "../version.js";
 import type { CallContext } from "../api/context.js";
 import { invoke } from "../api/invoke.js";
-import { type AnyOperation, operationList, UNIT_COST } from "../api/operations/index.js";
+import { type AnyOperation, baseOf, operationList, UNIT_COST } from "../api/operations/index.js";
 import { problemFromThrown } from "../api/problems.js";
+import { UcpMetaSchema } from "../../shared/schemas/index.js";
+import { readAgentMeta } from "../ucp/agent.js";
+import { transportError } from "../ucp/envelope.js";
 
 // shared/schemas are classic Zod; unwrap() and `out` are typed as the core schemas they extend.
 const classic = (schema: z.core.$ZodType) => schema as z.ZodType;
@@ -54,8 +60,19 @@ function typedArguments(params: z.ZodObject, defaults: Record<string, unknown> =
  * the SDK's clients validate `structuredContent` with.
  */
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Tool["inputSchema"] {
-  const root = schema instanceof z.ZodObject ? z.object(schema.shape) : schema;
-  return ToolSchema.shape.inputSchema.parse(z.toJSONSchema(root, { io, target: "draft-7" }));
+  const root = schema instanceof z.ZodObject ? z.object(schema.shape) : schema instanceof z.ZodUnion ? z.union(schema.options) : schema;
+  const json = z.toJSONSchema(root, { io, target: "draft-7" });
+  // A union of objects (UCP's get_product: the product, or the error envelope) is still an object at the root.
+  if (json.type === undefined && Array.isArray(json.anyOf)) json.type = "object";
+  return ToolSchema.shape.inputSchema.parse(json);
+}
+
+/** A UCP tool's arguments: the protocol's request metadata and the request itself. */
+function ucpArguments(input: z.ZodObject): z.ZodObject {
+  return z.object({
+    meta: UcpMetaSchema.describe('Request metadata: {"ucp-agent": {"profile": "<URL of your platform\'s UCP profile>"}}.'),
+    catalog: input.describe("The UCP catalog request."),
+  });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -87,7 +104,10 @@ const TOOLS: readonly CatalogTool[] = operationList.flatMap(({ operation }) => {
         name: operation.mcp.tool,
         title: operation.title,
         description: operation.mcp.description,
-        inputSchema: jsonSchema(typedArguments(operation.input, operation.mcp.defaults), "input"),
+        inputSchema: jsonSchema(
+          baseOf(operation) === "ucp" ? ucpArguments(operation.input) : typedArguments(operation.input, operation.mcp.defaults),
+          "input",
+        ),
         outputSchema: jsonSchema(operation.output, "output"),
         // A closed catalog, read only: calling twice changes nothing and reaches nothing outside it.
         annotations: { title: operation.title, readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -110,8 +130,31 @@ class ProtocolError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    readonly data?: unknown,
   ) {
     super(message);
+  }
+}
+
+/** JSON-RPC codes of the UCP binding: invalid params (-32602), UCP discovery (-32001), the server (-32603), the rest of the protocol's errors (-32000). */
+const JSONRPC_BY_STATUS = (status: number) =>
+  status === 400 ? ErrorCode.InvalidParams : status >= 500 && status !== 503 ? ErrorCode.InternalError : -32000;
+
+/** Runs a UCP tool: a result for every business outcome, a JSON-RPC error (with the protocol's error envelope as data) for what stops the request. */
+async function callUcp(operation: AnyOperation, ctx: CallContext, args: Record<string, unknown>): Promise<CallToolResult> {
+  if (args.catalog === undefined && "id" in args && operation.mcp?.tool === "get_product") {
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      'get_product is now the Universal Commerce Protocol\'s tool: pass {meta: {"ucp-agent": {profile}}, catalog: {id}}. The tool that took {id} and answered {pdp} is get_product_by_id.',
+    );
+  }
+  const agent = readAgentMeta(args.meta);
+  if (!agent.ok) throw new ProtocolError(-32001, agent.reason, { code: "invalid_profile_url", content: agent.reason });
+  try {
+    return success(await invoke(operation, ctx, args.catalog));
+  } catch (thrown) {
+    const { status, body } = transportError(thrown, ctx.requestId, ctx.log);
+    throw new ProtocolError(JSONRPC_BY_STATUS(status), body.messages.map((message) => message.content).join(" "), body);
   }
 }
 
@@ -138,7 +181,8 @@ export function createMcpServer(context: () => CallContext): Server {
     {
       capabilities: { tools: {} },
       instructions:
-        "A read-only catalog of products from merchants' product pages. Search with search_products; read one product with get_product (by id) or get_product_by_url. " +
+        "A read-only catalog of products from merchants' product pages. Search with search_products; read one product with get_product_by_id or get_product_by_url. " +
+        "search_catalog, lookup_catalog and get_product are the same catalog in the Universal Commerce Protocol's terms (arguments {meta, catalog}). " +
         "Errors are tool results with isError and an RFC 9457 problem as JSON text: `code` says what went wrong, `detail` how to fix it.",
     },
   );
@@ -147,6 +191,7 @@ export function createMcpServer(context: () => CallContext): Server {
     const tool = BY_NAME.get(request.params.name);
     if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `No tool ${request.params.name}; the tools are ${[...BY_NAME.keys()].join(", ")}.`);
     const ctx = context();
+    if (baseOf(tool.operation) === "ucp") return callUcp(tool.operation, ctx, request.params.arguments ?? {});
     try {
       return success(await invoke(tool.operation, ctx, withDefaults(tool.operation.mcp?.defaults, request.params.arguments ?? {})));
     } catch (thrown) {

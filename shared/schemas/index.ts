@@ -4,3 +4,4 @@ export * from "./problem.js";
 export * from "./health.js";
 export * from "./search.js";
 export * from "./changes.js";
+export * from "./ucp.js";

@@ -81,7 +81,7 @@ describe("issue 12, item 3: ANSWER_MAX_BYTES", () => {
       jsonrpc: "2.0",
       id,
       method: "tools/call",
-      params: { name: "get_product", arguments: { id: bigId, include_raw_data: true } },
+      params: { name: "get_product_by_id", arguments: { id: bigId, include_raw_data: true } },
     });
     const response = await t.app.inject({
       method: "POST",

@@ -27,7 +27,9 @@ describe("/llms.txt", () => {
     const doc = (await t.app.inject({ url: "/openapi.json" })).json() as {
       paths: Record<string, Record<string, { summary: string; parameters?: { name: string }[]; "x-rate-limit-cost": number }>>;
     };
-    const endpoints = body.split("\n").filter((line) => /^- \[(GET|POST) /.test(line));
+    const endpoints = body.split("\n").filter((line) => /^- \[(GET|POST) /.test(line) && line.includes("](/openapi.json#"));
+    // The Universal Commerce Protocol's operations are listed apart, from the table, linking the business profile.
+    expect(body.split("\n").filter((line) => line.startsWith("- [POST /ucp/catalog/"))).toHaveLength(3);
     const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.entries(item)
         .filter(([method]) => ["get", "post"].includes(method))

@@ -25,18 +25,27 @@ const tentId = productIdFromUrlKey(productUrlKey(tentUrl)!);
 const CALLS: { name: string; args: Record<string, unknown>; path: string }[] = [
   { name: "search_products", args: { q: "cast iron pan", limit: 3 }, path: "/products/search?q=cast+iron+pan&limit=3" },
   { name: "search_products", args: { q: "tent", brand_url: "northpeak.example" }, path: "/products/search?q=tent&brand_url=northpeak.example" },
-  { name: "get_product", args: { id: tentId, include_raw_data: true }, path: `/products/${tentId}?include_raw_data=true` },
+  { name: "get_product_by_id", args: { id: tentId, include_raw_data: true }, path: `/products/${tentId}?include_raw_data=true` },
   { name: "get_product_by_url", args: { url: `${tentUrl}?utm_source=x` }, path: `/products?url=${encodeURIComponent(`${tentUrl}?utm_source=x`)}` },
   { name: "search_products", args: { q: "tent", limit: 0 }, path: "/products/search?q=tent&limit=0" },
   { name: "search_products", args: {}, path: "/products/search" },
   { name: "get_product_by_url", args: { url: "not a url" }, path: "/products?url=not+a+url" },
-  { name: "get_product", args: { id: "pdp_missing" }, path: "/products/pdp_missing" },
+  { name: "get_product_by_id", args: { id: "pdp_missing" }, path: "/products/pdp_missing" },
+];
+
+/** The Universal Commerce Protocol's tools over stdio, with the UCP REST operation and body asking the same. */
+const UCP_META = { "ucp-agent": { profile: "https://platform.example/.well-known/ucp" } };
+const UCP_CALLS: { name: string; catalog: Record<string, unknown>; path: string }[] = [
+  { name: "search_catalog", catalog: { query: "cast iron pan", pagination: { limit: 3 } }, path: "search" },
+  { name: "lookup_catalog", catalog: { ids: [tentId, `${tentUrl}?utm_source=x`, "nothing-here"] }, path: "lookup" },
+  { name: "get_product", catalog: { id: tentId }, path: "product" },
 ];
 
 let dir: string;
 let dataDir: string;
 let toolNames: string[];
 let results: CallToolResult[];
+let ucpResults: CallToolResult[];
 let stderr = "";
 const clientErrors: Error[] = [];
 
@@ -65,6 +74,10 @@ beforeAll(async () => {
     toolNames = (await client.listTools()).tools.map((tool) => tool.name);
     results = [];
     for (const { name, args } of CALLS) results.push(CallToolResultSchema.parse(await client.callTool({ name, arguments: args })));
+    ucpResults = [];
+    for (const { name, catalog } of UCP_CALLS) {
+      ucpResults.push(CallToolResultSchema.parse(await client.callTool({ name, arguments: { meta: UCP_META, catalog } })));
+    }
   } finally {
     // Closes the child's stdin: the server shuts down by itself, releasing the data dir.
     await client.close();
@@ -75,7 +88,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("catalog mcp (stdio)", () => {
   it("serves the tools without a key, keeping stdout for JSON-RPC and logging to stderr", () => {
-    expect(toolNames).toEqual(["search_products", "get_product", "get_product_by_url", "lookup_products", "list_product_changes"]);
+    expect(toolNames).toEqual([
+      "search_products",
+      "get_product_by_id",
+      "get_product_by_url",
+      "lookup_products",
+      "list_product_changes",
+      "search_catalog",
+      "lookup_catalog",
+      "get_product",
+    ]);
     expect(clientErrors).toEqual([]);
     expect(stderr).toContain("MCP server on stdio");
   });
@@ -108,6 +130,27 @@ describe("catalog mcp (stdio)", () => {
         }
       }
       expect(results.filter((result) => result.isError)).toHaveLength(4);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("answers the Universal Commerce Protocol's tools exactly as its REST binding does on the same data", async () => {
+    const { handle } = await openPglite(dataDir);
+    const t = await createTestApp({ database: handle, records: [] });
+    try {
+      for (const [index, { name, catalog, path }] of UCP_CALLS.entries()) {
+        const result = ucpResults[index]!;
+        const answer = await t.app.inject({
+          method: "POST",
+          url: `/ucp/catalog/${path}`,
+          headers: { authorization: t.key, "ucp-agent": `profile="${UCP_META["ucp-agent"].profile}"` },
+          payload: catalog,
+        });
+        expect(answer.statusCode, name).toBe(200);
+        expect(result.isError, name).toBeFalsy();
+        expect(result.structuredContent, name).toEqual(answer.json());
+      }
     } finally {
       await t.close();
     }

@@ -89,10 +89,13 @@ describe("MCP tools over Streamable HTTP", () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
       "search_products",
-      "get_product",
+      "get_product_by_id",
       "get_product_by_url",
       "lookup_products",
       "list_product_changes",
+      "search_catalog",
+      "lookup_catalog",
+      "get_product",
     ]);
     const [search, byId, byUrl] = tools;
     // The REST schemas without their query-string preprocessing: JSON integers and booleans.
@@ -132,8 +135,8 @@ describe("MCP tools over Streamable HTTP", () => {
         "/products/search?q=tent&brand_url=northpeak.example&include_raw_data=true",
       ],
       ["search_products", { q: "kettle", brand_url: "unknown-brand.example" }, "/products/search?q=kettle&brand_url=unknown-brand.example"],
-      ["get_product", { id: tentId }, `/products/${tentId}`],
-      ["get_product", { id: tentId, include_raw_data: true }, `/products/${tentId}?include_raw_data=true`],
+      ["get_product_by_id", { id: tentId }, `/products/${tentId}`],
+      ["get_product_by_id", { id: tentId, include_raw_data: true }, `/products/${tentId}?include_raw_data=true`],
       ["get_product_by_url", { url: `${tentUrl}?utm_source=newsletter` }, `/products?url=${encodeURIComponent(`${tentUrl}?utm_source=newsletter`)}`],
     ];
     for (const [name, args, path] of cases) {
@@ -147,12 +150,12 @@ describe("MCP tools over Streamable HTTP", () => {
     const search = await call("search_products", { q: "cast iron pan", limit: 3 });
     expect((search.structuredContent as { products: { pdp: { name: string } }[] }).products[0]!.pdp.name).toBe("Cast Iron Skillet 26 cm");
     // Compact by default (agents pay per token); the whole record when asked.
-    const compact = await call("get_product", { id: tentId });
+    const compact = await call("get_product_by_id", { id: tentId });
     expect(Object.keys((compact.structuredContent as { pdp: object }).pdp).sort()).toEqual(
       // checked_at: how fresh the price and availability are (issue 18).
       ["availability", "brand", "checked_at", "currency", "id", "image", "name", "price", "price_label", "url"].sort(),
     );
-    const standard = await call("get_product", { id: tentId, view: "standard" });
+    const standard = await call("get_product_by_id", { id: tentId, view: "standard" });
     expect(standard.structuredContent).toEqual((await rest(`/products/${tentId}`)).body);
   });
 
@@ -163,7 +166,7 @@ describe("MCP tools over Streamable HTTP", () => {
       ["search_products", {}, "/products/search"],
       ["search_products", { q: "   " }, "/products/search?q=+++"],
       ["search_products", { q: "tent", brand_url: "not a domain" }, "/products/search?q=tent&brand_url=not+a+domain"],
-      ["get_product", { id: "bad id!" }, `/products/${encodeURIComponent("bad id!")}`],
+      ["get_product_by_id", { id: "bad id!" }, `/products/${encodeURIComponent("bad id!")}`],
       ["get_product_by_url", { url: "not a url" }, "/products?url=not+a+url"],
       ["get_product_by_url", { url: "ftp://northpeak.example/x" }, `/products?url=${encodeURIComponent("ftp://northpeak.example/x")}`],
     ];
@@ -181,7 +184,7 @@ describe("MCP tools over Streamable HTTP", () => {
   });
 
   it("answers an unknown id or URL with not_found as a tool error, and an unknown tool as a protocol error", async () => {
-    const missing = problemOf(await call("get_product", { id: "pdp_missing" }));
+    const missing = problemOf(await call("get_product_by_id", { id: "pdp_missing" }));
     expect(missing).toMatchObject({ code: "not_found", status: 404 });
     expect(sameProblem(missing)).toEqual(sameProblem((await rest("/products/pdp_missing")).body));
     const elsewhere = problemOf(await call("get_product_by_url", { url: "https://nowhere.example/p/1" }));
@@ -196,7 +199,7 @@ describe("MCP tools over Streamable HTTP", () => {
   });
 
   it("answers with the request id and the key's RateLimit headers", async () => {
-    const answer = await post(t.app, t.key, { ...toolCall("get_product", { id: tentId }), id: 7 });
+    const answer = await post(t.app, t.key, { ...toolCall("get_product_by_id", { id: tentId }), id: 7 });
     expect(answer.statusCode).toBe(200);
     expect(answer.headers["x-request-id"]).toMatch(/^req_/);
     expect(answer.headers["ratelimit-policy"]).toBe('"default";q=600;w=60');
@@ -207,30 +210,96 @@ describe("MCP tools over Streamable HTTP", () => {
   });
 });
 
+/** A UCP REST call: what the UCP tool's answer is compared with. */
+async function ucpRest(path: string, body: unknown) {
+  const answer = await t.app.inject({
+    method: "POST",
+    url: `/ucp/catalog/${path}`,
+    headers: { authorization: t.key, "ucp-agent": `profile="${UCP_PROFILE}"` },
+    payload: body as Record<string, unknown>,
+  });
+  return { status: answer.statusCode, body: answer.json<Record<string, unknown>>() };
+}
+
+const UCP_PROFILE = "https://platform.example/.well-known/ucp";
+
+describe("the Universal Commerce Protocol's tools through the SDK's client (docs/ucp.md)", () => {
+  const meta = { "ucp-agent": { profile: UCP_PROFILE } };
+
+  it("lists search_catalog, lookup_catalog and get_product with {meta, catalog} arguments and output schemas", async () => {
+    const { tools } = await client.listTools();
+    for (const name of ["search_catalog", "lookup_catalog", "get_product"]) {
+      const tool = tools.find((entry) => entry.name === name);
+      expect(tool?.inputSchema.required, name).toEqual(["meta", "catalog"]);
+      expect(tool?.outputSchema?.type, name).toBe("object");
+    }
+  });
+
+  it("calls each and gets what the REST binding answers (the client checks structuredContent against the tool's output schema)", async () => {
+    const cases: [string, string, Record<string, unknown>][] = [
+      ["search_catalog", "search", { query: "tent", pagination: { limit: 3 } }],
+      ["lookup_catalog", "lookup", { ids: [tentId, tentUrl, "nothing-here"] }],
+      ["get_product", "product", { id: tentId }],
+      ["get_product", "product", { id: "pdp_nothing_here" }],
+    ];
+    for (const [name, path, catalog] of cases) {
+      const result = await call(name, { meta, catalog });
+      expect(result.isError, name).toBeFalsy();
+      const expected = await ucpRest(path, catalog);
+      expect(expected.status).toBe(200);
+      expect(result.structuredContent, `${name} ${JSON.stringify(catalog)}`).toEqual(expected.body);
+      expect(JSON.parse(text(result))).toEqual(expected.body);
+    }
+  });
+
+  it("refuses invalid arguments, an oversized batch and a missing profile with JSON-RPC errors, as the binding says", async () => {
+    const refused = (name: string, args: Record<string, unknown>) =>
+      client.callTool({ name, arguments: args }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+    const cases: [string, Record<string, unknown>, RegExp][] = [
+      ["search_catalog", { meta, catalog: { query: "tent", filters: { price: { min: -1 } }, context: { currency: "USD" } } }, /^MCP error -32602: /],
+      ["lookup_catalog", { meta, catalog: { ids: Array.from({ length: 51 }, (_, i) => `pdp_${i}`) } }, /^MCP error -32602: ids may hold at most 50/],
+      ["search_catalog", { catalog: { query: "tent" } }, /^MCP error -32001: /],
+    ];
+    for (const [name, args, message] of cases) {
+      const error = await refused(name, args);
+      expect(error, name).toBeInstanceOf(Error);
+      expect((error as Error).message).toMatch(message);
+    }
+  });
+});
+
 describe("/mcp refuses as the rest of the API does", () => {
-  it("answers a missing, malformed or unknown key with the usual 401 problem", async () => {
+  it("answers a missing, malformed or unknown key with 401 and a JSON-RPC error holding the usual problem", async () => {
     for (const key of [null, "not-a-key", "pcl_test_4sbSt6nUYeRZeFLjwmD4kKuUQY2t8GLHqHrPZDSZgNH1ZKaP"]) {
       const answer = await post(t.app, key, {
         method: "initialize",
         params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
       });
       expect(answer.statusCode).toBe(401);
-      expect(answer.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      expect(answer.headers["content-type"]).toMatch(/^application\/json/);
       expect(answer.headers["www-authenticate"]).toBe('Bearer realm="product-catalog"');
       expect(answer.headers["x-request-id"]).toMatch(/^req_/);
       expect(answer.headers.ratelimit).toBeUndefined();
-      expect(answer.json()).toMatchObject({ code: "unauthorized", status: 401, request_id: answer.headers["x-request-id"] });
+      // The UCP MCP binding: transport errors are JSON-RPC errors (-32000), the HTTP status the primary signal.
+      expect(answer.json()).toMatchObject({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32000, data: { code: "unauthorized", status: 401, request_id: answer.headers["x-request-id"] } },
+      });
     }
     await expect(connect(null)).rejects.toThrow(/401/);
   });
 
   it("refuses a revoked key", async () => {
     const { key } = await t.services.keys.issue({ name: "soon revoked", environment: "dev" });
-    expect((await post(t.app, key, toolCall("get_product", { id: tentId }))).statusCode).toBe(200);
+    expect((await post(t.app, key, toolCall("get_product_by_id", { id: tentId }))).statusCode).toBe(200);
     await t.services.keys.revoke(key);
-    const refused = await post(t.app, key, toolCall("get_product", { id: tentId }));
+    const refused = await post(t.app, key, toolCall("get_product_by_id", { id: tentId }));
     expect(refused.statusCode).toBe(401);
-    expect(refused.json()).toMatchObject({ code: "unauthorized", detail: "The API key has been revoked." });
+    expect(refused.json()).toMatchObject({ error: { message: "The API key has been revoked.", data: { code: "unauthorized" } } });
   });
 
   it("answers GET and DELETE with 405: stateless, there is no event stream and no session", async () => {
@@ -261,7 +330,7 @@ describe("rate limits on /mcp", () => {
     const { key } = await t.services.keys.issue({ name: "mcp limits", environment: "dev" });
     const remaining = (answer: { headers: Record<string, unknown> }) => answer.headers.ratelimit;
     expect(remaining(await post(limited, key, toolCall("search_products", { q: "tent" })))).toBe('"default";r=7;t=60');
-    expect(remaining(await post(limited, key, toolCall("get_product", { id: tentId })))).toBe('"default";r=6;t=60');
+    expect(remaining(await post(limited, key, toolCall("get_product_by_id", { id: tentId })))).toBe('"default";r=6;t=60');
     expect(remaining(await post(limited, key, { method: "tools/list" }))).toBe('"default";r=5;t=60');
     const restSearch = await limited.inject({ method: "GET", url: "/api/v1/products/search?q=tent", headers: { authorization: key } });
     expect(remaining(restSearch)).toBe('"default";r=0;t=60');
@@ -270,7 +339,7 @@ describe("rate limits on /mcp", () => {
     const refused = await post(limited, key, toolCall("search_products", { q: "tent" }));
     expect(refused.statusCode).toBe(429);
     expect(refused.headers["retry-after"]).toBe("60");
-    expect(refused.headers["content-type"]).toMatch(/^application\/problem\+json/);
-    expect(refused.json()).toMatchObject({ code: "rate_limited", status: 429 });
+    expect(refused.headers["content-type"]).toMatch(/^application\/json/);
+    expect(refused.json()).toMatchObject({ error: { code: -32000, data: { code: "rate_limited", status: 429, retry_after: 60 } } });
   });
 });

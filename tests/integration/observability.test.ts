@@ -122,7 +122,15 @@ describe("METRICS_PORT", () => {
     expect((await fetch(`${api}/health?api_key=${encodeURIComponent(key).replaceAll("_", "%5F")}`)).status).toBe(401);
     const echoed = await fetch(`${api}/health`, { headers: { authorization: key, "x-request-id": key } });
     expect(echoed.headers.get("x-request-id")).not.toBe(key);
-    await expect.poll(() => output.split("\n").filter((line) => line.includes('"msg":"request completed"')).length).toBeGreaterThanOrEqual(7);
+    // UCP's REST binding takes the key in X-API-Key too: never logged either, parser errors included.
+    const ucp = await fetch(`${api}/ucp/catalog/search`, {
+      method: "POST",
+      headers: { "x-api-key": key, "ucp-agent": 'profile="https://platform.example/.well-known/ucp"', "content-type": "application/json" },
+      body: JSON.stringify({ query: "tent" }),
+    });
+    expect(ucp.status).toBe(200);
+    expect(await raw(`POST /ucp/catalog/search HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nBad Header: 1\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400/);
+    await expect.poll(() => output.split("\n").filter((line) => line.includes('"msg":"request completed"')).length).toBeGreaterThanOrEqual(8);
 
     const logLines = output.split("\n").filter((line) => line.startsWith("{"));
     expect(logLines.some((line) => line.includes('"msg":"client error"'))).toBe(true);

@@ -10,7 +10,7 @@ import { request as httpRequest } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "../../server/api/openapi.js";
-import { type AnyOperation, operationList } from "../../server/api/operations/index.js";
+import { type AnyOperation, baseOf, operationList } from "../../server/api/operations/index.js";
 import { appRouter } from "../../server/api/router.js";
 import type { Root } from "../../server/compose.js";
 import { productIdFromUrlKey } from "../../server/catalog/ids.js";
@@ -38,7 +38,20 @@ const SAMPLES: Record<string, { valid: Record<string, unknown>; invalid: Record<
     code: "invalid_parameter",
   },
   "products.changes": { valid: { limit: 3 }, invalid: { since: "-1" }, code: "invalid_parameter" },
+  // The Universal Commerce Protocol's operations (under UCP_BASE): the invalid input's code is its error message's.
+  "ucp.search": {
+    valid: { query: "tent", pagination: { limit: 3 } },
+    invalid: { query: "tent", pagination: { limit: 0 } },
+    code: "invalid_parameter",
+  },
+  "ucp.lookup": {
+    valid: { ids: [tentId, tentUrl, "nothing"] },
+    invalid: { ids: Array.from({ length: 51 }, (_, i) => `pdp_${i}`) },
+    code: "request_too_large",
+  },
+  "ucp.product": { valid: { id: tentId }, invalid: { id: tentId, selected: [{ name: "Size" }] }, code: "invalid_parameter" },
 };
+const UCP_AGENT = 'profile="https://platform.example/.well-known/ucp"';
 
 let t: TestApp;
 let root: Root;
@@ -117,8 +130,14 @@ describe("the operation table", () => {
     const document = buildOpenApiDocument(PREFIXES);
     const procedures = appRouter._def.procedures as Record<string, unknown>;
     for (const { path, operation } of operationList) {
-      expect(procedures[path], path).toBeDefined();
       const documented = document.paths?.[operation.rest.path]?.[operation.rest.method === "GET" ? "get" : "post"];
+      if (baseOf(operation) === "ucp") {
+        // UCP publishes the OpenAPI of its binding; these are neither procedures nor in ours.
+        expect(procedures[path], path).toBeUndefined();
+        expect(documented, path).toBeUndefined();
+        continue;
+      }
+      expect(procedures[path], path).toBeDefined();
       expect(documented, path).toMatchObject({ summary: operation.title, "x-rate-limit-cost": operation.cost });
     }
     const listed = await app.inject({
@@ -131,7 +150,53 @@ describe("the operation table", () => {
     expect(tools).toEqual(operationList.flatMap(({ operation }) => (operation.mcp ? [operation.mcp.tool] : [])));
   });
 
-  it.each(operationList.map((entry) => [entry.path, entry] as const))(
+  it.each(operationList.filter((entry) => baseOf(entry.operation) === "ucp").map((entry) => [entry.path, entry] as const))(
+    "%s answers the same on REST (under UCP_BASE) and MCP, refuses the same, and costs the same",
+    async (path, { operation }) => {
+      const sample = SAMPLES[path]!;
+      const rest = async (input: Record<string, unknown>, key: string) => {
+        const answer = await app.inject({
+          method: "POST",
+          url: `/ucp${operation.rest.path}`,
+          headers: { authorization: key, "ucp-agent": UCP_AGENT },
+          payload: input,
+        });
+        return { status: answer.statusCode, body: answer.json<{ messages?: { code: string }[] }>(), headers: answer.headers };
+      };
+      const mcp = async (input: Record<string, unknown>, key: string) => {
+        const answer = await app.inject({
+          method: "POST",
+          url: "/mcp",
+          headers: { authorization: key, "content-type": "application/json", accept: "application/json, text/event-stream" },
+          payload: {
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: {
+              name: operation.mcp!.tool,
+              arguments: { meta: { "ucp-agent": { profile: "https://platform.example/.well-known/ucp" } }, catalog: input },
+            },
+          },
+        });
+        const body = answer.json<{ result?: { structuredContent: unknown }; error?: { data: { messages: { code: string }[] } } }>();
+        return { status: answer.statusCode, data: body.result?.structuredContent, code: body.error?.data.messages[0]?.code, headers: answer.headers };
+      };
+      const restKey = await freshKey();
+      const ok = await rest(sample.valid, restKey);
+      expect(ok.status).toBe(200);
+      expect(spent(ok.headers)).toBe(operation.cost);
+      const refused = await rest(sample.invalid, restKey);
+      expect(refused.status).toBe(400);
+      const mcpKey = await freshKey();
+      const viaTool = await mcp(sample.valid, mcpKey);
+      expect(viaTool.status).toBe(200);
+      expect(spent(viaTool.headers)).toBe(operation.cost);
+      expect(operation.output.parse(viaTool.data)).toEqual(operation.output.parse(ok.body));
+      expect([refused.body.messages?.[0]?.code, (await mcp(sample.invalid, mcpKey)).code]).toEqual([sample.code, sample.code]);
+    },
+  );
+
+  it.each(operationList.filter((entry) => baseOf(entry.operation) === "api").map((entry) => [entry.path, entry] as const))(
     "%s answers the same on REST (each prefix), /trpc and MCP, refuses the same, and costs the same",
     async (path, { operation }) => {
       const sample = SAMPLES[path]!;
@@ -234,7 +299,9 @@ describe("cost comes from the operation reached, never from the URL's spelling (
     expect(mixed).toMatchObject({ status: 200, cost: 6 });
     const refused = await mcp(Array.from({ length: 11 }, (_, i) => message(i, "tools/list")));
     expect(refused).toMatchObject({ status: 400, cost: 0 });
-    expect(refused.answer).toMatchObject({ code: "invalid_parameter", detail: expect.stringContaining("at most 10") });
+    expect(refused.answer).toMatchObject({
+      error: { code: -32600, data: { code: "invalid_parameter", detail: expect.stringContaining("at most 10") } },
+    });
   });
 });
 

@@ -202,6 +202,67 @@ describe("REST: no input reaches a 5xx", () => {
   });
 });
 
+describe("UCP: no body reaches a 5xx, and every refusal is the protocol's error envelope", () => {
+  const member = fc.oneof(hostileString, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.jsonValue({ maxDepth: 2 }));
+  const some = <T>(arbitrary: fc.Arbitrary<T>) => fc.oneof(member, arbitrary);
+  // Shaped like the protocol's requests often enough to get past the first member, hostile anywhere.
+  const body = fc.oneof(
+    member,
+    fc.record(
+      {
+        query: member,
+        filters: some(
+          fc.record(
+            {
+              price: some(fc.record({ min: member, max: member }, { requiredKeys: [] })),
+              categories: some(fc.array(hostileString, { maxLength: 12 })),
+              brands: some(fc.array(hostileString, { maxLength: 22 })),
+              availability: some(fc.array(fc.oneof(fc.constantFrom("in_stock", "preorder"), hostileString), { maxLength: 3 })),
+            },
+            { requiredKeys: [] },
+          ),
+        ),
+        context: some(fc.record({ currency: some(fc.constantFrom("USD", "EUR", "JPY", "usd", "XXX")) }, { requiredKeys: [] })),
+        pagination: some(fc.record({ cursor: member, limit: some(fc.constantFrom(0, 1, 10, 101, -1, 1.5, 1e21)) }, { requiredKeys: [] })),
+        ids: some(fc.array(fc.oneof(hostileString, fc.constantFrom(...FIXTURE.map((record) => record.url))), { maxLength: 60 })),
+        id: member,
+        selected: some(fc.array(fc.record({ name: member, label: member }, { requiredKeys: [] }), { maxLength: 4 })),
+        preferences: member,
+      },
+      { requiredKeys: [] },
+    ),
+  );
+  const agent = fc.constantFrom(
+    'profile="https://platform.example/.well-known/ucp"',
+    "",
+    "profile=1",
+    'profile="javascript:alert(1)"',
+    "a=b, c",
+    '"',
+  );
+
+  it("search, lookup and product, with any JSON body and UCP-Agent", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom("search", "lookup", "product"), body, agent, async (operation, value, ucpAgent) => {
+        const response = await t.app.inject({
+          method: "POST",
+          url: `/ucp/catalog/${operation}`,
+          headers: { authorization: await key(), "ucp-agent": ucpAgent, "content-type": "application/json" },
+          payload: JSON.stringify(value) ?? "null",
+        });
+        const what = `${operation} ${ucpAgent} ${JSON.stringify(value)?.slice(0, 300)}`;
+        expect(response.statusCode, `${what} → ${response.statusCode} ${response.body.slice(0, 300)}`).toBeLessThan(500);
+        if (response.statusCode >= 400)
+          expect(response.json(), what).toMatchObject({
+            ucp: { status: "error" },
+            messages: expect.arrayContaining([expect.objectContaining({ type: "error", code: expect.any(String) })]),
+          });
+      }),
+      RUNS,
+    );
+  });
+});
+
 describe("/trpc: no input reaches a 5xx", () => {
   const procedures = ["products.search", "products.byId", "products.byUrl", "products", "nope", "products.search,products.byId"];
   const input = fc.oneof(

@@ -10,8 +10,17 @@ import fp from "fastify-plugin";
 
 /** What a cross-origin page may read of an answer beyond the CORS-safelisted headers. */
 const EXPOSED = ["x-request-id", "etag", "x-rerank", "ratelimit", "ratelimit-policy", "retry-after", "www-authenticate", "allow"].join(", ");
-/** What a cross-origin page may send: the key, JSON bodies, conditional requests, its own request id, MCP's headers. */
-const ALLOWED_HEADERS = ["authorization", "content-type", "if-none-match", "x-request-id", "mcp-protocol-version", "mcp-session-id"].join(", ");
+/** What a cross-origin page may send: the key, JSON bodies, conditional requests, its own request id, MCP's and UCP's headers (UCP's key header too). */
+const ALLOWED_HEADERS = [
+  "authorization",
+  "content-type",
+  "if-none-match",
+  "x-request-id",
+  "mcp-protocol-version",
+  "mcp-session-id",
+  "ucp-agent",
+  "x-api-key",
+].join(", ");
 /** How long a browser may reuse a preflight's answer. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 

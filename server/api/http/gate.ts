@@ -28,6 +28,16 @@ export interface GatePolicy {
   cost: number | "per-call";
   /** How the route answers a refusal (401, 429, 503); problem+json unless given (tRPC refuses in its own shape). */
   refuse?: (request: FastifyRequest, reply: FastifyReply, problem: Problem) => Promise<FastifyReply> | FastifyReply;
+  /** Also take the key from `X-API-Key` when `Authorization` is absent (the header UCP's REST binding names for a platform's key). */
+  apiKeyHeader?: boolean;
+}
+
+/** The key a request presents: `Authorization`, else (where the route takes it) `X-API-Key`. */
+function presentedKey(request: FastifyRequest, gate: GatePolicy): string | null {
+  const fromAuthorization = keyFromAuthorization(request.headers.authorization);
+  if (fromAuthorization !== null || !gate.apiKeyHeader) return fromAuthorization;
+  const header = request.headers["x-api-key"];
+  return typeof header === "string" ? keyFromAuthorization(header) : null;
 }
 
 declare module "fastify" {
@@ -98,7 +108,7 @@ const plugin: FastifyPluginAsync<GateOptions> = async (app, opts) => {
     const refuse = async (refusal: Problem) => (gate.refuse ? gate.refuse(request, reply, refusal) : sendProblem(reply, refusal));
     let verified: Awaited<ReturnType<KeyService["verify"]>>;
     try {
-      verified = await opts.keys.verify(keyFromAuthorization(request.headers.authorization));
+      verified = await opts.keys.verify(presentedKey(request, gate));
     } catch (error) {
       if (error instanceof DatabaseShedError) {
         // Too many unknown keys this second: the key table is spared; a real client retries in a moment.

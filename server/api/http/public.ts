@@ -34,21 +34,25 @@ export const healthPlugin: FastifyPluginAsync<{ services: Services; prefixes: re
   }
 };
 
-export const publicPlugin: FastifyPluginAsync<{ prefixes: readonly string[]; rateLimitPerMinute: number }> = async (app, opts) => {
+export const publicPlugin: FastifyPluginAsync<{ prefixes: readonly string[]; ucpBase: string; rateLimitPerMinute: number }> = async (app, opts) => {
   const document = buildOpenApiDocument(opts.prefixes);
   const json = { type: "application/json; charset=utf-8", cacheControl: REVALIDATE };
   const openApi = staticAsset(JSON.stringify(document), json);
-  const llmsTxt = staticAsset(renderLlmsTxt(document, opts.rateLimitPerMinute), { type: "text/plain; charset=utf-8", cacheControl: REVALIDATE });
+  const llmsTxt = staticAsset(renderLlmsTxt(document, opts.rateLimitPerMinute, opts.ucpBase), {
+    type: "text/plain; charset=utf-8",
+    cacheControl: REVALIDATE,
+  });
   // What a newcomer who opens the server's address finds: where to read on. Everything but these documents needs a key.
   const index = staticAsset(
     JSON.stringify({
       name: TITLE,
       version: VERSION,
-      links: { docs: "/docs", openapi: "/openapi.json", llms: "/llms.txt", health: "/health" },
+      links: { docs: "/docs", openapi: "/openapi.json", llms: "/llms.txt", health: "/health", ucp: "/.well-known/ucp" },
       api: opts.prefixes,
       trpc: "/trpc",
       mcp: "/mcp",
-      auth: "Every call but these four documents needs an API key in Authorization: the key, or Bearer <key>. See /docs.",
+      ucp: opts.ucpBase,
+      auth: "Every call needs an API key in Authorization (the key, or Bearer <key>) except /, /docs, /openapi.json, /llms.txt and /.well-known/ucp. See /docs.",
     }),
     json,
   );

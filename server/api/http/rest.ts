@@ -16,7 +16,7 @@ import type { Services } from "../../services.js";
 import { type Admission, OverloadedError } from "../admission.js";
 import { answerBudget } from "../answer-cap.js";
 import { checkedOutput, runCall } from "../invoke.js";
-import { type AnyOperation, operationList } from "../operations/index.js";
+import { type AnyOperation, baseOf, operationList } from "../operations/index.js";
 import { problem, problemFromThrown } from "../problems.js";
 import { conditionalGet, productEnvelope } from "./caching.js";
 import { callContext, responseHeaders } from "./context.js";
@@ -30,10 +30,11 @@ export interface RestRoute {
   operation: AnyOperation;
 }
 
-/** Every operation's route under every prefix; the OpenAPI document lists the same paths. */
+/** Every API operation's route under every prefix; the OpenAPI document lists the same paths. (UCP's are in ucp.ts.) */
 export function restRoutes(prefixes: readonly string[]): RestRoute[] {
+  const api = operationList.filter(({ operation }) => baseOf(operation) === "api");
   return prefixes.flatMap((prefix) =>
-    operationList.map(({ operation }) => ({
+    api.map(({ operation }) => ({
       url: `${prefix}${operation.rest.path.replace(/\{(\w+)\}/g, ":$1")}`,
       method: operation.rest.method,
       operation,

@@ -9,9 +9,19 @@ import type { CallContext } from "../context.js";
 /** A query reads (GET on REST, `.query` on tRPC); a mutation takes a JSON body (POST, `.mutate`), still without side effects here. */
 export type OperationKind = "query" | "mutation";
 
+/**
+ * Where an operation's path is served, and in whose terms: `api`, this service's own API under each of
+ * API_PREFIXES (problem+json errors, a tRPC procedure, an entry in /openapi.json); `ucp`, the Universal
+ * Commerce Protocol's binding under UCP_BASE (its envelope and errors, a `UCP-Agent` header; MCP
+ * arguments `{meta, catalog}`; see api/http/ucp.ts and docs/ucp.md).
+ */
+export type RestBase = "api" | "ucp";
+
 export interface RestBinding<K extends OperationKind> {
   method: K extends "query" ? "GET" : "POST";
-  /** Under each API prefix (`/api/v1`, `/v1`), OpenAPI style: `/products/{id}`. */
+  /** `api` unless given. */
+  base?: RestBase;
+  /** Under each API prefix (`/api/v1`, `/v1`), or under UCP_BASE; OpenAPI style: `/products/{id}`. */
   path: `/${string}`;
   /** Beyond 400, 401, 429 and 503, which every operation can answer: e.g. `{ 404: "No product with that id" }`. */
   errors?: Record<number, string>;
@@ -55,6 +65,10 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
 
 /** What a call that runs no operation costs: /health, /metrics, an MCP message other than a tool call, a tRPC path that routes nowhere. */
 export const UNIT_COST = 1;
+
+export function baseOf(operation: { rest: { base?: RestBase } }): RestBase {
+  return operation.rest.base ?? "api";
+}
 
 /** Any declared operation, discriminated by `kind`. */
 export type AnyOperation = Operation<z.ZodObject, z.ZodType, "query"> | Operation<z.ZodObject, z.ZodType, "mutation">;

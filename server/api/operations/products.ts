@@ -49,7 +49,7 @@ export const search = query({
       'Constraints in the words ("under $200", "in stock", a brand name) are applied as filters and echoed back in `interpretation`; filters can also be given: ' +
       '`price_min`/`price_max` with `currency` (ISO 4217; prices are never converted), `availability` (in_stock, out_of_stock, preorder, backorder), `category` (a path prefix such as "Outdoor > Tents"), `brand` (names), `brand_url` (one merchant\'s site). ' +
       "`sort`: relevance, price_asc, price_desc (with currency), newest. Only matching products are returned ({products: [{pdp}]}, possibly none); pass `next_cursor` as `cursor` for more. " +
-      `${VIEW_NOTE} Use get_product for one product by id, get_product_by_url for a page URL or GTIN, lookup_products for many at once.`,
+      `${VIEW_NOTE} Use get_product_by_id for one product by id, get_product_by_url for a page URL or GTIN, lookup_products for many at once.`,
     defaults: COMPACT_FOR_AGENTS,
   },
   cost: 5,
@@ -82,7 +82,8 @@ export const byId = query({
     errors: { 404: "No product with that id", 410: "`gone`: the product's page was withdrawn (`gone_at` says when)" },
   },
   mcp: {
-    tool: "get_product",
+    // The name get_product is UCP's tool (operations/ucp.ts); this one kept its behaviour under a new name.
+    tool: "get_product_by_id",
     description:
       "Get one product's record by its catalog id (the `pdp.id` of a search result), as {pdp: {…}}. " +
       `${VIEW_NOTE} An id the catalog does not have is a \`not_found\` error; a product whose page was withdrawn is a \`gone\` error saying when.`,
@@ -177,7 +178,7 @@ export const changes = query({
     tool: "list_product_changes",
     description:
       "List what changed in the catalog since a position: {changes: [{id, change: 'upserted', updated_at} | {id, change: 'gone', gone_at}], next_cursor}, in commit order. " +
-      "Without `since` it starts from the beginning (every product); pass `next_cursor` as `since` to continue or to poll later. Use get_product to read a changed product.",
+      "Without `since` it starts from the beginning (every product); pass `next_cursor` as `since` to continue or to poll later. Use get_product_by_id to read a changed product.",
   },
   cost: 1,
   auth: "key",

@@ -1,0 +1,99 @@
+/**
+ * The protocol's search filters as this catalog applies them: `categories`
+ * and `price` (the protocol's), `brands` and `availability` (this catalog's
+ * own, as the protocol allows). A price is in minor units of
+ * `context.currency` and prices are never converted; without that currency
+ * the price filter is ignored, as the protocol allows, and a message says so.
+ * Filters this catalog does not know are ignored the same way.
+ */
+import { isCurrencyCode, minorUnitExponent } from "../../shared/currency.js";
+import type { UcpContext, UcpMessage, UcpSearchFilters, UCP_AVAILABILITY_FILTERS } from "../../shared/schemas/index.js";
+import { RequestError } from "../errors.js";
+import { info } from "./envelope.js";
+import { type DraftProduct, type DraftVariant, inCategories } from "./products.js";
+
+export interface AppliedFilters {
+  categories?: string[];
+  brands?: string[];
+  availability?: (typeof UCP_AVAILABILITY_FILTERS)[number][];
+  /** Bounds in minor units of `currency`, inclusive. */
+  price?: { currency: string; min?: number; max?: number };
+}
+
+const KNOWN = new Set(["categories", "price", "brands", "availability"]);
+
+/** The filters this catalog applies, and a message for each one it ignores. */
+export function readFilters(
+  filters: UcpSearchFilters | undefined,
+  context: UcpContext | undefined,
+): { applied: AppliedFilters; messages: UcpMessage[] } {
+  const applied: AppliedFilters = {};
+  const messages: UcpMessage[] = [];
+  if (!filters) return { applied, messages };
+  for (const name of Object.keys(filters)) {
+    if (!KNOWN.has(name)) {
+      messages.push(
+        info(
+          "filter_ignored",
+          `The filter "${name}" is not one this catalog applies (it applies categories, price, brands, availability); it was ignored.`,
+        ),
+      );
+    }
+  }
+  if (filters.categories?.length) applied.categories = filters.categories;
+  if (filters.brands?.length) applied.brands = filters.brands;
+  if (filters.availability?.length) applied.availability = [...new Set(filters.availability)];
+  const { min, max } = filters.price ?? {};
+  if (min !== undefined && max !== undefined && min > max) {
+    throw new RequestError("invalid_parameter", `filters.price.min (${min}) must not be above filters.price.max (${max}).`, "filters.price.min");
+  }
+  if (min !== undefined || max !== undefined) {
+    const currency = context?.currency?.trim().toUpperCase();
+    if (!currency) {
+      messages.push(
+        info("filter_ignored", "The price filter was ignored: its amounts are in minor units of context.currency, which the request does not give."),
+      );
+    } else if (!isCurrencyCode(currency)) {
+      messages.push(info("filter_ignored", `The price filter was ignored: context.currency "${context?.currency}" is not an ISO 4217 code.`));
+    } else {
+      applied.price = { currency, ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
+    }
+  }
+  return { applied, messages };
+}
+
+export function isEmpty(applied: AppliedFilters): boolean {
+  return !applied.categories && !applied.brands && !applied.availability && !applied.price;
+}
+
+/** Minor units as the decimal the search parameters take (`15000` USD → `"150.00"`), or undefined past their 12 digits. */
+export function decimal(amount: number, currency: string): string | undefined {
+  const exponent = minorUnitExponent(currency) ?? 2;
+  const digits = String(amount).padStart(exponent + 1, "0");
+  const whole = exponent === 0 ? digits : digits.slice(0, -exponent);
+  if (whole.length > 12) return undefined;
+  return exponent === 0 ? whole : `${whole}.${digits.slice(-exponent)}`;
+}
+
+export function variantPasses(variant: DraftVariant, applied: AppliedFilters): boolean {
+  const { price, availability } = applied;
+  if (price) {
+    if (variant.ucp.price.currency !== price.currency) return false;
+    if (price.min !== undefined && variant.amount < price.min) return false;
+    if (price.max !== undefined && variant.amount > price.max) return false;
+  }
+  if (availability) {
+    const status = variant.status === "discontinued" ? "out_of_stock" : variant.status;
+    if (!status || !availability.includes(status as (typeof availability)[number])) return false;
+  }
+  return true;
+}
+
+export function productPasses(draft: DraftProduct, applied: AppliedFilters): boolean {
+  if (applied.categories && !inCategories(draft.product, applied.categories)) return false;
+  if (applied.brands) {
+    const wanted = new Set(applied.brands.map((brand) => brand.trim().toLowerCase()));
+    if (!draft.product.brands.some((brand) => wanted.has(brand.trim().toLowerCase()))) return false;
+  }
+  return true;
+}
