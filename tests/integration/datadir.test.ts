@@ -97,11 +97,16 @@ describe("a running server owns its data dir", () => {
     const path = join(dir, "fixture.ndjson");
     const many = [...FIXTURE, ...Array.from({ length: 300 }, (_, i) => ({ url: `https://bulk.example/p/${i}`, name: `Bulk item ${i}` }))];
     writeFileSync(path, toNdjson(many));
-    // Reads keep arriving while the import's transactions run through the server's socket.
+    // Reads keep arriving while the import's transactions run through the server's socket: two searches a second,
+    // within the key's 600 units a minute however long the import takes (searches, embedded off the main thread,
+    // are fast enough to spend it in seconds).
     let stop = false;
     const statuses: number[] = [];
     const traffic = (async () => {
-      while (!stop) statuses.push((await get("/api/v1/products/search?q=item&limit=5", bootstrapKey)).status);
+      while (!stop) {
+        statuses.push((await get("/api/v1/products/search?q=item&limit=5", bootstrapKey)).status);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
     })();
     const imported = await cli("import", path);
     stop = true;
