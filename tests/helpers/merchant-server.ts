@@ -1,6 +1,6 @@
 /**
  * A merchant's shop on loopback, for the fetch tests and bench:fetch: product pages (written here, or real saved
- * pages written for the project) with ETag and Last-Modified (answering 304), a robots.txt that disallows /private/,
+ * pages from ../shared/data/pdp, for bench:fetch) with ETag and Last-Modified (answering 304), a robots.txt that disallows /private/,
  * a sitemap index with gzipped children, a 429 with Retry-After, redirects (a chain and a loop), 404, 410, a slow
  * body, an oversized body and a non-HTML answer. Every request it receives is logged with when it started and
  * ended, so a test can check what was (never) asked and that no two requests to it overlapped.
