@@ -85,6 +85,16 @@ describe("search admission under saturation", () => {
     });
     expect(trpc.statusCode).toBe(503);
     expect(trpc.headers["retry-after"]).toBeDefined();
+    // So does the UCP binding's search (declared with the same admission), in the protocol's error envelope.
+    const ucp = await t.app.inject({
+      method: "POST",
+      url: "/ucp/catalog/search",
+      headers: { authorization: t.key, "ucp-agent": 'profile="https://platform.example/.well-known/ucp"', "content-type": "application/json" },
+      payload: { query: "lamp" },
+    });
+    expect(ucp.statusCode).toBe(503);
+    expect(ucp.headers["retry-after"]).toBeDefined();
+    expect(ucp.json()).toMatchObject({ ucp: { status: "error" }, messages: [{ type: "error", code: "overloaded" }] });
 
     // Lookups and /health never queue behind searches.
     const lookup = await t.app.inject({ url: `/api/v1/products/${id}`, headers: { authorization: t.key } });
@@ -96,7 +106,7 @@ describe("search admission under saturation", () => {
     release();
     const answered = await Promise.all([running, ...queued]);
     expect(answered.map((response) => response.statusCode)).toEqual([200, 200, 200]);
-    expect(await sample('catalog_search_rejected_total{reason="queue_full"}')).toBe(3);
+    expect(await sample('catalog_search_rejected_total{reason="queue_full"}')).toBe(4);
     expect(await sample("catalog_search_queue_depth")).toBe(0);
   });
 
