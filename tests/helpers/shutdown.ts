@@ -17,7 +17,11 @@ export function parseLog(output: string): LogEntry[] {
     .map((line) => JSON.parse(line) as LogEntry);
 }
 
-/** A request sent once the server is shutting down is refused, or, if it slips in, told 503. */
+/**
+ * A request sent once the server is shutting down is refused, or, if it slips in, told 503. A connection accepted in
+ * the instant before the listener closed, whose request had not been read yet, is idle to Node and closed with the
+ * others (ECONNRESET): it too was turned away before anything was served (seen once in a clean-clone CI run).
+ */
 export async function expectLateRequestTurnedAway(url: string, key: string): Promise<void> {
   const late = await new Promise<number | string>((resolve) => {
     const request = httpGet(url, { agent: false, headers: { authorization: key } }, (response) => {
@@ -26,7 +30,7 @@ export async function expectLateRequestTurnedAway(url: string, key: string): Pro
     });
     request.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"));
   });
-  expect(["ECONNREFUSED", 503], `a request after SIGTERM got ${late}`).toContain(late);
+  expect(["ECONNREFUSED", "ECONNRESET", 503], `a request after SIGTERM got ${late}`).toContain(late);
 }
 
 /** A whole answer: it parses, and holds between one and `limit` records (the tests' queries all match something). */
