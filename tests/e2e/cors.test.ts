@@ -5,16 +5,12 @@
  * exposed headers; a page on an origin CORS_ORIGINS does not list is refused
  * by the browser. Debian's chromium, driven by playwright-core, as in docs.test.ts.
  */
-import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-const mustRun = Boolean(process.env.CI);
+import { CHROMIUM, chromiumAvailable as available, chromiumMustRun as mustRun, launchChromium } from "../helpers/chromium.js";
 
 let t: TestApp;
 let browser: Browser;
@@ -72,19 +68,7 @@ describe("issue 12, item 13: CORS from a page on another origin, in chromium", (
     t = await createTestApp({ config: { CORS_ORIGINS: [`http://127.0.0.1:${pagePort}`] } });
     await t.app.listen({ host: "127.0.0.1", port: 0 });
     api = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

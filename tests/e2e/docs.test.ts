@@ -3,16 +3,11 @@
  * downloads no browser), against a real server on loopback. The page must list
  * the search endpoint and its request console must get real products back.
  */
-import { existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-/** CI installs chromium (.ci/run), so there a missing browser is a failure; elsewhere it only skips. */
-const mustRun = Boolean(process.env.CI);
+import { CHROMIUM, chromiumAvailable as available, chromiumMustRun as mustRun, launchChromium } from "../helpers/chromium.js";
 
 let t: TestApp;
 let browser: Browser;
@@ -24,20 +19,7 @@ describe("/docs in chromium", () => {
     t = await createTestApp();
     await t.app.listen({ host: "127.0.0.1", port: 0 });
     baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // The machine has no network: nothing in the background may try to reach one.
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
