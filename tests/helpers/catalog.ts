@@ -60,3 +60,15 @@ export const FIXTURE: TestRecord[] = [
 export function toNdjson(records: readonly unknown[]): string {
   return `${records.map((record) => JSON.stringify(record)).join("\n")}\n`;
 }
+
+/** The MCP tools, in the order every transport lists them (the operation table's): the catalog's own, then UCP's. */
+export const MCP_TOOL_NAMES = [
+  "search_products",
+  "get_product_by_id",
+  "get_product_by_url",
+  "lookup_products",
+  "list_product_changes",
+  "search_catalog",
+  "lookup_catalog",
+  "get_product",
+];

@@ -16,7 +16,7 @@ import { productIdFromUrlKey } from "../../server/catalog/ids.js";
 import { productUrlKey } from "../../shared/url.js";
 import { ProblemSchema } from "../../shared/schemas/index.js";
 import { createTestApp } from "../helpers/app.js";
-import { FIXTURE, toNdjson } from "../helpers/catalog.js";
+import { FIXTURE, MCP_TOOL_NAMES, toNdjson } from "../helpers/catalog.js";
 
 const tentUrl = FIXTURE[0]!.url;
 const tentId = productIdFromUrlKey(productUrlKey(tentUrl)!);
@@ -88,16 +88,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("catalog mcp (stdio)", () => {
   it("serves the tools without a key, keeping stdout for JSON-RPC and logging to stderr", () => {
-    expect(toolNames).toEqual([
-      "search_products",
-      "get_product_by_id",
-      "get_product_by_url",
-      "lookup_products",
-      "list_product_changes",
-      "search_catalog",
-      "lookup_catalog",
-      "get_product",
-    ]);
+    expect(toolNames).toEqual(MCP_TOOL_NAMES);
     expect(clientErrors).toEqual([]);
     expect(stderr).toContain("MCP server on stdio");
   });

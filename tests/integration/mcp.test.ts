@@ -13,7 +13,7 @@ import { productIdFromUrlKey } from "../../server/catalog/ids.js";
 import { productUrlKey } from "../../shared/url.js";
 import { ProblemSchema, type Problem } from "../../shared/schemas/index.js";
 import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
-import { FIXTURE } from "../helpers/catalog.js";
+import { FIXTURE, MCP_TOOL_NAMES } from "../helpers/catalog.js";
 
 const tentUrl = FIXTURE[0]!.url;
 const tentId = productIdFromUrlKey(productUrlKey(tentUrl)!);
@@ -87,16 +87,7 @@ const toolCall = (name: string, args: Record<string, unknown>) => ({ method: "to
 describe("MCP tools over Streamable HTTP", () => {
   it("lists the tools with typed input schemas, output schemas and read-only annotations", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([
-      "search_products",
-      "get_product_by_id",
-      "get_product_by_url",
-      "lookup_products",
-      "list_product_changes",
-      "search_catalog",
-      "lookup_catalog",
-      "get_product",
-    ]);
+    expect(tools.map((tool) => tool.name)).toEqual(MCP_TOOL_NAMES);
     const [search, byId, byUrl] = tools;
     // The REST schemas without their query-string preprocessing: JSON integers and booleans.
     expect(search!.inputSchema.properties).toMatchObject({
