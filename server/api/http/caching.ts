@@ -22,18 +22,19 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
   });
 }
 
-const envelopes = new WeakMap<object, { body: string; etag: string }>();
+const envelopes = new WeakMap<object, { body: Buffer; etag: string }>();
 
 /**
  * The `{"pdp": …}` answer for a product, checked (`checked` gives the answer
  * as the output schema parses it), serialised and tagged once per product
  * object: one from the product cache is the same object on every hit, so a
- * repeated lookup neither re-checks, re-serialises nor re-hashes it.
+ * repeated lookup neither re-checks, re-serialises, re-encodes nor re-hashes it
+ * (the bytes are kept, not the string, which each write would encode again).
  */
-export function productEnvelope(pdp: object, checked: () => unknown): { body: string; etag: string } {
+export function productEnvelope(pdp: object, checked: () => unknown): { body: Buffer; etag: string } {
   let envelope = envelopes.get(pdp);
   if (!envelope) {
-    const body = JSON.stringify(checked());
+    const body = Buffer.from(JSON.stringify(checked()));
     envelope = { body, etag: strongEtag(body) };
     envelopes.set(pdp, envelope);
   }

@@ -27,12 +27,15 @@ export function chooseEncoding(header: string | undefined): "br" | "gzip" | null
 async function compressBody(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   if (typeof payload !== "string" && !Buffer.isBuffer(payload)) return payload;
   addVary(reply, "accept-encoding");
-  const body = Buffer.isBuffer(payload) ? payload : Buffer.from(payload);
-  const encoding = body.length >= THRESHOLD && !reply.hasHeader("content-encoding") ? chooseEncoding(request.headers["accept-encoding"]) : null;
+  // Most API clients send no Accept-Encoding: the body is then left as it is, not even measured (the hot lookup path).
+  const accepted = request.headers["accept-encoding"];
+  if (accepted === undefined || reply.hasHeader("content-encoding")) return payload;
+  if ((typeof payload === "string" ? Buffer.byteLength(payload) : payload.length) < THRESHOLD) return payload;
+  const encoding = chooseEncoding(accepted);
   if (!encoding) return payload;
   reply.header("content-encoding", encoding);
   reply.removeHeader("content-length");
-  return encoding === "br" ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) : gzipSync(body);
+  return encoding === "br" ? brotliCompressSync(payload, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) : gzipSync(payload);
 }
 
 /** Adds the compression step as each route's last onSend hook, after tagging and problem shaping; routes that compress their own bodies (static.ts) are left alone. */
