@@ -1,4 +1,5 @@
 /** Load for the HTTP benchmarks (npm run bench:http, bench:soak): what to ask, and autocannon runs against a started server. */
+import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 import { searchQueries, type Targets } from "./http-catalog.js";
 
@@ -82,6 +83,20 @@ export async function drain(base: string, path: string, headers: Record<string, 
 }
 
 /**
+ * CPU time (user + system, ms) a process has used so far, from /proc (Linux; NaN elsewhere): what a request costs
+ * the server, which other work on the machine changes far less than req/s.
+ */
+export function processCpuMs(pid: number): number {
+  try {
+    // Fields after the command's ") ": utime and stime are the 12th and 13th, in clock ticks (100 a second on Linux).
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
  * One case as the benchmarks measure it: `warmup` unrecorded seconds first
  * (JIT, connection set-up), then the measured run, each drained after so
  * neither run's backlog spills into the next. `window` gets the measured run's
@@ -93,14 +108,18 @@ export async function measure(
   headers: Record<string, string>,
   run: { seconds: number; warmup: number; connections: number },
   window?: { from: number; to: number },
+  /** The server's process: its CPU time over the measured run is reported per answer (`cpuUsPerAnswer`). */
+  pid?: number,
 ) {
   if (run.warmup > 0) {
     await load(base, paths, headers, run.warmup, run.connections);
     await drain(base, paths[0]!, headers);
   }
   const from = Number(process.hrtime.bigint() / 1000n);
+  const cpuBefore = pid === undefined ? Number.NaN : processCpuMs(pid);
   const measured = await load(base, paths, headers, run.seconds, run.connections);
+  const cpuMs = pid === undefined ? Number.NaN : processCpuMs(pid) - cpuBefore;
   if (window) Object.assign(window, { from, to: Number(process.hrtime.bigint() / 1000n) });
   await drain(base, paths[0]!, headers);
-  return measured;
+  return { ...measured, cpuUsPerAnswer: (1000 * cpuMs) / measured.answered };
 }

@@ -40,7 +40,7 @@ import { parseArgs } from "node:util";
 import { generatedCatalog, prepareTargets, sampleCatalog, type BenchCatalog, type Targets } from "./http-catalog.js";
 import { drain, measure, paths } from "./http-load.js";
 import { summariseProfile } from "./http-profile.js";
-import { CACHE, DB_LABEL, log, ROOT, startFloor, startServer, type DbKind } from "./http-server.js";
+import { CACHE, DB_LABEL, log, ROOT, type Running, startFloor, startServer, type DbKind } from "./http-server.js";
 
 const { values: flags } = parseArgs({
   options: {
@@ -77,11 +77,13 @@ interface CaseResult {
   p95: number;
   p99: number;
   bad: number;
+  /** The server process's CPU time over the measured run, per answer (µs; NaN where /proc is missing). */
+  cpuUsPerAnswer: number;
 }
 
 async function runCase(
   label: { catalog: string; db: string; name: string },
-  base: string,
+  { base, pid }: Pick<Running, "base" | "pid">,
   paths: readonly string[],
   headers: Record<string, string>,
   connections = CONNECTIONS,
@@ -92,7 +94,7 @@ async function runCase(
   const check = await fetch(base + paths[0], { headers });
   if (check.status !== 200) throw new Error(`${label.name}: ${paths[0]} answered ${check.status}: ${await check.text()}`);
   await check.arrayBuffer();
-  const measured = await measure(base, paths, headers, { seconds: DURATION, warmup: WARMUP, connections }, window);
+  const measured = await measure(base, paths, headers, { seconds: DURATION, warmup: WARMUP, connections }, window, pid);
   const result = { ...label, connections, ...measured };
   log(
     `  ${label.catalog} · ${label.db} · ${label.name} (${connections} conn): ${result.rps.toFixed(0)} req/s, ` +
@@ -132,12 +134,12 @@ async function benchCatalog(catalog: BenchCatalog, tag: string, what: "all" | "s
           floorBody = await answer.json();
           floorTargets = targets;
         }
-        results.push(await runCase(label("rest id"), server.base, p.restId, headers));
-        results.push(await runCase(label("trpc id"), server.base, p.trpcId, headers));
-        results.push(await runCase(label("rest url"), server.base, p.restUrl, headers));
+        results.push(await runCase(label("rest id"), server, p.restId, headers));
+        results.push(await runCase(label("trpc id"), server, p.trpcId, headers));
+        results.push(await runCase(label("rest url"), server, p.restUrl, headers));
       }
-      results.push(await runCase(label("search"), server.base, p.search, headers));
-      if (db === "pglite") results.push(await runCase(label("search"), server.base, p.search.slice(2500), headers, 1));
+      results.push(await runCase(label("search"), server, p.search, headers));
+      if (db === "pglite") results.push(await runCase(label("search"), server, p.search.slice(2500), headers, 1));
     } finally {
       await server.stop();
     }
@@ -145,7 +147,7 @@ async function benchCatalog(catalog: BenchCatalog, tag: string, what: "all" | "s
   if (floorBody !== null && floorTargets) {
     const floor = await startFloor(floorBody, tag);
     try {
-      results.unshift(await runCase({ catalog: catalog.name, db: "none (memory)", name: "floor" }, floor.base, paths(floorTargets).floor, {}));
+      results.unshift(await runCase({ catalog: catalog.name, db: "none (memory)", name: "floor" }, floor, paths(floorTargets).floor, {}));
     } finally {
       await floor.stop();
     }
@@ -183,13 +185,19 @@ function report(results: CaseResult[], catalogs: BenchCatalog[]): void {
     `Databases: "PGlite (embedded)" is the default; "pg.js→socket" is postgres.js (pool of 1) against PGlite over @electric-sql/pglite-socket in another process, the stand-in for a real Postgres.\n`,
   );
 
-  console.log("| catalog | database | case | conn | req/s | p50 ms | p95 ms | p99 ms | req/s vs floor | answers | failed |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log(
+    `"server CPU" is the server process's CPU time (user + system) over the measured run per answer, 503s included; ` +
+      `"vs floor" beside it is the floor's CPU per answer over the case's: unlike req/s, it hardly moves when other work shares the machine.\n`,
+  );
+  console.log("| catalog | database | case | conn | req/s | p50 ms | p95 ms | p99 ms | req/s vs floor | server CPU µs/answer | CPU vs floor | answers | failed |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of results) {
     const floor = results.find((f) => f.catalog === r.catalog && f.name === "floor");
     const ratio = floor ? `${((100 * r.rps) / floor.rps).toFixed(1)}%` : "—";
+    const cpuRatio = floor && Number.isFinite(r.cpuUsPerAnswer) ? `${((100 * floor.cpuUsPerAnswer) / r.cpuUsPerAnswer).toFixed(1)}%` : "—";
     console.log(
-      `| ${r.catalog} | ${r.db} | ${r.name} | ${r.connections} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ratio} | ${r.completed} | ${r.bad} |`,
+      `| ${r.catalog} | ${r.db} | ${r.name} | ${r.connections} | ${r.rps.toFixed(0)} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ratio} | ` +
+        `${ms(r.cpuUsPerAnswer)} | ${cpuRatio} | ${r.completed} | ${r.bad} |`,
     );
   }
 
@@ -230,7 +238,7 @@ async function profile(): Promise<void> {
   const window = { from: 0, to: 0 };
   try {
     const label = { catalog: catalog.name, db: DB_LABEL.pglite, name: "rest id (under --cpu-prof)" };
-    result = await runCase(label, server.base, paths(targets).restId, { authorization: targets.key }, CONNECTIONS, window);
+    result = await runCase(label, server, paths(targets).restId, { authorization: targets.key }, CONNECTIONS, window);
   } finally {
     await server.stop();
   }
