@@ -39,6 +39,10 @@ export class LruCache<K, V> {
     if (this.#entries.size > this.capacity) this.#entries.delete(this.#entries.keys().next().value as K);
   }
 
+  delete(key: K): void {
+    this.#entries.delete(key);
+  }
+
   clear(): void {
     this.#entries.clear();
   }

@@ -62,6 +62,7 @@ export function createServices(base: BaseServices, deps: ServiceDeps): Services 
       minSimilarity: deps.settings.SEARCH_MIN_SIMILARITY,
       maxResults: deps.settings.SEARCH_MAX_RESULTS,
       now: () => deps.clock().getTime(),
+      catalogVersion: base.catalog.version,
       ...(deps.retrieval ? { retrieval: deps.retrieval } : {}),
       ...(deps.observeSearch ? { observe: deps.observeSearch } : {}),
     }),

@@ -56,6 +56,8 @@ export interface CatalogService {
    * process's import bumps its version). The server calls it every second.
    */
   syncCache(): Promise<void>;
+  /** The catalog's version as of the last syncCache (what this process's caches agree with); undefined before the first. */
+  version(): string | null | undefined;
 }
 
 /** How long a cached product is served even if the catalog's version cannot be read (database down). */
@@ -148,6 +150,7 @@ export function createCatalogService(deps: {
     },
     stats: async () => ({ products: await countProducts(db), brands: await countBrandHosts(db), gone: await countGoneProducts(db) }),
     embeddingModels: () => embeddingModels(db),
+    version: () => version,
     syncCache: async () => {
       const current = await catalogVersion(db);
       if (current === version) return;

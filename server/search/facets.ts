@@ -6,7 +6,8 @@
  * currency (never converted; buckets from catalog/structured.ts).
  */
 import { type SQL, sql } from "drizzle-orm";
-import type { Facet, Facets } from "../../shared/schemas/index.js";
+import { FACETS, type Facet, type Facets } from "../../shared/schemas/index.js";
+import { LruCache } from "../cache.js";
 import { CATEGORY_SEPARATOR, PRICE_BOUNDS } from "../catalog/structured.js";
 import type { Database } from "../db/client.js";
 import { productFacets } from "../db/schema.js";
@@ -101,4 +102,46 @@ export async function facetCounts(db: Database, where: SQL | undefined, asked: r
       .sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : Number(a.min) - Number(b.min)));
   }
   return facets;
+}
+
+/** What facets count: the rows `where` selects; `key` names that set when it depends only on the filters (a browse), so its counts can be kept. */
+export interface FacetScope {
+  where: SQL | undefined;
+  key?: string;
+}
+
+/** Filter sets whose counts are kept. */
+const KEPT_SCOPES = 1_000;
+/** Even when the catalog's version cannot be read (the database is down), kept counts are not older than this. */
+const KEPT_AT_MOST_MS = 60_000;
+
+/**
+ * facetCounts with a memory: a browse's facets depend on its filters and the catalog alone (not on its sort or
+ * page), and counting a category of thousands is the one costly part of browsing, so counts are kept per
+ * (catalog version, filters): every page of a walk, and every agent asking for the same category, reads them from
+ * memory. `version` is the catalog's version as the product cache last saw it (CatalogService.version, synced
+ * every second by the server), so kept counts change when cached products do; before it is known nothing is
+ * kept. A search's scope (its matched ids) has no key and is counted each time.
+ */
+export function facetCounter(
+  db: () => Database,
+  version: () => string | null | undefined,
+): (scope: FacetScope, asked: readonly Facet[]) => Promise<Facets> {
+  const kept = new LruCache<string, Promise<Facets>>(KEPT_SCOPES, { ttlMs: KEPT_AT_MOST_MS });
+  const pick = (all: Facets, asked: readonly Facet[]): Facets =>
+    Object.fromEntries(asked.flatMap((facet) => (all[facet] ? [[facet, all[facet]]] : [])));
+  return async (scope, asked) => {
+    const current = version();
+    if (scope.key === undefined || current === undefined) return facetCounts(db(), scope.where, asked);
+    const key = `${current}\u0000${scope.key}`;
+    let all = kept.get(key);
+    if (!all) {
+      // Every facet at once: one scan counts them all, and the next caller may ask for others.
+      all = facetCounts(db(), scope.where, FACETS);
+      kept.set(key, all);
+      // A failed count is not kept: the next caller counts again.
+      all.catch(() => kept.delete(key));
+    }
+    return pick(await all, asked);
+  };
 }

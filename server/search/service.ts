@@ -21,7 +21,7 @@ import { browseKeys, brandNames, comesAfter, fieldLexemes, type OrderSort, type 
 import { catalogSizeEvery } from "./catalog-size.js";
 import { createCursorCodec, type CursorCodec, type CursorPosition, fingerprint, seenHash } from "./cursor.js";
 import type { Embedder } from "./embedder.js";
-import { facetCounts } from "./facets.js";
+import { type FacetScope, facetCounter } from "./facets.js";
 import { describeFilters, type Filters, filterSql, filtersFrom } from "./filters.js";
 import { reciprocalRankFusion } from "./fuse.js";
 import { brandIndex, interpret, type Reading } from "./interpret.js";
@@ -82,6 +82,8 @@ export interface SearchDeps {
   synonyms?: SynonymSet;
   /** Milliseconds since the epoch, for cursor ages. */
   now?: () => number;
+  /** The catalog's version as this process's caches know it (CatalogService.version): browse facets are kept per version. */
+  catalogVersion?: () => string | null | undefined;
   /** Told about every search; the service stays free of any metrics library. */
   observe?: (report: SearchReport) => void;
 }
@@ -96,6 +98,7 @@ const EVERY_WORD_FIRST_FROM = 50_000;
 const CATALOG_FACTS_TTL_MS = 60_000;
 /** How often the vocabulary checks whether an import changed the catalog (it is read again only then). */
 const VOCABULARY_CHECK_MS = 5_000;
+
 const BROWSE = { name: "none", outcome: "none" } as const;
 
 export function createSearchService(deps: SearchDeps): SearchService {
@@ -104,6 +107,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
   const catalogSize = catalogSizeEvery(db, CATALOG_FACTS_TTL_MS);
   const brands = refreshedEvery(async () => brandIndex(await brandNames(db)), CATALOG_FACTS_TTL_MS);
   const vocabulary = vocabularyOf(db, VOCABULARY_CHECK_MS);
+  const facetCounts = facetCounter(() => deps.reader?.() ?? db, deps.catalogVersion ?? (() => undefined));
   const synonyms = deps.synonyms ?? NO_SYNONYMS;
   let codec: Promise<CursorCodec> | undefined;
   const cursors = () => {
@@ -195,7 +199,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
       }
       const result: SearchResult = { hits, rerank: page.rerank };
       if (nextCursor) result.nextCursor = nextCursor;
-      if (params.facets) result.facets = await facetCounts(deps.reader?.() ?? db, page.facetScope(), params.facets);
+      if (params.facets) result.facets = await facetCounts(page.facetScope(), params.facets);
       if (reading || (plan && (plan.corrections.length > 0 || plan.synonyms.length > 0))) {
         result.interpretation = {
           query: reading ? reading.query : (query ?? ""),
@@ -216,7 +220,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     known?: ReadonlyMap<string, Product>;
     next?: CursorPosition;
     /** The products facets count: the filters' whole set when browsing, the matched set when searching. */
-    facetScope: () => ReturnType<typeof filterSql>;
+    facetScope: () => FacetScope;
     scores?: { lexical: Map<string, number>; semantic: Map<string, number>; rerank?: ReadonlyMap<string, number> };
     rerank: SearchResult["rerank"];
     endOfRelevance?: boolean;
@@ -249,7 +253,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
     return {
       ids: shown.map((key) => key.id),
       ...(keys.length > params.limit && last ? { next: { kind: "keyset", value: last.value, id: last.id } } : {}),
-      facetScope: () => where,
+      // The filters alone decide which products facets count: the key under which their counts are kept.
+      facetScope: () => ({ where, key: JSON.stringify(filters) }),
       rerank: BROWSE,
     };
   }
@@ -299,7 +304,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
       semantic: similarities,
       ...(reranked.scores ? { rerank: reranked.scores } : {}),
     };
-    const facetScope = () => inArray(productFacets.id, matched.length > 0 ? matched : [""]);
+    const facetScope = () => ({ where: inArray(productFacets.id, matched.length > 0 ? matched : [""]) });
     const known = new Map(candidates.map((product) => [product.id, product]));
 
     if (sort === "relevance") {
