@@ -189,7 +189,9 @@ function report(results: CaseResult[], catalogs: BenchCatalog[]): void {
     `"server CPU" is the server process's CPU time (user + system) over the measured run per answer, 503s included; ` +
       `"vs floor" beside it is the floor's CPU per answer over the case's: unlike req/s, it hardly moves when other work shares the machine.\n`,
   );
-  console.log("| catalog | database | case | conn | req/s | p50 ms | p95 ms | p99 ms | req/s vs floor | server CPU µs/answer | CPU vs floor | answers | failed |");
+  console.log(
+    "| catalog | database | case | conn | req/s | p50 ms | p95 ms | p99 ms | req/s vs floor | server CPU µs/answer | CPU vs floor | answers | failed |",
+  );
   console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
   for (const r of results) {
     const floor = results.find((f) => f.catalog === r.catalog && f.name === "floor");
