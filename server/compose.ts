@@ -15,6 +15,7 @@ import { rateLimitStore, resolveRateLimitStore } from "./api/http/ratelimit.js";
 import { admissionSettings, type Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import { type DatabaseHandle, openDatabase } from "./db/open.js";
+import { createFetcher, fetchSettings } from "./fetch/fetcher.js";
 import { createMetrics, type Metrics } from "./metrics/index.js";
 import type { Embedder } from "./search/embedder.js";
 import { createEmbedder, createReranker } from "./search/providers.js";
@@ -114,6 +115,9 @@ export function createRoot(config: Config, options: RootOptions): Root {
     const rules = await synonyms();
     const [handle, encoder] = await Promise.all([database(), embedder()]);
     await checkEmbeddingModel(handle.db, encoder);
+    // One fetcher for every live lookup, so one host's politeness (a request at a time, its delay) holds across requests.
+    const fetcher = config.LIVE_LOOKUP_HOSTS.length > 0 ? createFetcher(fetchSettings(config)) : null;
+    if (fetcher) closers.push(async () => fetcher.close());
     return createServices(await base(), {
       database: handle,
       embedder: encoder,
@@ -121,6 +125,7 @@ export function createRoot(config: Config, options: RootOptions): Root {
       synonyms: rules,
       clock,
       settings: config,
+      fetcher,
       ...(options.retrieval ? { retrieval: options.retrieval } : {}),
       observeSearch: metrics.observeSearch,
     });

@@ -3,6 +3,7 @@
  * at start-up and the typed result is passed down; nothing else reads env.
  */
 import { z } from "zod";
+import { brandHost } from "../shared/url.js";
 
 const boolean = (fallback: boolean) =>
   z
@@ -27,6 +28,16 @@ function isOrigin(value: string): boolean {
     return (url.protocol === "http:" || url.protocol === "https:") && url.origin === value;
   } catch {
     return false;
+  }
+}
+
+/** A host name as an operator writes it (`shop.example`, `127.0.0.1`), as URL parsing spells it; null for anything more (scheme, port, path). */
+function hostName(value: string): string | null {
+  try {
+    const url = new URL(`http://${value}/`);
+    return url.host === url.hostname && url.pathname === "/" && !url.username && !url.search && !url.hash ? url.hostname : null;
+  } catch {
+    return null;
   }
 }
 
@@ -176,6 +187,29 @@ export const ConfigSchema = z.object({
   /** Further tries after a 429 or 5xx answer, each after `Retry-After`, else after FETCH_RETRY_BASE_MS doubled each time. */
   FETCH_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
   FETCH_RETRY_BASE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  /**
+   * Live lookup: merchant hosts whose pages `GET /products?url=…&fetch=true` may fetch when the catalog does not
+   * hold them, comma-separated host names (`shop.example` also allows `www.shop.example`; other subdomains are
+   * hosts of their own). Unset: live lookup is off and `fetch=true` is a 400.
+   */
+  LIVE_LOOKUP_HOSTS: z
+    .string()
+    .default("")
+    .transform((value) =>
+      value
+        .split(",")
+        .map((host) => host.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z.array(
+        z.string().refine((host) => hostName(host) !== null, "each host must be a host name such as shop.example, without scheme, port or path"),
+      ),
+    )
+    // Compared as brand scopes are: lower case, without `www.` (shared/url.ts).
+    .transform((hosts) => hosts.map((host) => brandHost(host) ?? host)),
+  /** The longest a live lookup takes, fetch, extraction and storing included; then it is answered 504 `upstream_timeout`. */
+  LIVE_LOOKUP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(8000),
 
   RERANKER: z.enum(["local", "llm", "none"]).default("local"),
   RERANK_CANDIDATES: z.coerce.number().int().min(1).max(200).default(40),

@@ -1,8 +1,9 @@
 /**
- * Errors a service throws when the request itself is at fault, named by a
- * stable problem code and, when one parameter is to blame, that parameter. The
- * error boundary (api/problems.ts) turns them into 4xx problems; services stay
- * free of HTTP and tRPC.
+ * Errors a service throws for an expected outcome that is not an answer, named
+ * by a stable problem code and, when one parameter is to blame, that parameter:
+ * the request itself at fault (4xx), or a merchant's site that a live lookup
+ * fetched from (502, 504). The error boundary (api/problems.ts) turns them into
+ * problems; services stay free of HTTP and tRPC.
  */
 import type { ErrorCode } from "../shared/schemas/index.js";
 

@@ -11,10 +11,15 @@ import { createHealthService, type HealthService } from "./health.js";
 import type { Embedder } from "./search/embedder.js";
 import type { Reranker } from "./search/reranker.js";
 import type { SynonymSet } from "./search/synonyms.js";
+import type { Fetcher } from "./fetch/fetcher.js";
+import { createLiveLookup, type LiveLookupService } from "./fetch/live.js";
+import { importLimits } from "./ingest/limits.js";
 
 export interface Services {
   catalog: CatalogService;
   search: SearchService;
+  /** Live lookup: pages of the operator's merchant hosts fetched when the catalog does not hold them (LIVE_LOOKUP_HOSTS). */
+  live: LiveLookupService;
   keys: KeyService;
   health: HealthService;
 }
@@ -27,7 +32,21 @@ export interface ServiceDeps {
   synonyms: SynonymSet;
   /** The key service's clock (expiry, its cache) and the product cache's. */
   clock: () => Date;
-  settings: Pick<Config, "RERANK_CANDIDATES" | "KEY_CACHE_TTL_SECONDS" | "PRODUCT_CACHE_SIZE" | "SEARCH_MIN_SIMILARITY" | "SEARCH_MAX_RESULTS">;
+  settings: Pick<
+    Config,
+    | "RERANK_CANDIDATES"
+    | "KEY_CACHE_TTL_SECONDS"
+    | "PRODUCT_CACHE_SIZE"
+    | "SEARCH_MIN_SIMILARITY"
+    | "SEARCH_MAX_RESULTS"
+    | "LIVE_LOOKUP_HOSTS"
+    | "LIVE_LOOKUP_TIMEOUT_MS"
+    | "IMPORT_MAX_LINE_BYTES"
+    | "IMPORT_MAX_PAGE_BYTES"
+    | "IMPORT_MAX_STRIPPED_HTML_BYTES"
+  >;
+  /** The live lookups' fetcher; null while LIVE_LOOKUP_HOSTS is unset (nothing is fetched). */
+  fetcher: Fetcher | null;
   /** Anything but `hybrid` is for measuring each half of retrieval (bench/relevance.ts). */
   retrieval?: RetrievalMode;
   /** Told each search's stage timings and rerank outcome (metrics). */
@@ -35,7 +54,7 @@ export interface ServiceDeps {
 }
 
 /** The services that need no embedder: what the CLI's key and stats commands use without loading a model. */
-export type BaseServices = Omit<Services, "search">;
+export type BaseServices = Omit<Services, "search" | "live">;
 
 export function createBaseServices(deps: Pick<ServiceDeps, "database" | "clock" | "settings">): BaseServices {
   const { database, clock, settings } = deps;
@@ -46,11 +65,20 @@ export function createBaseServices(deps: Pick<ServiceDeps, "database" | "clock" 
   };
 }
 
-/** Search on top of the base services. */
+/** Search and live lookup on top of the base services. */
 export function createServices(base: BaseServices, deps: ServiceDeps): Services {
   const { database } = deps;
   return {
     ...base,
+    live: createLiveLookup({
+      db: database.db,
+      embedder: deps.embedder,
+      fetcher: deps.fetcher,
+      limits: importLimits(deps.settings),
+      catalog: base.catalog,
+      hosts: deps.settings.LIVE_LOOKUP_HOSTS,
+      timeoutMs: deps.settings.LIVE_LOOKUP_TIMEOUT_MS,
+    }),
     search: createSearchService({
       db: database.read,
       reader: database.reader,

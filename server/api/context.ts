@@ -17,4 +17,10 @@ export interface CallContext {
   answer: AnswerBudget;
   /** Where search-class calls wait their turn (api/admission.ts); absent: they run at once (MCP on stdio, one local user). */
   admission?: Admission;
+  /**
+   * Charges the caller's key `units` beyond what the gate charged, for work only the call knows it will do (the
+   * operation's declared `surcharge`: a live lookup that fetches), before doing it; throws a `rate_limited`
+   * RequestError (429, `Retry-After` set) when that spends the key's limit. Nothing is metered on MCP over stdio.
+   */
+  charge(units: number): Promise<void>;
 }

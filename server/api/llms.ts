@@ -7,7 +7,7 @@
 import type { OpenAPIObject } from "trpc-to-openapi";
 import { ErrorCodeSchema, ProblemSchema } from "../../shared/schemas/index.js";
 import { baseOf, operationList, UNIT_COST } from "./operations/index.js";
-import { COST_EXTENSION } from "./openapi.js";
+import { COST_EXTENSION, SURCHARGE_EXTENSION } from "./openapi.js";
 
 type PathItem = NonNullable<OpenAPIObject["paths"]>[string];
 type Operation = NonNullable<PathItem["get"]>;
@@ -39,6 +39,18 @@ function parameterNotes(operation: Operation): string {
   return notes.length > 0 ? ` Parameters: ${notes.join("; ")}.` : "";
 }
 
+/** The document's `x-rate-limit-surcharge`, as openapi.ts writes it. */
+function isSurcharge(value: unknown): value is { units: number; when: string } {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "units" in value &&
+    typeof value.units === "number" &&
+    "when" in value &&
+    typeof value.when === "string"
+  );
+}
+
 function endpointLines(document: OpenAPIObject): string[] {
   const base = document.servers?.[0]?.url ?? "";
   return Object.entries(document.paths ?? {}).flatMap(([path, item]) => {
@@ -49,7 +61,9 @@ function endpointLines(document: OpenAPIObject): string[] {
       if (!operation) return [];
       const summary = [operation.summary, operation.description].flatMap((text) => (text ? [`${withoutPeriod(text)}.`] : [])).join(" ");
       const cost = operation[COST_EXTENSION];
-      const costNote = typeof cost === "number" ? ` Costs ${cost} unit${cost === 1 ? "" : "s"}.` : "";
+      const surcharge: unknown = operation[SURCHARGE_EXTENSION];
+      const more = isSurcharge(surcharge) ? `; ${surcharge.units} more ${withoutPeriod(surcharge.when)}` : "";
+      const costNote = typeof cost === "number" ? ` Costs ${cost} unit${cost === 1 ? "" : "s"}${more}.` : "";
       return [
         `- [${method.toUpperCase()} ${url}](/openapi.json#/paths/${pointer(path)}/${method}): ${summary}${costNote}${parameterNotes(operation)}`,
       ];

@@ -15,6 +15,8 @@ export const TITLE = "Product Catalog Lookup API";
 
 /** Each operation's rate-limit cost, in the document (read by /llms.txt and by clients that budget their calls). */
 export const COST_EXTENSION = "x-rate-limit-cost";
+/** Units some calls cost beyond it, and when (`{units, when}`): a lookup that fetches the merchant's page. */
+export const SURCHARGE_EXTENSION = "x-rate-limit-surcharge";
 
 type Json = Record<string, unknown>;
 
@@ -113,6 +115,7 @@ export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject
     if (tagged) entry.parameters = [...parameters, ifNoneMatch];
     describeAnswers(entry.responses, { tagged, ...(operation.rest.headers ? { headers: operation.rest.headers } : {}) });
     entry[COST_EXTENSION] = operation.cost;
+    if (operation.surcharge) entry[SURCHARGE_EXTENSION] = operation.surcharge;
   }
 
   const healthResponses: Json = {

@@ -28,6 +28,9 @@ const STATUS: Record<ErrorCode, number> = {
   unavailable: 503,
   // Busy with other searches (api/admission.ts): refused at once, with Retry-After, rather than queued for seconds.
   overloaded: 503,
+  // A live lookup's fetch (LIVE_LOOKUP_HOSTS): the merchant's site failed (5xx, a reset, a redirect loop), or did not answer in time.
+  upstream_error: 502,
+  upstream_timeout: 504,
 };
 
 const TITLE: Record<ErrorCode, string> = {
@@ -47,6 +50,8 @@ const TITLE: Record<ErrorCode, string> = {
   internal: "Internal error",
   unavailable: "Service unavailable",
   overloaded: "Too busy",
+  upstream_error: "Merchant site failed",
+  upstream_timeout: "Merchant site timed out",
 };
 
 const DOCS = "https://product-catalog.example/problems/";
@@ -97,6 +102,8 @@ const CODE_BY_TRPC: Partial<Record<TRPCError["code"], ErrorCode>> = {
   TOO_MANY_REQUESTS: "rate_limited",
   SERVICE_UNAVAILABLE: "unavailable",
   TIMEOUT: "unavailable",
+  BAD_GATEWAY: "upstream_error",
+  GATEWAY_TIMEOUT: "upstream_timeout",
 };
 
 /**
@@ -121,6 +128,8 @@ const TRPC_BY_CODE: Partial<Record<ErrorCode, TRPCError["code"]>> = {
   overloaded: "SERVICE_UNAVAILABLE",
   invalid_parameter: "BAD_REQUEST",
   answer_too_large: "BAD_REQUEST",
+  upstream_error: "BAD_GATEWAY",
+  upstream_timeout: "GATEWAY_TIMEOUT",
 };
 
 /** The TRPCError for a refusal, with the HTTP status its problem has. */

@@ -34,7 +34,7 @@ import { type ImportLine, type ImportSummary, importRecords } from "../ingest/im
 import type { ImportLimits } from "../ingest/limits.js";
 import { describeIssues, exceedsLimits, ImportRecordSchema } from "../ingest/record.js";
 import type { Embedder } from "../search/embedder.js";
-import type { Fetcher } from "./fetcher.js";
+import type { Fetched, Fetcher } from "./fetcher.js";
 import { parseSitemap } from "./sitemap.js";
 
 export interface CrawlDeps {
@@ -112,6 +112,32 @@ function stateFor(states: readonly FetchState[], key: string): FetchState | unde
   return states.find((state) => state.fetchKey === key) ?? states.find((state) => state.urlKey === key);
 }
 
+/**
+ * What a page fetched whole gives the importer: its record, extracted as from a saved page, with the validators its
+ * answer carried; or why it gives none. `key` is the URL key it was asked for, kept if the final URL has none.
+ */
+export function pageLine(fetched: Extract<Fetched, { kind: "ok" }>, source: string, key: string, limits: ImportLimits): ImportLine {
+  let html: string;
+  try {
+    html = decodePage(fetched.body, limits.maxPageBytes, charsetOf(fetched.headers));
+  } catch (error) {
+    return { source, line: 0, error: (error as Error).message };
+  }
+  const extracted = extractProduct(html, { url: fetched.url });
+  if (!extracted.ok) return { source, line: 0, error: extracted.error };
+  const refused = exceedsLimits(extracted.record, limits);
+  if (refused) return { source, line: 0, error: refused };
+  const parsed = ImportRecordSchema.safeParse(extracted.record);
+  if (!parsed.success) return { source, line: 0, error: describeIssues(parsed.error) };
+  const validators = {
+    fetchUrl: fetched.url,
+    fetchKey: productUrlKey(fetched.url) ?? key,
+    etag: header(fetched.headers, "etag"),
+    lastModified: header(fetched.headers, "last-modified"),
+  };
+  return { source, line: 0, record: parsed.data, validators };
+}
+
 function emptySummary(): CrawlSummary {
   return { imported: 0, updated: 0, unchanged: 0, failed: 0, failures: [], notModified: 0, gone: 0, skipped: 0, extracted: 0 };
 }
@@ -175,28 +201,9 @@ async function crawl(
         counts.notModified++;
         return null;
       }
-      case "ok": {
+      case "ok":
         counts.extracted++;
-        let html: string;
-        try {
-          html = decodePage(fetched.body, deps.limits.maxPageBytes, charsetOf(fetched.headers));
-        } catch (error) {
-          return { source, line: 0, error: (error as Error).message };
-        }
-        const extracted = extractProduct(html, { url: fetched.url });
-        if (!extracted.ok) return { source, line: 0, error: extracted.error };
-        const refused = exceedsLimits(extracted.record, deps.limits);
-        if (refused) return { source, line: 0, error: refused };
-        const parsed = ImportRecordSchema.safeParse(extracted.record);
-        if (!parsed.success) return { source, line: 0, error: describeIssues(parsed.error) };
-        const validators = {
-          fetchUrl: fetched.url,
-          fetchKey: productUrlKey(fetched.url) ?? key,
-          etag: header(fetched.headers, "etag"),
-          lastModified: header(fetched.headers, "last-modified"),
-        };
-        return { source, line: 0, record: parsed.data, validators };
-      }
+        return pageLine(fetched, source, key, deps.limits);
     }
   }
 

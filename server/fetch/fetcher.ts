@@ -11,7 +11,7 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import type { Config } from "../config.js";
-import { type BodyDecision, createHttpClient, FetchError, type HttpAnswer, type HttpClient } from "./http.js";
+import { type BodyDecision, createHttpClient, FetchError, type FetchFailure, type HttpAnswer, type HttpClient } from "./http.js";
 import { createPoliteness, type Politeness } from "./politeness.js";
 import { createRobotsCache, ROBOTS_MAX_BYTES, type RobotsFile, type RobotsRules } from "./robots.js";
 
@@ -58,7 +58,7 @@ export type Fetched =
   | { kind: "not_modified"; url: string }
   | { kind: "gone"; url: string; status: number }
   | { kind: "refused"; url: string; reason: string }
-  | { kind: "failed"; url: string; reason: string };
+  | { kind: "failed"; url: string; reason: string; failure: FetchFailure };
 
 /** What a fetch accepts as a body: an HTML page, or a sitemap (XML, possibly gzipped). */
 export type Accept = "html" | "sitemap";
@@ -195,18 +195,25 @@ export function createFetcher(settings: FetchSettings, deps: { now?: () => numbe
     try {
       url = new URL(target);
     } catch {
-      return { kind: "failed", url: target, reason: "not a URL" };
+      return { kind: "failed", url: target, reason: "not a URL", failure: "page" };
     }
     const seen = [url.href];
     let retries = 0;
     for (;;) {
       if (url.protocol !== "http:" && url.protocol !== "https:")
-        return { kind: "failed", url: url.href, reason: `${url.protocol} URLs are not fetched` };
+        return { kind: "failed", url: url.href, reason: `${url.protocol} URLs are not fetched`, failure: "page" };
       let rules: RobotsRules;
       try {
         rules = await rulesFor(url, signal);
       } catch (error) {
-        return { kind: error instanceof FetchError ? error.kind : "failed", url: url.href, reason: (error as Error).message };
+        const reason = (error as Error).message;
+        if (error instanceof FetchError && error.kind === "refused") return { kind: "refused", url: url.href, reason };
+        return {
+          kind: "failed",
+          url: url.href,
+          reason,
+          failure: signal?.aborted ? "timeout" : error instanceof FetchError ? error.failure : "upstream",
+        };
       }
       if (!rules.allowed(url.href)) {
         const why = rules.unreadable ?? `robots.txt of ${url.origin} disallows ${url.pathname}${url.search}`;
@@ -232,8 +239,13 @@ export function createFetcher(settings: FetchSettings, deps: { now?: () => numbe
           signal,
         );
       } catch (error) {
-        if (error instanceof FetchError) return { kind: error.kind, url: url.href, reason: error.message };
-        return { kind: "failed", url: url.href, reason: signal?.aborted ? "stopped: the deadline passed" : (error as Error).message };
+        if (error instanceof FetchError) {
+          return error.kind === "refused"
+            ? { kind: "refused", url: url.href, reason: error.message }
+            : { kind: "failed", url: url.href, reason: error.message, failure: error.failure };
+        }
+        if (signal?.aborted) return { kind: "failed", url: url.href, reason: "stopped: the deadline passed", failure: "timeout" };
+        return { kind: "failed", url: url.href, reason: (error as Error).message, failure: "upstream" };
       }
       const { status } = answer;
       if (status === 200 && answer.body) return { kind: "ok", url: url.href, headers: answer.headers, body: answer.body };
@@ -241,16 +253,18 @@ export function createFetcher(settings: FetchSettings, deps: { now?: () => numbe
       if (status === 404 || status === 410) return { kind: "gone", url: url.href, status };
       if (REDIRECTS.has(status)) {
         const location = answer.headers.location;
-        if (!location) return { kind: "failed", url: url.href, reason: `answered ${status} without a Location` };
+        if (!location) return { kind: "failed", url: url.href, reason: `answered ${status} without a Location`, failure: "upstream" };
         let next: URL;
         try {
           next = new URL(location, url);
         } catch {
-          return { kind: "failed", url: url.href, reason: `answered ${status} with a Location that is not a URL` };
+          return { kind: "failed", url: url.href, reason: `answered ${status} with a Location that is not a URL`, failure: "upstream" };
         }
-        if (seen.includes(next.href)) return { kind: "failed", url: target, reason: `redirect loop: ${[...seen, next.href].join(" → ")}` };
+        if (seen.includes(next.href)) {
+          return { kind: "failed", url: target, reason: `redirect loop: ${[...seen, next.href].join(" → ")}`, failure: "upstream" };
+        }
         if (seen.length > settings.maxRedirects) {
-          return { kind: "failed", url: target, reason: `more than FETCH_MAX_REDIRECTS (${settings.maxRedirects}) redirects` };
+          return { kind: "failed", url: target, reason: `more than FETCH_MAX_REDIRECTS (${settings.maxRedirects}) redirects`, failure: "upstream" };
         }
         seen.push(next.href);
         url = next;
@@ -260,16 +274,24 @@ export function createFetcher(settings: FetchSettings, deps: { now?: () => numbe
         const wait = retryAfterMs(answer.headers["retry-after"], now()) ?? settings.retryBaseMs * 2 ** retries;
         if (wait > MAX_RETRY_WAIT_MS) {
           politeness.defer(url.host, now() + wait);
-          return { kind: "failed", url: url.href, reason: `answered ${statusLine(status)} and asked to wait ${Math.ceil(wait / 1000)} s` };
+          const reason = `answered ${statusLine(status)} and asked to wait ${Math.ceil(wait / 1000)} s`;
+          return { kind: "failed", url: url.href, reason, failure: "upstream" };
         }
         if (retries >= settings.retries) {
-          return { kind: "failed", url: url.href, reason: `answered ${statusLine(status)} ${retries + 1} time${retries === 0 ? "" : "s"}` };
+          const reason = `answered ${statusLine(status)} ${retries + 1} time${retries === 0 ? "" : "s"}`;
+          return { kind: "failed", url: url.href, reason, failure: "upstream" };
         }
         retries++;
         politeness.defer(url.host, now() + wait);
         continue;
       }
-      return { kind: "failed", url: url.href, reason: `answered ${statusLine(status)}` };
+      // Any other 4xx (401, 403, 451…): the page is not there for us.
+      return {
+        kind: "failed",
+        url: url.href,
+        reason: `answered ${statusLine(status)}`,
+        failure: status >= 400 && status < 500 ? "page" : "upstream",
+      };
     }
   }
 

@@ -44,12 +44,20 @@ export interface HttpRequest {
   signal?: AbortSignal;
 }
 
-/** A request that did not get an answer. `refused`: our own policy said no (an address); `failed`: the network or the server. */
+/**
+ * Why a fetch failed, for a caller that answers for it (a live lookup: 504, 404 or 502): `timeout`, no answer in
+ * time (a deadline, or the caller's signal); `page`, an answer that is no page for us (its type, its size, a 4xx);
+ * `upstream`, the site or the network failed (a reset, 5xx or 429 after the retries, a redirect loop).
+ */
+export type FetchFailure = "timeout" | "page" | "upstream";
+
+/** A request that did not get an answer. `refused`: our own policy said no (an address); `failed`: the network or the server, and why. */
 export class FetchError extends Error {
   override readonly name = "FetchError";
   constructor(
     message: string,
     readonly kind: "refused" | "failed",
+    readonly failure: FetchFailure = "upstream",
   ) {
     super(message);
   }
@@ -130,9 +138,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         });
       const deadline = (ms: number, what: string) => {
         clearTimeout(timer);
-        timer = setTimeout(() => fail(new FetchError(`${what} within ${ms} ms`, "failed")), ms);
+        timer = setTimeout(() => fail(new FetchError(`${what} within ${ms} ms`, "failed", "timeout")), ms);
       };
-      const onAbort = () => fail(new FetchError("stopped: the deadline passed", "failed"));
+      const onAbort = () => fail(new FetchError("stopped: the deadline passed", "failed", "timeout"));
 
       const req = module.request(url, {
         method: "GET",
@@ -160,8 +168,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           else res.destroy();
           return finish(() => resolve({ status, headers: res.headers, body: null }));
         }
-        if (decision !== "read") return fail(new FetchError(decision.refuse, "failed"));
-        const tooLarge = (size?: number) => new FetchError(overCap("the answer", request.maxBytesSetting, request.maxBytes, size), "failed");
+        if (decision !== "read") return fail(new FetchError(decision.refuse, "failed", "page"));
+        const tooLarge = (size?: number) => new FetchError(overCap("the answer", request.maxBytesSetting, request.maxBytes, size), "failed", "page");
         const declared = Number(res.headers["content-length"]);
         const encoding = String(res.headers["content-encoding"] ?? "identity")
           .trim()
@@ -171,7 +179,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         if (encoding === "gzip" || encoding === "x-gzip") body = res.pipe(createGunzip());
         else if (encoding === "deflate") body = res.pipe(createInflate());
         else if (encoding === "br") body = res.pipe(createBrotliDecompress());
-        else if (encoding !== "identity" && encoding !== "") return fail(new FetchError(`content-encoding ${encoding} is not supported`, "failed"));
+        else if (encoding !== "identity" && encoding !== "")
+          return fail(new FetchError(`content-encoding ${encoding} is not supported`, "failed", "page"));
         const chunks: Buffer[] = [];
         let size = 0;
         body.on("data", (chunk: Buffer) => {

@@ -69,7 +69,22 @@ export const mcpPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: n
       );
       if (limited) return refuse(reply, limited);
 
-      const ctx = callContext(opts.services, request, answerBudget(opts.answerMaxBytes, MCP_ANSWER_COPIES), opts.admission);
+      const ctx = callContext({
+        services: opts.services,
+        app,
+        request,
+        reply,
+        answer: answerBudget(opts.answerMaxBytes, MCP_ANSWER_COPIES),
+        admission: opts.admission,
+        // The transport writes the hijacked reply itself: a surcharge's rate-limit headers go to it while it has not started.
+        onCharged: () => {
+          if (reply.raw.headersSent) return;
+          for (const name of ["ratelimit-policy", "ratelimit", "retry-after"]) {
+            const value = reply.getHeader(name);
+            if (value !== undefined) reply.raw.setHeader(name, value);
+          }
+        },
+      });
       const server = createMcpServer(() => ctx);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       // The transport writes the answer itself, so it gets the raw response with the headers set so far (request id, rate limit).

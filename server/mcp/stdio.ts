@@ -32,6 +32,8 @@ export async function serveStdio(services: Services, options: { logLevel: string
     log,
     responseHeaders: new Map(),
     answer: answerBudget(options.answerMaxBytes, MCP_ANSWER_COPIES),
+    // No key, no rate limit (see above): a surcharge is not metered either.
+    charge: async () => undefined,
   }));
   server.onerror = (error) => log.warn({ err: error }, "MCP stdio message refused");
   const closed = new Promise<void>((resolve) => (server.onclose = resolve));

@@ -109,8 +109,8 @@ const TOOLS: readonly CatalogTool[] = operationList.flatMap(({ operation }) => {
           "input",
         ),
         outputSchema: jsonSchema(operation.output, "output"),
-        // A closed catalog, read only: calling twice changes nothing and reaches nothing outside it.
-        annotations: { title: operation.title, readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+        // A catalog, read only: calling twice changes nothing; only a live lookup reaches outside it (a merchant's page).
+        annotations: { title: operation.title, readOnlyHint: true, idempotentHint: true, openWorldHint: operation.mcp.openWorld ?? false },
       },
     },
   ];

@@ -260,10 +260,17 @@ export const LookupByUrlParamsSchema = z
     ),
     view: ViewSchema,
     include_raw_data: IncludeRawDataSchema,
+    fetch: flag(
+      false,
+      "Live lookup, with `url`: when the catalog does not hold the page, fetch it from the merchant now, store it and answer it (`true`, `false`, `1` or `0`). Only for the merchant hosts the operator allows (LIVE_LOOKUP_HOSTS; off unless set); costs more rate-limit units when it fetches. A page the catalog holds is answered without a fetch.",
+    ),
   })
   .superRefine((params, context) => {
     if ((params.url === undefined) === (params.gtin === undefined)) {
       context.addIssue({ code: "custom", path: [params.url === undefined ? "url" : "gtin"], message: "give exactly one of url and gtin" });
+    }
+    if (params.fetch && params.gtin !== undefined) {
+      context.addIssue({ code: "custom", path: ["fetch"], message: "fetches a page by its url; a gtin names no page to fetch" });
     }
     viewConflict(params, context);
   });

@@ -17,6 +17,8 @@ export const ErrorCodeSchema = z.enum([
   "rate_limited",
   "overloaded",
   "unavailable",
+  "upstream_error",
+  "upstream_timeout",
   "internal",
 ]);
 

@@ -104,14 +104,19 @@ describe("MCP tools over Streamable HTTP", () => {
     });
     expect(byId!.inputSchema.properties).toMatchObject({ id: { type: "string" }, include_raw_data: { type: "boolean" } });
     expect(byId!.inputSchema.required).toEqual(["id"]);
-    expect(byUrl!.inputSchema.properties).toMatchObject({ url: { type: "string", maxLength: 2048 }, include_raw_data: { type: "boolean" } });
+    expect(byUrl!.inputSchema.properties).toMatchObject({
+      url: { type: "string", maxLength: 2048 },
+      include_raw_data: { type: "boolean" },
+      fetch: { type: "boolean", default: false },
+    });
     // url or gtin, exactly one (issue 13): neither is required alone.
     expect(byUrl!.inputSchema.required).toBeUndefined();
     expect(search!.outputSchema).toMatchObject({ type: "object", required: ["products"] });
     expect(byId!.outputSchema).toMatchObject({ type: "object", required: ["pdp"] });
     expect(byUrl!.outputSchema).toEqual(byId!.outputSchema);
     for (const tool of tools) {
-      expect(tool.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
+      // Only a live lookup (get_product_by_url with fetch) reaches outside the catalog, to a merchant's page.
+      expect(tool.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: tool === byUrl });
       expect(tool.description!.length).toBeGreaterThan(100);
       for (const property of Object.values(tool.inputSchema.properties ?? {})) expect(property).toHaveProperty("description");
     }

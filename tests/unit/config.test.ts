@@ -48,6 +48,21 @@ describe("loadConfig", () => {
     expect(config).toMatchObject({ API_PREFIXES: ["/catalog/v2", "/v2"], PORT: 8080, SAMPLE_CATALOG: false, PRODUCT_CACHE_SIZE: 0 });
   });
 
+  it("takes LIVE_LOOKUP_HOSTS as host names compared as brand scopes, off unless set", () => {
+    expect(loadConfig({})).toMatchObject({ LIVE_LOOKUP_HOSTS: [], LIVE_LOOKUP_TIMEOUT_MS: 8000 });
+    expect(loadConfig({ LIVE_LOOKUP_HOSTS: " shop.example, WWW.Other.Example ,127.0.0.1" }).LIVE_LOOKUP_HOSTS).toEqual([
+      "shop.example",
+      "other.example",
+      "127.0.0.1",
+    ]);
+    for (const wrong of ["https://shop.example", "shop.example:8080", "shop.example/p", "user@shop.example"]) {
+      expect(refusal({ LIVE_LOOKUP_HOSTS: `ok.example,${wrong}` })).toMatch(
+        /LIVE_LOOKUP_HOSTS\.1: each host must be a host name such as shop\.example/,
+      );
+    }
+    expect(refusal({ LIVE_LOOKUP_TIMEOUT_MS: "0" })).toMatch(/LIVE_LOOKUP_TIMEOUT_MS/);
+  });
+
   it("names each bad setting", () => {
     expect(refusal({ PORT: "http" })).toMatch(/PORT/);
     expect(refusal({ SAMPLE_CATALOG: "maybe" })).toMatch(/SAMPLE_CATALOG: must be true or false/);

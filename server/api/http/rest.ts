@@ -59,7 +59,7 @@ export const restPlugin: FastifyPluginAsync<{
 
   async function answer(operation: AnyOperation, request: FastifyRequest, reply: FastifyReply) {
     try {
-      const ctx = callContext(opts.services, request, answerBudget(opts.answerMaxBytes), opts.admission);
+      const ctx = callContext({ services: opts.services, app, request, reply, answer: answerBudget(opts.answerMaxBytes), admission: opts.admission });
       // Path parameters win over a query or body member of the same name.
       const source = operation.rest.method === "GET" ? request.query : request.body;
       const output = await runCall(operation, ctx, { ...(typeof source === "object" ? source : {}), ...(request.params as object) });

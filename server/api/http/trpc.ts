@@ -58,7 +58,7 @@ export const trpcPlugin: FastifyPluginAsync<{
     const cost = info.calls.reduce((sum, call) => sum + (operationAt(call.path)?.cost ?? UNIT_COST), 0);
     const limited = await app.chargeRateLimit(request, reply, cost);
     if (limited) throw refusalError(limited);
-    return callContext(opts.services, request, answerBudget(opts.answerMaxBytes), opts.admission);
+    return callContext({ services: opts.services, app, request, reply, answer: answerBudget(opts.answerMaxBytes), admission: opts.admission });
   }
 
   /**

@@ -77,7 +77,7 @@ export const ucpPlugin: FastifyPluginAsync<{
         body: errorResponse([{ type: "error", code: "invalid_profile_url", content: agent.reason, severity: "recoverable" }]),
       });
     }
-    const ctx = callContext(opts.services, request, answerBudget(opts.answerMaxBytes), opts.admission);
+    const ctx = callContext({ services: opts.services, app, request, reply, answer: answerBudget(opts.answerMaxBytes), admission: opts.admission });
     try {
       const output = checkedOutput(operation, await runCall(operation, ctx, request.body));
       reply.headers(responseHeaders(ctx, 200));

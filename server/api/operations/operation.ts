@@ -36,6 +36,8 @@ export interface McpBinding {
   description: string;
   /** Arguments an agent gets unless it gives them (e.g. compact records), advertised as the schema's defaults. */
   defaults?: Record<string, unknown>;
+  /** The call may reach outside the catalog (a live lookup fetches a merchant's page): MCP's `openWorldHint`. */
+  openWorld?: true;
 }
 
 export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodType = z.ZodType, K extends OperationKind = OperationKind> {
@@ -52,6 +54,12 @@ export interface Operation<I extends z.ZodObject = z.ZodObject, O extends z.ZodT
   mcp?: McpBinding;
   /** Rate-limit units one call costs (a lookup is 1). Charged for the operation matched, never guessed from the URL. */
   cost: number;
+  /**
+   * Units charged on top of `cost` for costly work that only the call can know it will do (a lookup that fetches the
+   * merchant's page), through `ctx.charge` as that work starts, so the same answer's rate-limit headers count them.
+   * `when` says when, for the OpenAPI document (`x-rate-limit-surcharge`) and /llms.txt.
+   */
+  surcharge?: { units: number; when: string };
   /**
    * `search`: a search-class call, which costs seconds of database time under load: it takes an admission slot
    * (api/admission.ts) and waits its turn, or is refused with 503 `overloaded`. Absent: never queued (lookups).

@@ -19,6 +19,12 @@ function found<T>(value: T | null, what: string): T {
   return value;
 }
 
+/**
+ * What a lookup that fetches the merchant's page costs beyond the lookup's 1 unit (10 in all): a round trip to the
+ * merchant, extraction, an embedding and a write, where a lookup is a read; and a search, seconds of database time, is 5.
+ */
+const LIVE_FETCH_SURCHARGE = 9;
+
 /** MCP answers compact records unless asked otherwise: agents pay per token. */
 const COMPACT_FOR_AGENTS = { view: "compact" } as const;
 const VIEW_NOTE =
@@ -101,7 +107,8 @@ export const byId = query({
 export const byUrl = query({
   title: "Find a product by its PDP URL or GTIN",
   description:
-    "By `url`, normalised before lookup: scheme, `www.`, host case, default port, trailing slash, `#fragment` and tracking parameters do not matter; other query parameters do. Or by `gtin`, in any of its forms; a GTIN whose check digit is wrong is a 400.",
+    "By `url`, normalised before lookup: scheme, `www.`, host case, default port, trailing slash, `#fragment` and tracking parameters do not matter; other query parameters do. Or by `gtin`, in any of its forms; a GTIN whose check digit is wrong is a 400. " +
+    "With `fetch=true` (live lookup, where the operator allows the page's host), a page the catalog does not hold is fetched from the merchant, stored and answered.",
   tag: "products",
   input: LookupByUrlParamsSchema,
   output: ProductEnvelopeSchema,
@@ -109,8 +116,11 @@ export const byUrl = query({
     method: "GET",
     path: "/products",
     errors: {
-      404: "No product at that URL or with that GTIN",
+      400: "Invalid parameter (`invalid_parameter`: with `fetch=true`, also when live lookup is off or the page's host is not one this server fetches from), or an answer larger than one may be (`answer_too_large`)",
+      404: "No product at that URL or with that GTIN; with `fetch=true`, why the page gave none (it answered 404, is not HTML, robots.txt disallows it…)",
       410: "`gone`: the product's page was withdrawn (`gone_at` says when)",
+      502: "`upstream_error`, with `fetch=true`: the merchant's site failed (5xx after retries, a reset, a redirect loop)",
+      504: "`upstream_timeout`, with `fetch=true`: the page was not fetched and stored within the server's deadline",
     },
   },
   mcp: {
@@ -118,17 +128,22 @@ export const byUrl = query({
     description:
       "Find the catalog's product for a product detail page URL (for example a link the user pasted), or for a barcode (`gtin`: UPC, EAN, ISBN), as {pdp: {…}}. " +
       "Scheme, `www.`, trailing slash, `#fragment` and tracking parameters such as utm_* do not matter; other query parameters (variants) do. " +
-      `${VIEW_NOTE} A page or GTIN the catalog does not have is a \`not_found\` error; a product whose page was withdrawn is a \`gone\` error saying when.`,
+      `${VIEW_NOTE} A page or GTIN the catalog does not have is a \`not_found\` error; a product whose page was withdrawn is a \`gone\` error saying when. ` +
+      "If the server allows live lookup for the page's site, `fetch: true` fetches a page the catalog does not have from the merchant and answers it (slower, and it costs more).",
     defaults: COMPACT_FOR_AGENTS,
+    openWorld: true,
   },
   cost: 1,
+  surcharge: { units: LIVE_FETCH_SURCHARGE, when: "when `fetch=true` fetches the page (the catalog did not hold it)" },
   auth: "key",
   async call(ctx, input) {
     const view = viewOf(input);
-    const product =
-      input.gtin === undefined
-        ? found(await ctx.services.catalog.byUrl(input.url ?? "", needsRawData(view)), "at that URL")
-        : found(await ctx.services.catalog.byGtin(input.gtin, needsRawData(view)), "with that GTIN");
+    const withRawData = needsRawData(view);
+    if (input.gtin !== undefined) return { pdp: present(found(await ctx.services.catalog.byGtin(input.gtin, withRawData), "with that GTIN"), view) };
+    const url = input.url ?? "";
+    const product = input.fetch
+      ? await ctx.services.live.lookup(url, { withRawData, beforeFetch: () => ctx.charge(LIVE_FETCH_SURCHARGE) })
+      : found(await ctx.services.catalog.byUrl(url, withRawData), "at that URL");
     return { pdp: present(product, view) };
   },
 });

@@ -1,0 +1,124 @@
+/**
+ * Migrations on a database that already holds products, as an operator upgrading finds it: a catalog migrated up to
+ * the migration before freshness (0008), products stored the way the code of then stored them, then the rest applied.
+ * 0009 adds the freshness columns (defaulting to the moment of the upgrade); 0010 must backfill them from what the
+ * rows knew, put every product in the change feed oldest change first, and make product_facets mirror them.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { migrate } from "drizzle-orm/pglite/migrator";
+import { drizzle } from "drizzle-orm/pglite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { changesSince } from "../../server/catalog/repository.js";
+import type { PGlite } from "@electric-sql/pglite";
+import type { Database } from "../../server/db/client.js";
+import { MIGRATIONS_FOLDER } from "../../server/db/handle.js";
+import { openPglite } from "../../server/db/open.js";
+import * as schema from "../../server/db/schema.js";
+
+/** The last migration before freshness: what a catalog that predates issue 18 was migrated to. */
+const BEFORE_FRESHNESS = "0008_vocabulary_triggers";
+
+interface Journal {
+  entries: { idx: number; tag: string }[];
+}
+
+/** A copy of the migrations folder whose journal ends at `lastTag`, which drizzle's migrator then stops at. */
+function migrationsUpTo(lastTag: string): { folder: string; remove(): void } {
+  const folder = mkdtempSync(join(tmpdir(), "catalog-migrations-"));
+  cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
+  const journalPath = join(folder, "meta", "_journal.json");
+  const journal = JSON.parse(readFileSync(journalPath, "utf8")) as Journal; // drizzle-kit's journal, read back as written
+  const last = journal.entries.findIndex((entry) => entry.tag === lastTag);
+  if (last < 0) throw new Error(`no migration ${lastTag} in the journal`);
+  writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, last + 1) }));
+  return { folder, remove: () => rmSync(folder, { recursive: true, force: true }) };
+}
+
+/** Old products, each last changed on its own day (out of id order, so the feed's order is the dates', not the ids'). */
+const OLD = [
+  { id: "prod_b", url: "https://old.example/p/b", updated: "2025-03-02T10:00:00Z", created: "2025-01-01T00:00:00Z" },
+  { id: "prod_a", url: "https://old.example/p/a", updated: "2025-05-20T08:30:00Z", created: "2025-01-02T00:00:00Z" },
+  { id: "prod_c", url: "https://old.example/p/c", updated: "2025-04-11T23:59:59Z", created: "2025-01-03T00:00:00Z" },
+] as const;
+
+let close: () => Promise<void>;
+let db: Database;
+/** Raw SQL on the same database: the rows are read as they are stored, not through the schema of today. */
+let client: PGlite;
+let removeFolder: () => void;
+/** The products table's freshness columns once stopped at 0008: none, or the test upgrades nothing. */
+let freshnessColumnsBefore: string[];
+
+beforeAll(async () => {
+  const opened = await openPglite();
+  const { handle } = opened;
+  client = opened.client;
+  close = () => handle.close();
+  db = handle.db;
+  const before = migrationsUpTo(BEFORE_FRESHNESS);
+  removeFolder = before.remove;
+  await migrate(drizzle(client, { schema }), { migrationsFolder: before.folder });
+  const columns = await client.query<{ name: string }>(
+    "select column_name as name from information_schema.columns where table_name = 'products' and column_name in ('fetched_at', 'checked_at', 'gone_at')",
+  );
+  freshnessColumnsBefore = columns.rows.map((row) => row.name);
+  // Stored as the importer of then wrote rows: the columns of 0001–0008 only (the schema of today has more).
+  for (const old of OLD) {
+    await client.query(
+      `INSERT INTO products (id, url, url_key, brand_host, name, content_hash, brand, brand_keys, availability, currency, price_minor, created_at, updated_at)
+       VALUES ($1, $2, $3, 'old.example', $4, $5, 'Old Brand', '{old brand}', 'InStock', 'USD', 1999, $6, $7)`,
+      [old.id, old.url, old.url.replace("https://", ""), `Old ${old.id}`, `hash-${old.id}`, old.created, old.updated],
+    );
+  }
+  // The rest, as the server applies them at start.
+  await handle.migrate();
+});
+
+afterAll(async () => {
+  await close?.();
+  removeFolder?.();
+});
+
+describe("0009 and 0010 on a catalog stored before freshness", () => {
+  it("stopped at 0008 first (no freshness columns when the products were stored), then applied the rest", async () => {
+    expect(freshnessColumnsBefore).toEqual([]);
+    const applied = await client.query<{ n: number }>("select count(*)::int as n from drizzle.__drizzle_migrations");
+    expect(applied.rows[0]?.n).toBe(11);
+  });
+
+  it("fetched_at and checked_at are each product's last change, not the moment of the upgrade", async () => {
+    const rows = await client.query<{ id: string; fetched: string; checked: string; updated: string; gone: string | null }>(
+      "select id, fetched_at::text as fetched, checked_at::text as checked, updated_at::text as updated, gone_at::text as gone from products order by id",
+    );
+    expect(rows.rows).toHaveLength(OLD.length);
+    for (const row of rows.rows) {
+      const old = OLD.find((entry) => entry.id === row.id)!;
+      expect(new Date(row.updated).toISOString()).toBe(new Date(old.updated).toISOString());
+      expect(row.fetched).toBe(row.updated);
+      expect(row.checked).toBe(row.updated);
+      expect(row.gone).toBeNull();
+    }
+  });
+
+  it("every product is in the change feed once, oldest change first", async () => {
+    const changes = await changesSince(db, 0, 100);
+    expect(changes.map((change) => change.id)).toEqual(["prod_b", "prod_c", "prod_a"]);
+    expect(changes.map((change) => change.seq)).toEqual([1, 2, 3]);
+    expect(changes.every((change) => change.goneAt === null)).toBe(true);
+  });
+
+  it("product_facets carries each product's updated_at and gone_at, and its trigger keeps them in step", async () => {
+    const mirrored = `select f.id from product_facets f join products p using (id)
+      where f.updated_at is distinct from p.updated_at or f.gone_at is distinct from p.gone_at`;
+    const facets = await client.query<{ n: number }>("select count(*)::int as n from product_facets");
+    expect(facets.rows[0]?.n).toBe(OLD.length);
+    expect((await client.query(mirrored)).rows).toEqual([]);
+    // After the upgrade the trigger (replaced by 0010) copies both columns on every write.
+    await client.query("update products set updated_at = '2026-01-01T00:00:00Z', gone_at = '2026-02-01T00:00:00Z' where id = 'prod_c'");
+    expect((await client.query(mirrored)).rows).toEqual([]);
+    const gone = await client.query<{ gone: string | null }>("select gone_at::text as gone from product_facets where id = 'prod_c'");
+    expect(gone.rows[0]?.gone).not.toBeNull();
+  });
+});
