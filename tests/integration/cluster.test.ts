@@ -82,10 +82,14 @@ describe("WEB_CONCURRENCY=2 with DATABASE_URL", () => {
   let pg: SocketPostgres;
   let server: Server;
   let key: string;
+  let scrapes: string;
 
   beforeAll(async () => {
     pg = await startSharedPostgres();
+    const metricsPort = await freePort();
+    scrapes = `http://127.0.0.1:${metricsPort}/metrics`;
     server = await startServer({
+      METRICS_PORT: String(metricsPort),
       DATABASE_URL: pg.url,
       WEB_CONCURRENCY: "2",
       DATABASE_POOL_SIZE: "2",
@@ -127,6 +131,19 @@ describe("WEB_CONCURRENCY=2 with DATABASE_URL", () => {
     expectWholePage(search, 3);
     const completed = parseLog(server.output()).filter((entry) => entry.msg === "request completed") as { worker?: number }[];
     expect(new Set(completed.map((entry) => entry.worker))).toEqual(new Set([1, 2]));
+  });
+
+  it("sums the workers' counters on METRICS_PORT, served by the primary", async () => {
+    const healthAnswers = async () => {
+      const text = await (await fetch(scrapes)).text();
+      return Number(/^catalog_http_requests_total\{method="GET",route="\/health",status_code="200"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    const before = await healthAnswers();
+    const pids = new Set<number>();
+    for (let i = 0; i < 6; i++) pids.add((await healthProcess(server, key)).pid);
+    expect(pids.size).toBe(2);
+    // All six, whichever worker answered each: one worker's own count would be three.
+    expect((await healthAnswers()) - before).toBe(6);
   });
 
   it("spends a key's rate limit across the workers, through the database", async () => {
