@@ -78,6 +78,8 @@ export async function startServer(
 ): Promise<Running> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    // One server process unless a variant says otherwise: pglite-socket (`postgres`) cannot serve two at once.
+    WEB_CONCURRENCY: "1",
     ...settings,
     HOST: "127.0.0.1",
     PORT: "0",

@@ -99,6 +99,7 @@ async function runPrimary(config: Config, count: number): Promise<void> {
     config.METRICS_PORT === undefined
       ? undefined
       : await listenForScrapes({ scrape: clusterScrape(), host: config.HOST, port: config.METRICS_PORT, logLevel: config.LOG_LEVEL });
+  say(`Starting: ${count} server processes, each opening the database and loading the sentence encoder (a few seconds)…`);
   const code = await superviseWorkers({
     count,
     log,
