@@ -4,12 +4,15 @@
  * server's own bridge (tests/helpers/pgsocket.ts: two processes' pools at
  * once). The primary onboards once; both workers answer (/health names the
  * process); a key's rate limit is spent across both; a killed worker is
- * replaced; SIGTERM drains each and the primary exits 0. Without DATABASE_URL
- * the same setting runs one process and says so.
+ * replaced; SIGTERM drains each and the primary exits 0; /metrics on
+ * METRICS_PORT sums the workers. A first start that fails (a busy port) stops
+ * them all with exit 1 instead of restarting. Without DATABASE_URL the same
+ * setting runs one process and says so.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { get as httpGet } from "node:http";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -221,6 +224,33 @@ describe("WEB_CONCURRENCY=2 with DATABASE_URL", () => {
     const workersDown = log.filter((entry) => entry.msg === "shut down" && entry.worker !== 0);
     expect(workersDown.map((entry) => entry.code)).toEqual([0, 0]);
     expect(log.at(-1)).toMatchObject({ msg: "shut down", worker: 0, code: 0 });
+  });
+});
+
+describe("WEB_CONCURRENCY=2 failing its first start", () => {
+  it("stops every worker and exits 1, naming the cause, without a key or a restart loop", { timeout: 120_000 }, async () => {
+    const pg = await startSharedPostgres();
+    const busy = createServer();
+    const port = await new Promise<number>((resolve) => busy.listen(0, "127.0.0.1", () => resolve((busy.address() as AddressInfo).port)));
+    try {
+      const proc = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+        env: { ...process.env, DATABASE_URL: pg.url, WEB_CONCURRENCY: "2", DATABASE_POOL_SIZE: "1", PORT: String(port), SAMPLE_CATALOG: "false" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      children.add(proc);
+      let output = "";
+      proc.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      proc.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => proc.once("exit", resolve));
+      expect(code, output).toBe(1);
+      expect(output).toContain(`Port ${port} on 127.0.0.1 is already in use`);
+      expect(output).toContain("a server process failed to start; stopping");
+      expect(output).not.toContain("starting another");
+      expect(output).not.toMatch(/pcl_test_/);
+    } finally {
+      busy.close();
+      await pg.close();
+    }
   });
 });
 
