@@ -28,6 +28,17 @@ export function primaryLog(level: Config["LOG_LEVEL"], write: (line: string) => 
   return { info: at("info"), warn: at("warn"), error: at("error") };
 }
 
+/**
+ * What marks a worker forked here: a process manager that runs the server under node:cluster itself (PM2's cluster
+ * mode) makes cluster workers too, and each of those must migrate and onboard as a single server does.
+ */
+const WORKER_ARG = "--catalog-cluster-worker";
+
+/** This process's worker id, when the primary below forked it; undefined for a single server or the primary. */
+export function clusterWorkerId(): number | undefined {
+  return cluster.isWorker && process.argv.includes(WORKER_ARG) ? cluster.worker?.id : undefined;
+}
+
 /** The first replacement waits this long; each death soon after another doubles it, up to RESTART_MAX_MS. */
 const RESTART_BASE_MS = 250;
 const RESTART_MAX_MS = 30_000;
@@ -132,6 +143,7 @@ export function superviseWorkers(options: SupervisorOptions): Promise<number> {
 
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  cluster.setupPrimary({ args: [...process.argv.slice(2), WORKER_ARG] });
   for (let i = 0; i < count; i++) fork();
   return done;
 }

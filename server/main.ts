@@ -9,7 +9,7 @@
 import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
 import { createRoot, type Root } from "./compose.js";
-import { superviseWorkers, primaryLog } from "./cluster.js";
+import { clusterWorkerId, primaryLog, superviseWorkers } from "./cluster.js";
 import { type Config, ConfigError, loadConfig, serverProcesses } from "./config.js";
 import { DataDirBusyError } from "./db/open.js";
 import { answerClusterScrapes, clusterScrape, listenForScrapes, scrapeOf } from "./metrics/index.js";
@@ -76,9 +76,11 @@ async function onboardKey(root: Root, address: string): Promise<void> {
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  if (cluster.isWorker && cluster.worker) return serve(config, { worker: cluster.worker.id });
+  const worker = clusterWorkerId();
+  if (worker !== undefined) return serve(config, { worker });
   const processes = serverProcesses(config);
-  if (processes.count > 1) return runPrimary(config, processes.count);
+  // A worker of another's cluster (PM2's cluster mode) cannot fork workers of its own: it serves alone, as a single server.
+  if (processes.count > 1 && cluster.isPrimary) return runPrimary(config, processes.count);
   return serve(config, processes.note ? { note: processes.note } : {});
 }
 
