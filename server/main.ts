@@ -124,6 +124,9 @@ async function serve(config: Config, options: { worker?: number; note?: string }
   // N workers saying the same start-up lines would only repeat the primary's.
   const say = worker === undefined ? sayer(config) : () => undefined;
   const root = createRoot(config, { role: "server", ...(worker === undefined ? {} : { worker }) });
+  // A worker's counters are scraped through the primary, which adds them up: from the start, since a worker that
+  // does not answer holds up every scrape (until prom-client gives up, after 5 s).
+  if (worker !== undefined) answerClusterScrapes(root.metrics);
   // A mistake in SYNONYMS_FILE stops the start before the database and the model are opened.
   await root.synonyms();
   say("Starting: opening the database and loading the sentence encoder (a few seconds)…");
@@ -140,8 +143,6 @@ async function serve(config: Config, options: { worker?: number; note?: string }
     void services.catalog.syncCache().catch(() => undefined);
     void services.keys.syncCache().catch(() => undefined);
   }, CATALOG_SYNC_MS).unref();
-  // A worker's counters are scraped through the primary, which adds them up (server/cluster.ts).
-  if (worker !== undefined) answerClusterScrapes(root.metrics);
   const scrapes =
     config.METRICS_PORT === undefined || worker !== undefined
       ? undefined
