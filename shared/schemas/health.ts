@@ -13,10 +13,11 @@ export const HealthSchema = z
     uptime_s: z.number(),
     process: z
       .object({
-        pid: z.int().min(1),
+        pid: z.int32().min(1).meta({ format: "int32" }),
         worker: z
-          .int()
+          .int32()
           .min(1)
+          .meta({ format: "int32" })
           .nullable()
           .describe("Its cluster worker's id under WEB_CONCURRENCY (docs/operations.md, Scaling); null when one process serves."),
       })
