@@ -12,8 +12,12 @@ import type { BenchCatalog } from "./http-catalog.js";
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const CACHE = join(ROOT, "bench", ".cache");
 
-export type DbKind = "pglite" | "postgres";
-export const DB_LABEL: Record<DbKind, string> = { pglite: "PGlite (embedded)", postgres: "pg.js→socket" };
+/**
+ * `shared`: postgres.js to PGlite behind the server's own socket bridge (server/db/socket.ts) instead of pglite-socket,
+ * which several server processes (WEB_CONCURRENCY) can share: it runs each connection's statements whole.
+ */
+export type DbKind = "pglite" | "postgres" | "shared";
+export const DB_LABEL: Record<DbKind, string> = { pglite: "PGlite (embedded)", postgres: "pg.js→socket", shared: "pg.js→bridge" };
 
 export const log = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -74,6 +78,8 @@ export async function startServer(
 ): Promise<Running> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    // One server process unless a variant says otherwise: pglite-socket (`postgres`) cannot serve two at once.
+    WEB_CONCURRENCY: "1",
     ...settings,
     HOST: "127.0.0.1",
     PORT: "0",
@@ -87,7 +93,8 @@ export async function startServer(
     env.DATA_DIR = catalog.dataDir;
   } else {
     const pgLog = join(CACHE, `http-pg-${tag}.log`);
-    database = startNode(join(ROOT, "bench", "http-pg.ts"), [catalog.dataDir], { ...process.env }, pgLog);
+    const bridge = db === "shared" ? ["--bridge"] : [];
+    database = startNode(join(ROOT, "bench", "http-pg.ts"), [catalog.dataDir, ...bridge], { ...process.env }, pgLog);
     const [, port] = await waitForLine(database, pgLog, /^(\d+)$/m, "the PGlite socket server");
     env.DATABASE_URL = `postgres://postgres@127.0.0.1:${port}/postgres`;
     env.DATABASE_POOL_SIZE = "1";
@@ -97,6 +104,8 @@ export async function startServer(
   const server = startNode(join(ROOT, "server", "main.ts"), [], env, serverLog, nodeFlags);
   try {
     const [, base] = await waitForLine(server, serverLog, /Server listening at (http:\/\/127\.0\.0\.1:\d+)/, "the server");
+    // Under WEB_CONCURRENCY the first worker listens before the others: "ready" comes once all do.
+    await waitForLine(server, serverLog, /"msg":"ready"/, "the server");
     return {
       base: base!,
       pid: server.process.pid!,

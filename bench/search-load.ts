@@ -9,10 +9,17 @@
  *              on the main thread (the service before issue 16)
  *   on         the defaults (admission, one encoder thread)
  *   threads2   the defaults with ENCODER_THREADS=2
+ *   wc1, wc2   WEB_CONCURRENCY=1 and 2: one or two server processes (node:cluster);
+ *              several need DATABASE_URL, so with --db shared (postgres.js to
+ *              PGlite behind the server's own bridge, which, unlike pglite-socket,
+ *              several processes' connections can share). PGlite is still one
+ *              single-threaded session in one process, so this measures what a
+ *              second server process takes off the first (HTTP, keys, JSON, the
+ *              encoder, the reranker), not what Postgres would give a second core.
  * For each: at 1, 8, 32 and 64 connections, req/s, p50 / p99 / max of the
  * answered searches, 503s, and CPU milliseconds per answered search (the
- * server process's user+system time from /proc, threads included, ÷ 2xx
- * answers); then one user searching one query after another, alone, and then
+ * server's user+system time from /proc, threads and cluster workers included,
+ * ÷ 2xx answers); then one user searching one query after another, alone, and then
  * while another key floods with 48 connections: that user's p50 / p95 and 503s.
  *
  * Latencies are given twice: as autocannon saw them (from this process), and
@@ -25,12 +32,13 @@
  *   --duration S     seconds per case (BENCH_DURATION, default 10)
  *   --warmup S       unrecorded seconds before each case (BENCH_WARMUP, default 3)
  *   --products N     the generated catalog's size (BENCH_PRODUCTS, default 100000); 0: the sample catalog
- *   --db LIST        pglite,postgres (default pglite; postgres is the postgres.js path to PGlite over a socket)
- *   --variants LIST  off,on,threads2 (default off,on)
+ *   --db LIST        pglite,postgres,shared (default pglite; postgres is the postgres.js path to PGlite over pglite-socket,
+ *                    shared the same through the server's bridge)
+ *   --variants LIST  off,on,threads2,wc1,wc2 (default off,on)
  *   --connections L  comma-separated (default 1,8,32,64)
  * Linux only (CPU time is read from /proc).
  */
-import { readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -60,6 +68,8 @@ const VARIANTS: Record<string, Record<string, string>> = {
   off: { SEARCH_CONCURRENCY: "0", ENCODER_THREADS: "0" },
   on: {},
   threads2: { ENCODER_THREADS: "2" },
+  wc1: { WEB_CONCURRENCY: "1" },
+  wc2: { WEB_CONCURRENCY: "2" },
 };
 const variants = (flags.variants ?? "off,on").split(",");
 for (const name of variants) if (!VARIANTS[name]) throw new Error(`unknown variant ${name}; known: ${Object.keys(VARIANTS).join(", ")}`);
@@ -97,11 +107,29 @@ async function oneUser(base: string, queries: readonly string[], key: string, se
   return { ...percentiles(latencies), answered: latencies.length, busy };
 }
 
-/** The process's user + system CPU time in ms, its threads included (/proc/PID/stat fields 14 and 15, in clock ticks of 10 ms). */
+/** A process's /proc/PID/stat fields after the command's name: [0] state, [1] parent pid, [11] user and [12] system ticks. */
+function statFields(pid: number | string): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return null; // ended between the listing and the read
+  }
+}
+
+/**
+ * User + system CPU time in ms (clock ticks of 10 ms) of the process and its children (a cluster's workers),
+ * threads included. A worker that ended is not counted (none do during a case).
+ */
 function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  const ticks = (fields: string[] | null) => (fields ? Number(fields[11]) + Number(fields[12]) : 0);
+  let total = ticks(statFields(pid));
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(entry);
+    if (fields && Number(fields[1]) === pid) total += ticks(fields);
+  }
+  return total * 10;
 }
 
 interface Row {

@@ -4,6 +4,7 @@
  * (compose.ts), which chooses the services, the metrics and the rate-limit store.
  */
 import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import fp from "fastify-plugin";
 import type { Admission } from "./api/admission.js";
@@ -47,6 +48,8 @@ export interface AppOptions {
   now: () => number;
   /** Where search-class calls wait their turn (api/admission.ts). */
   admission: Admission;
+  /** This process's cluster worker id (server/cluster.ts): every log line names it. */
+  worker?: number;
 }
 
 /**
@@ -79,6 +82,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.LOG_LEVEL,
+      // pino's own base (pid, hostname) plus the worker, so the lines of N processes can be told apart.
+      ...(options.worker === undefined ? {} : { base: { pid: process.pid, hostname: hostname(), worker: options.worker } }),
       redact: {
         paths: ["req.headers.authorization", "headers.authorization", "authorization", 'req.headers["x-api-key"]', 'headers["x-api-key"]'],
         censor: "[redacted]",

@@ -38,6 +38,11 @@ export interface RootOptions {
   clock?: () => Date;
   /** Anything but `hybrid` is for measuring each half of retrieval (bench/relevance.ts). */
   retrieval?: RetrievalMode;
+  /**
+   * A cluster worker (server/cluster.ts): its id goes into /health and every log line, and the database is taken as
+   * migrated, since the primary migrated it before forking (N workers need not each check).
+   */
+  worker?: number;
 }
 
 export interface Root {
@@ -83,9 +88,11 @@ export function createRoot(config: Config, options: RootOptions): Root {
         role: options.role,
       }));
     if (!options.database) closers.push(() => handle.close());
-    await handle.migrate();
-    // Columns a migration added are filled from what import stored (a no-op once done).
-    await backfillStructured(handle.db);
+    if (options.worker === undefined) {
+      await handle.migrate();
+      // Columns a migration added are filled from what import stored (a no-op once done).
+      await backfillStructured(handle.db);
+    }
     return handle;
   });
 
@@ -104,7 +111,12 @@ export function createRoot(config: Config, options: RootOptions): Root {
   const synonyms = once(async () => loadSynonyms({ builtin: config.SYNONYMS_BUILTIN, file: config.SYNONYMS_FILE }));
 
   const base = once(async () => {
-    const built = createBaseServices({ database: await database(), clock, settings: config });
+    const built = createBaseServices({
+      database: await database(),
+      clock,
+      settings: config,
+      ...(options.worker === undefined ? {} : { worker: options.worker }),
+    });
     // Last-used times are written in batches; the last batch before the database closes.
     closers.push(() => built.keys.flushUsage());
     return built;
@@ -142,7 +154,15 @@ export function createRoot(config: Config, options: RootOptions): Root {
     });
     const admission = createAdmission(admissionSettings(config), metrics.admission);
     metrics.watchAdmission(admission.state);
-    const fastify = await buildApp({ services: built, config, metrics, rateLimitStore: store, now, admission });
+    const fastify = await buildApp({
+      services: built,
+      config,
+      metrics,
+      rateLimitStore: store,
+      now,
+      admission,
+      ...(options.worker === undefined ? {} : { worker: options.worker }),
+    });
     closers.push(() => fastify.close());
     return fastify;
   });

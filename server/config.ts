@@ -2,6 +2,7 @@
  * The one place that reads the environment. `loadConfig(process.env)` runs once
  * at start-up and the typed result is passed down; nothing else reads env.
  */
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { brandHost } from "../shared/url.js";
 
@@ -65,6 +66,16 @@ export const ConfigSchema = z.object({
     )
     .pipe(z.array(z.string().url("each replica must be a postgres:// URL"))),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  /**
+   * Server processes on PORT with DATABASE_URL (node:cluster; each with its own encoder, caches and pool of
+   * DATABASE_POOL_SIZE). Unset: one per core. The embedded database is always one process (see serverProcesses).
+   */
+  WEB_CONCURRENCY: z.coerce
+    .number({ error: "must be a whole number of server processes, 1 or more" })
+    .int("must be a whole number of server processes, 1 or more")
+    .min(1, "must be a whole number of server processes, 1 or more")
+    .max(256, "must be at most 256 server processes")
+    .optional(),
   API_PREFIXES: z
     .string()
     .default("/api/v1,/v1")
@@ -274,6 +285,25 @@ export function admissionSettings(config: Config): { concurrency: number; queueL
     queueLength: config.SEARCH_QUEUE_LENGTH,
     queueTimeoutMs: config.SEARCH_QUEUE_TIMEOUT_MS,
   };
+}
+
+/**
+ * How many server processes to run (server/cluster.ts), and why not more. With DATABASE_URL: WEB_CONCURRENCY, else one per
+ * core. The embedded database is one process whatever WEB_CONCURRENCY says, since one process owns the data dir; a note
+ * says so rather than a refusal, because hosts set WEB_CONCURRENCY for every Node app (Heroku does).
+ */
+export function serverProcesses(
+  config: Pick<Config, "WEB_CONCURRENCY" | "DATABASE_URL">,
+  cores: number = availableParallelism(),
+): { count: number; note?: string } {
+  if (config.DATABASE_URL) return { count: config.WEB_CONCURRENCY ?? cores };
+  if ((config.WEB_CONCURRENCY ?? 1) > 1) {
+    return {
+      count: 1,
+      note: `WEB_CONCURRENCY=${config.WEB_CONCURRENCY} is ignored: the embedded database (DATA_DIR) is served by one process. Set DATABASE_URL to run several.`,
+    };
+  }
+  return { count: 1 };
 }
 
 export class ConfigError extends Error {

@@ -20,13 +20,14 @@ function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }
 
-export function createHealthService(deps: { database: DatabaseHandle; clock?: () => number }): HealthService {
+export function createHealthService(deps: { database: DatabaseHandle; clock?: () => number; worker?: number }): HealthService {
   const now = deps.clock ?? (() => performance.now());
   const started = now();
+  const serving = { pid: process.pid, worker: deps.worker ?? null };
   return {
     async check() {
       const begin = now();
-      const base = { version: VERSION, uptime_s: Math.round((begin - started) / 1000) };
+      const base = { version: VERSION, uptime_s: Math.round((begin - started) / 1000), process: serving };
       try {
         const products = await withDeadline(
           ping(deps.database.db).then(() => countProducts(deps.database.db)),

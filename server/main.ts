@@ -1,13 +1,18 @@
 /**
  * The server process: read the configuration, build the parts through the
  * composition root, onboard a first run, listen, keep caches in step with the
- * database, and shut down cleanly on SIGTERM/SIGINT.
+ * database, and shut down cleanly on SIGTERM/SIGINT. With DATABASE_URL and
+ * WEB_CONCURRENCY above 1 this file runs as a cluster: the primary migrates
+ * and onboards once, then keeps that many workers (server/cluster.ts), each a
+ * whole server without the onboarding.
  */
+import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
-import { createRoot } from "./compose.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { createRoot, type Root } from "./compose.js";
+import { clusterWorkerId, primaryLog, superviseWorkers } from "./cluster.js";
+import { type Config, ConfigError, loadConfig, serverProcesses } from "./config.js";
 import { DataDirBusyError } from "./db/open.js";
-import { listenForScrapes } from "./metrics/index.js";
+import { answerClusterScrapes, clusterScrape, listenForScrapes, scrapeOf } from "./metrics/index.js";
 import { issueFirstKey, keyWasShown, loadSampleCatalog, markKeyShown } from "./onboarding.js";
 import { SAMPLE_CATALOG_PATH } from "./sample/index.js";
 import { EmbeddingMismatchError } from "./search/reindex.js";
@@ -24,35 +29,111 @@ const CATALOG_SYNC_MS = 1_000;
 const SHUTDOWN_GRACE_MS = 10_000;
 /** While shutting down, how often connections that have finished their last request are ended. */
 const IDLE_SWEEP_MS = 50;
+/** The cluster's primary waits this much beyond a worker's own grace before killing it. */
+const CLUSTER_GRACE_MARGIN_MS = 2_000;
 
 class PortBusyError extends Error {
   override readonly name = "PortBusyError";
 }
 
-async function main(): Promise<void> {
-  const config = loadConfig(process.env);
-  // What a start is doing while it is slow (the first one loads a model and embeds a catalog): plain lines on
-  // stderr, since the logger comes with the app, which needs the model.
-  const say = (line: string) => {
+/** What a start is doing while it is slow: plain lines on stderr, since the logger comes with the app, which needs the model. */
+function sayer(config: Config): (line: string) => void {
+  return (line) => {
     if (config.LOG_LEVEL !== "silent") process.stderr.write(`${line}\n`);
   };
-  const root = createRoot(config, { role: "server" });
-  // A mistake in SYNONYMS_FILE stops the start before the database and the model are opened.
-  await root.synonyms();
-  say("Starting: opening the database and loading the sentence encoder (a few seconds)…");
-  const app = await root.app();
-  const services = await root.services();
+}
 
+/** First run: an empty catalog gets the sample catalog (once, by the single server or the cluster's primary). */
+async function onboardCatalog(root: Root, say: (line: string) => void, log: (fields: Record<string, unknown>, msg: string) => void): Promise<void> {
   const sampleSize = readFileSync(SAMPLE_CATALOG_PATH, "utf8").trim().split("\n").length;
   const sample = await loadSampleCatalog(root, (progress) => {
     const done = progress.imported + progress.updated + progress.unchanged + progress.failed;
     say(`Starting: loading the sample catalog into the empty catalog, ${done}/${sampleSize} products`);
   });
   if (sample)
-    app.log.info(
-      { imported: sample.imported, unchanged: sample.unchanged, failed: sample.failed },
-      "loaded the sample catalog into the empty catalog",
+    log({ imported: sample.imported, unchanged: sample.unchanged, failed: sample.failed }, "loaded the sample catalog into the empty catalog");
+}
+
+/** Only once the server listens, so a key is never shown for a server that did not start. */
+async function onboardKey(root: Root, address: string): Promise<void> {
+  const first = await issueFirstKey(root);
+  if (first) {
+    // Printed once, on stdout and not through the logger, so it never lands in log storage.
+    process.stdout.write(
+      `\nNo API key existed, so one was issued (${first.id}). It is shown only now; keep it:\n\n  ${first.key}\n\n` +
+        `Try:        curl -H "Authorization: <the key>" '${address}/api/v1/products/search?q=tent'\n` +
+        `Read:       ${address}/docs\n` +
+        `Issue more: npm run -s catalog -- keys issue --name NAME\n\n`,
     );
+    await markKeyShown(root);
+  } else if (!(await keyWasShown(root))) {
+    // Keys exist (issued with the CLI, or by a first start that stopped before it could print one), none by this server.
+    process.stdout.write(
+      `\nAPI keys exist, but this server never printed one. Issue one (shown once):\n\n  npm run -s catalog -- keys issue --name NAME\n\nRead: ${address}/docs\n\n`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env);
+  const worker = clusterWorkerId();
+  if (worker !== undefined) return serve(config, { worker });
+  const processes = serverProcesses(config);
+  // A worker of another's cluster (PM2's cluster mode) cannot fork workers of its own: it serves alone, as a single server.
+  if (processes.count > 1 && cluster.isPrimary) return runPrimary(config, processes.count);
+  return serve(config, processes.note ? { note: processes.note } : {});
+}
+
+/**
+ * The cluster's primary: migrations and the sample catalog once, before any worker starts (not N times racing);
+ * then the workers; the first key once they all listen; /metrics on METRICS_PORT summed over them.
+ */
+async function runPrimary(config: Config, count: number): Promise<void> {
+  const say = sayer(config);
+  const log = primaryLog(config.LOG_LEVEL);
+  say(`Starting ${count} server processes (WEB_CONCURRENCY): first the database's migrations and first-run checks, once…`);
+  // It only migrates, loads the sample catalog and issues the first key: a small pool.
+  const root = createRoot({ ...config, DATABASE_POOL_SIZE: Math.min(2, config.DATABASE_POOL_SIZE) }, { role: "server" });
+  await root.synonyms();
+  await root.database();
+  await onboardCatalog(root, say, log.info);
+  const scrapes =
+    config.METRICS_PORT === undefined
+      ? undefined
+      : await listenForScrapes({ scrape: clusterScrape(), host: config.HOST, port: config.METRICS_PORT, logLevel: config.LOG_LEVEL });
+  say(`Starting: ${count} server processes, each opening the database and loading the sentence encoder (a few seconds)…`);
+  const code = await superviseWorkers({
+    count,
+    log,
+    graceMs: SHUTDOWN_GRACE_MS + CLUSTER_GRACE_MARGIN_MS,
+    onReady: async (port) => {
+      await onboardKey(root, `http://${config.HOST}:${port}`);
+      await root.close();
+      log.info({ processes: count }, "ready");
+    },
+  });
+  await scrapes?.close();
+  await root.close();
+  log.info({ code }, "shut down");
+  process.exit(code);
+}
+
+/** One server: the whole service, or one of a cluster's workers (which the primary has onboarded). */
+async function serve(config: Config, options: { worker?: number; note?: string }): Promise<void> {
+  const { worker } = options;
+  // N workers saying the same start-up lines would only repeat the primary's.
+  const say = worker === undefined ? sayer(config) : () => undefined;
+  const root = createRoot(config, { role: "server", ...(worker === undefined ? {} : { worker }) });
+  // A worker's counters are scraped through the primary, which adds them up: from the start, since a worker that
+  // does not answer holds up every scrape (until prom-client gives up, after 5 s).
+  if (worker !== undefined) answerClusterScrapes(root.metrics);
+  // A mistake in SYNONYMS_FILE stops the start before the database and the model are opened.
+  await root.synonyms();
+  say("Starting: opening the database and loading the sentence encoder (a few seconds)…");
+  const app = await root.app();
+  const services = await root.services();
+  if (options.note) app.log.warn(options.note);
+  if (worker === undefined) await onboardCatalog(root, say, (fields, msg) => app.log.info(fields, msg));
 
   // In the background: searches work meanwhile, just with colder caches.
   void (await root.reranker()).warm?.().catch((error: unknown) => app.log.warn({ err: error }, "reranker warm-up failed"));
@@ -63,9 +144,9 @@ async function main(): Promise<void> {
     void services.keys.syncCache().catch(() => undefined);
   }, CATALOG_SYNC_MS).unref();
   const scrapes =
-    config.METRICS_PORT === undefined
+    config.METRICS_PORT === undefined || worker !== undefined
       ? undefined
-      : await listenForScrapes({ metrics: root.metrics, host: config.HOST, port: config.METRICS_PORT, logLevel: config.LOG_LEVEL });
+      : await listenForScrapes({ scrape: scrapeOf(root.metrics), host: config.HOST, port: config.METRICS_PORT, logLevel: config.LOG_LEVEL });
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -113,24 +194,9 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  // Only once the server listens, so a key is never shown for a server that did not start.
-  const first = await issueFirstKey(root);
-  const address = `http://${config.HOST}:${config.PORT}`;
-  if (first) {
-    // Printed once, on stdout and not through the logger, so it never lands in log storage.
-    process.stdout.write(
-      `\nNo API key existed, so one was issued (${first.id}). It is shown only now; keep it:\n\n  ${first.key}\n\n` +
-        `Try:        curl -H "Authorization: <the key>" '${address}/api/v1/products/search?q=tent'\n` +
-        `Read:       ${address}/docs\n` +
-        `Issue more: npm run -s catalog -- keys issue --name NAME\n\n`,
-    );
-    await markKeyShown(root);
-  } else if (!(await keyWasShown(root))) {
-    // Keys exist (issued with the CLI, or by a first start that stopped before it could print one), none by this server.
-    process.stdout.write(
-      `\nAPI keys exist, but this server never printed one. Issue one (shown once):\n\n  npm run -s catalog -- keys issue --name NAME\n\nRead: ${address}/docs\n\n`,
-    );
-  }
+  // A worker's first key and "ready" are the primary's to say, once for all of them.
+  if (worker !== undefined) return;
+  await onboardKey(root, `http://${config.HOST}:${config.PORT}`);
   // The last line of a start: listening, onboarded, any first key printed above.
   app.log.info("ready");
 }

@@ -18,9 +18,10 @@ const KEY_SHOWN_MARKER = "first_key_shown";
  */
 export async function loadSampleCatalog(root: Root, onProgress?: (summary: ImportSummary) => void): Promise<ImportSummary | null> {
   if (!root.config.SAMPLE_CATALOG) return null;
-  const [database, services] = await Promise.all([root.database(), root.services()]);
+  // The base services, not all: a catalog that is not empty needs no sentence encoder loaded to learn so.
+  const [database, base] = await Promise.all([root.database(), root.base()]);
   const state = await getMeta(database.db, SAMPLE_MARKER);
-  if (state !== "loading" && (state !== null || (await services.catalog.stats()).products > 0)) return null;
+  if (state !== "loading" && (state !== null || (await base.catalog.stats()).products > 0)) return null;
   await setMeta(database.db, SAMPLE_MARKER, "loading");
   const summary = await importRecords(
     { db: database.db, embedder: await root.embedder() },
@@ -44,7 +45,7 @@ export async function keyWasShown(root: Root): Promise<boolean> {
 
 /** Issues a key when none can be used (none yet, or all revoked or expired); null when one can. */
 export async function issueFirstKey(root: Root): Promise<{ key: string; id: string } | null> {
-  const { keys } = await root.services();
+  const { keys } = await root.base();
   if ((await keys.countUsable()) > 0) return null;
   const { key, record } = await keys.issue({ name: "first key", environment: "dev" });
   return { key, id: record.id };

@@ -51,17 +51,19 @@ export interface ServiceDeps {
   retrieval?: RetrievalMode;
   /** Told each search's stage timings and rerank outcome (metrics). */
   observeSearch?: (report: SearchReport) => void;
+  /** This process's cluster worker id (server/cluster.ts), named by /health. */
+  worker?: number;
 }
 
 /** The services that need no embedder: what the CLI's key and stats commands use without loading a model. */
 export type BaseServices = Omit<Services, "search" | "live">;
 
-export function createBaseServices(deps: Pick<ServiceDeps, "database" | "clock" | "settings">): BaseServices {
+export function createBaseServices(deps: Pick<ServiceDeps, "database" | "clock" | "settings" | "worker">): BaseServices {
   const { database, clock, settings } = deps;
   return {
     catalog: createCatalogService({ db: database.read, primary: database.db, cacheSize: settings.PRODUCT_CACHE_SIZE, now: () => clock().getTime() }),
     keys: createKeyService({ db: database.db, clock, cacheTtlMs: settings.KEY_CACHE_TTL_SECONDS * 1000 }),
-    health: createHealthService({ database }),
+    health: createHealthService({ database, ...(deps.worker === undefined ? {} : { worker: deps.worker }) }),
   };
 }
 

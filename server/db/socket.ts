@@ -244,6 +244,8 @@ class Connection {
 }
 
 export interface SocketBridge {
+  /** The TCP port it listens on (tests and benchmarks give it to postgres.js as DATABASE_URL); null on a unix socket. */
+  readonly port: number | null;
   close(): Promise<void>;
 }
 
@@ -254,7 +256,11 @@ export interface SocketOptions {
   warn: (message: string) => void;
 }
 
-export async function serveOnSocket(db: PGlite, path: string, options: SocketOptions): Promise<SocketBridge> {
+/**
+ * On a unix socket (`path`: the data dir's, for the CLI) or a TCP address: several processes on one PGlite over
+ * postgres.js, each connection's statements whole (tests and benchmarks of WEB_CONCURRENCY, see tests/helpers/pgsocket.ts).
+ */
+export async function serveOnSocket(db: PGlite, at: string | { host: string; port: number }, options: SocketOptions): Promise<SocketBridge> {
   const settings = { holdLimitMs: options.holdLimitMs ?? SOCKET_HOLD_LIMIT_MS, warn: options.warn };
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
@@ -264,9 +270,12 @@ export async function serveOnSocket(db: PGlite, path: string, options: SocketOpt
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(path, () => resolve());
+    if (typeof at === "string") server.listen(at, () => resolve());
+    else server.listen(at.port, at.host, () => resolve());
   });
+  const address = server.address();
   return {
+    port: typeof address === "object" && address !== null ? address.port : null,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -5,6 +5,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { serveOnSocket } from "../../server/db/socket.js";
 
 export interface SocketPostgres {
   url: string;
@@ -20,6 +21,23 @@ export async function startSocketPostgres(poolSize: number): Promise<SocketPostg
     url: `postgres://postgres@${server.getServerConn()}/postgres`,
     close: async () => {
       await server.stop();
+      await db.close();
+    },
+  };
+}
+
+/**
+ * PGlite behind the server's own bridge (server/db/socket.ts) on a loopback port, for several server processes at
+ * once (WEB_CONCURRENCY): pglite-socket runs each protocol message alone, so one connection's statements can land
+ * between another's Parse and Bind; the bridge runs each connection's statements whole. Connections are not capped.
+ */
+export async function startSharedPostgres(): Promise<SocketPostgres> {
+  const db = await PGlite.create({ extensions: { vector } });
+  const bridge = await serveOnSocket(db, { host: "127.0.0.1", port: 0 }, { warn: (message) => process.stderr.write(`${message}\n`) });
+  return {
+    url: `postgres://postgres@127.0.0.1:${bridge.port}/postgres`,
+    close: async () => {
+      await bridge.close();
       await db.close();
     },
   };

@@ -223,6 +223,8 @@ describe("SIGTERM with several requests in flight (real server process, DATABASE
         DATABASE_URL: `postgres://postgres@${socketServer.getServerConn()}/postgres`,
         // One connection: pglite-socket interleaves the messages of concurrent connections on its one session.
         DATABASE_POOL_SIZE: "1",
+        // One process, for the same reason (tests/integration/cluster.test.ts drains a cluster).
+        WEB_CONCURRENCY: "1",
         PORT: String(port),
         SAMPLE_CATALOG: "true",
         RATE_LIMIT_PER_MINUTE: "1000000",

@@ -1,6 +1,6 @@
 /** server/config.ts: the environment, parsed once; every refusal names the setting. */
 import { describe, expect, it } from "vitest";
-import { admissionSettings, ConfigError, loadConfig } from "../../server/config.js";
+import { admissionSettings, ConfigError, loadConfig, serverProcesses } from "../../server/config.js";
 
 const refusal = (env: Record<string, string>) => {
   try {
@@ -41,6 +41,18 @@ describe("loadConfig", () => {
     expect(loadConfig({}).ENCODER_THREADS).toBe(1);
     expect(refusal({ SEARCH_QUEUE_TIMEOUT_MS: "0" })).toMatch(/SEARCH_QUEUE_TIMEOUT_MS/);
     expect(refusal({ ENCODER_THREADS: "two" })).toMatch(/ENCODER_THREADS/);
+  });
+
+  it("runs WEB_CONCURRENCY processes on Postgres (one per core unless set), and one on the embedded database, saying why", () => {
+    const postgres = "postgres://db/catalog";
+    expect(serverProcesses(loadConfig({ DATABASE_URL: postgres }), 8)).toEqual({ count: 8 });
+    expect(serverProcesses(loadConfig({ DATABASE_URL: postgres, WEB_CONCURRENCY: "3" }), 8)).toEqual({ count: 3 });
+    expect(serverProcesses(loadConfig({}), 8)).toEqual({ count: 1 });
+    expect(serverProcesses(loadConfig({ WEB_CONCURRENCY: "1" }), 8)).toEqual({ count: 1 });
+    const embedded = serverProcesses(loadConfig({ WEB_CONCURRENCY: "4" }), 8);
+    expect(embedded.count).toBe(1);
+    expect(embedded.note).toMatch(/WEB_CONCURRENCY=4 is ignored: the embedded database .* Set DATABASE_URL/);
+    for (const bad of ["0", "-2", "1.5", "all", "257"]) expect(refusal({ WEB_CONCURRENCY: bad })).toMatch(/WEB_CONCURRENCY: must be/);
   });
 
   it("parses lists, numbers and booleans", () => {
