@@ -98,7 +98,6 @@ const EVERY_WORD_FIRST_FROM = 50_000;
 const CATALOG_FACTS_TTL_MS = 60_000;
 /** How often the vocabulary checks whether an import changed the catalog (it is read again only then). */
 const VOCABULARY_CHECK_MS = 5_000;
-
 const BROWSE = { name: "none", outcome: "none" } as const;
 
 export function createSearchService(deps: SearchDeps): SearchService {
