@@ -1,5 +1,5 @@
 /** Load for the HTTP benchmarks (npm run bench:http, bench:soak): what to ask, and autocannon runs against a started server. */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import autocannon from "autocannon";
 import { searchQueries, type Targets } from "./http-catalog.js";
 
@@ -82,18 +82,32 @@ export async function drain(base: string, path: string, headers: Record<string, 
   await answer.arrayBuffer();
 }
 
+/** A process's /proc/PID/stat fields after the command's name: [0] state, [1] parent pid, [11] user and [12] system ticks. */
+function statFields(pid: number | string): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return null; // not Linux, or ended between the listing and the read
+  }
+}
+
 /**
- * CPU time (user + system, ms) a process has used so far, from /proc (Linux; NaN elsewhere): what a request costs
- * the server, which other work on the machine changes far less than req/s.
+ * User + system CPU time in ms (clock ticks of 10 ms) a process and its children (a cluster's workers) have used
+ * so far, threads included; NaN without /proc (Linux only). What a request costs the server, which other work on
+ * the machine changes far less than req/s. A child that ended is not counted (none do during a case).
  */
 export function processCpuMs(pid: number): number {
-  try {
-    // Fields after the command's ") ": utime and stime are the 12th and 13th, in clock ticks (100 a second on Linux).
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
+  const own = statFields(pid);
+  if (!own) return Number.NaN;
+  const ticks = (fields: string[]) => Number(fields[11]) + Number(fields[12]);
+  let total = ticks(own);
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(entry);
+    if (fields && Number(fields[1]) === pid) total += ticks(fields);
   }
+  return total * 10;
 }
 
 /**

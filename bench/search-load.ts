@@ -38,12 +38,12 @@
  *   --connections L  comma-separated (default 1,8,32,64)
  * Linux only (CPU time is read from /proc).
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { generatedCatalog, prepareTargets, sampleCatalog } from "./http-catalog.js";
-import { drain, load, paths, percentile } from "./http-load.js";
+import { drain, load, paths, percentile, processCpuMs } from "./http-load.js";
 import { CACHE, DB_LABEL, type DbKind, log, startServer } from "./http-server.js";
 
 const { values: flags } = parseArgs({
@@ -107,31 +107,6 @@ async function oneUser(base: string, queries: readonly string[], key: string, se
   return { ...percentiles(latencies), answered: latencies.length, busy };
 }
 
-/** A process's /proc/PID/stat fields after the command's name: [0] state, [1] parent pid, [11] user and [12] system ticks. */
-function statFields(pid: number | string): string[] | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  } catch {
-    return null; // ended between the listing and the read
-  }
-}
-
-/**
- * User + system CPU time in ms (clock ticks of 10 ms) of the process and its children (a cluster's workers),
- * threads included. A worker that ended is not counted (none do during a case).
- */
-function cpuMs(pid: number): number {
-  const ticks = (fields: string[] | null) => (fields ? Number(fields[11]) + Number(fields[12]) : 0);
-  let total = ticks(statFields(pid));
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const fields = statFields(entry);
-    if (fields && Number(fields[1]) === pid) total += ticks(fields);
-  }
-  return total * 10;
-}
-
 interface Row {
   variant: string;
   db: string;
@@ -185,9 +160,9 @@ async function main(): Promise<void> {
             await drain(server.base, search[0]!, headers);
           }
           const logAt = statSync(logFile).size;
-          const before = cpuMs(server.pid);
+          const before = processCpuMs(server.pid);
           const result = await load(server.base, search, headers, DURATION, connections);
-          const cpu = cpuMs(server.pid) - before;
+          const cpu = processCpuMs(server.pid) - before;
           await drain(server.base, search[0]!, headers);
           const served = percentiles(
             serverTimes(logFile, logAt)
