@@ -117,8 +117,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
-  app.addHook("onRequest", async (request, reply) => {
+  // Hooks on every request are callback-style, not async: each async hook costs a promise and a microtask turn.
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    done();
   });
   // Before the gate, so a refusal (401, 429) reaches the page that asked.
   await app.register(corsPlugin, { origins: config.CORS_ORIGINS });

@@ -63,6 +63,7 @@ export function createMetrics(): Metrics {
     buckets: HTTP_BUCKETS,
     registers: [registry],
   });
+  const requestSeries = new Map<string, { count: Counter.Internal; seconds: Histogram.Internal<(typeof requestLabels)[number]> }>();
   const stageSeconds = new Histogram({
     name: "catalog_search_stage_duration_seconds",
     help: "Time each search spends per stage: embed (the query's vector), retrieve (full text, vectors, fusion, records), rerank.",
@@ -123,9 +124,16 @@ export function createMetrics(): Metrics {
       admissionState = state;
     },
     observeRequest({ method, route, status }, seconds) {
-      const labels = { method, route, status_code: String(status) };
-      requests.inc(labels);
-      requestSeconds.observe(labels, seconds);
+      // prom-client hashes a labels object on every call; the children of a (method, route, status) are kept instead.
+      const key = `${method} ${status} ${route}`;
+      let series = requestSeries.get(key);
+      if (!series) {
+        const labels = { method, route, status_code: String(status) };
+        series = { count: requests.labels(labels), seconds: requestSeconds.labels(labels) };
+        requestSeries.set(key, series);
+      }
+      series.count.inc();
+      series.seconds.observe(seconds);
     },
     observeSearch({ stages, rerank }) {
       for (const [stage, seconds] of Object.entries(stages)) stageSeconds.observe({ stage }, seconds);

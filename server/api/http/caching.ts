@@ -5,7 +5,7 @@
  * still computed; what a match saves is the transfer (and the client's parse).
  */
 import { hash } from "node:crypto";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest, onSendHookHandler } from "fastify";
 
 const CACHE_CONTROL = "private, max-age=0, must-revalidate";
 
@@ -41,14 +41,17 @@ export function productEnvelope(pdp: object, checked: () => unknown): { body: Bu
   return envelope;
 }
 
-/** An onSend hook: tags successful GET answers (unless tagged already) and turns a matching conditional request into a 304. */
-export async function conditionalGet(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+/** Tags successful GET answers (unless tagged already) and turns a matching conditional request into a 304. */
+function tagged(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   if ((request.method !== "GET" && request.method !== "HEAD") || reply.statusCode !== 200) return payload;
   if (typeof payload !== "string" && !Buffer.isBuffer(payload)) return payload;
-  const tagged = reply.getHeader("etag");
-  const etag = typeof tagged === "string" ? tagged : strongEtag(payload);
+  const given = reply.getHeader("etag");
+  const etag = typeof given === "string" ? given : strongEtag(payload);
   reply.header("etag", etag).header("cache-control", CACHE_CONTROL);
   if (!noneMatch(request.headers["if-none-match"], etag)) return payload;
   reply.code(304).removeHeader("content-type").removeHeader("content-length");
   return "";
 }
+
+/** The onSend hook; callback-style, as it runs on every answer (an async hook costs a promise and a microtask turn). */
+export const conditionalGet: onSendHookHandler = (request, reply, payload, done) => done(null, tagged(request, reply, payload));

@@ -24,7 +24,7 @@ export function chooseEncoding(header: string | undefined): "br" | "gzip" | null
   return null;
 }
 
-async function compressBody(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+function compressed(request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   if (typeof payload !== "string" && !Buffer.isBuffer(payload)) return payload;
   addVary(reply, "accept-encoding");
   // Most API clients send no Accept-Encoding: the body is then left as it is, not even measured (the hot lookup path).
@@ -38,11 +38,22 @@ async function compressBody(request: FastifyRequest, reply: FastifyReply, payloa
   return encoding === "br" ? brotliCompressSync(payload, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) : gzipSync(payload);
 }
 
+/** The onSend hook; callback-style, as it runs on every answer (an async hook costs a promise and a microtask turn). */
+const compressBody: onSendHookHandler = (request, reply, payload, done) => {
+  let body: unknown;
+  try {
+    body = compressed(request, reply, payload);
+  } catch (error) {
+    return done(error instanceof Error ? error : new Error(String(error)));
+  }
+  done(null, body);
+};
+
 /** Adds the compression step as each route's last onSend hook, after tagging and problem shaping; routes that compress their own bodies (static.ts) are left alone. */
 export const compressionPlugin: FastifyPluginAsync = async (app) => {
   app.addHook("onRoute", (route) => {
     if (route.config?.precompressed) return;
     const existing = route.onSend ? (Array.isArray(route.onSend) ? route.onSend : [route.onSend]) : [];
-    route.onSend = [...existing, compressBody as onSendHookHandler];
+    route.onSend = [...existing, compressBody];
   });
 };

@@ -71,8 +71,9 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
 
 export function installErrorHandlers(app: FastifyInstance): void {
   // An unknown path is answered before its body is read: Fastify would parse it before the not-found handler.
-  app.addHook("onRequest", async (request, reply) => {
-    if (request.is404) return notFound(request, reply);
+  app.addHook("onRequest", (request, reply, done) => {
+    if (request.is404) notFound(request, reply);
+    else done();
   });
   app.setNotFoundHandler(notFound);
   app.setErrorHandler((error: FastifyError, request, reply) => {
