@@ -116,7 +116,9 @@ describe("compression", () => {
       expect(plain.rawPayload.length).toBeGreaterThan(16 * 1024);
       const response = await large("gzip, deflate, br;q=0");
       expect(response.headers["content-encoding"]).toBe("gzip");
-      expect(gunzipSync(response.rawPayload).toString()).toBe(plain.body);
+      // Products compared, not bytes: the next page's cursor carries the second it was issued in, which may differ.
+      const products = (body: string) => (JSON.parse(body) as { products: unknown[] }).products;
+      expect(products(gunzipSync(response.rawPayload).toString())).toEqual(products(plain.body));
     } finally {
       await lamps.close();
     }
