@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import { and, isNotNull, sql } from "drizzle-orm";
 import { createRoot } from "../server/compose.js";
 import { loadConfig } from "../server/config.js";
-import { openPglite } from "../server/db/open.js";
+import { openPglite, sharedBuffersFor } from "../server/db/open.js";
 import { products } from "../server/db/schema.js";
 import { VECTOR_SESSION_SETTINGS } from "../server/db/vector-settings.js";
 import { createLocalEmbedder } from "../server/search/embedders/local.js";
@@ -35,7 +35,8 @@ const runs = Number(values.runs);
 
 const catalog = await generatedCatalog(count);
 const embedder = await createLocalEmbedder();
-const { handle } = await openPglite(catalog.dataDir);
+// The page cache sized to the data dir, as the server opens it (PGLITE_SHARED_BUFFERS_MB unset).
+const { handle } = await openPglite(catalog.dataDir, { sharedBuffersMb: sharedBuffersFor(catalog.dataDir) });
 const config = { ...loadConfig({ SAMPLE_CATALOG: "false", LOG_LEVEL: "silent" }), PRODUCT_CACHE_SIZE: 0 };
 const root = createRoot(config, { role: "cli", database: handle, embedder });
 const services = await root.services();

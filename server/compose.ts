@@ -84,6 +84,7 @@ export function createRoot(config: Config, options: RootOptions): Root {
         databaseUrl: config.DATABASE_URL,
         replicaUrls: config.DATABASE_REPLICA_URLS,
         dataDir: config.DATA_DIR,
+        pgliteSharedBuffersMb: config.PGLITE_SHARED_BUFFERS_MB,
         poolSize: options.role === "server" ? config.DATABASE_POOL_SIZE : 2,
         role: options.role,
       }));

@@ -47,12 +47,20 @@ const prefix = z
   .trim()
   .regex(/^\/[A-Za-z0-9._~/-]*[A-Za-z0-9._~-]$/, "must start with / and not end with /");
 
+/** What an unset PGLITE_SHARED_BUFFERS_MB sizes the page cache within: PGlite's own default, and a bound on memory. */
+export const PGLITE_SHARED_BUFFERS_AUTO = { minMb: 128, maxMb: 1024 } as const;
+
 export const ConfigSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** Serves /metrics on this port of HOST without a key, for a scraper inside the network; unset: on PORT, behind a key. */
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   DATA_DIR: z.string().min(1).default("./data"),
+  /**
+   * The embedded database's page cache in MiB, held from the start. Unset: the size of DATA_DIR's tables and indexes
+   * when the server starts, between PGLITE_SHARED_BUFFERS_AUTO's bounds (see db/pglite.ts).
+   */
+  PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(16).max(2048).optional(),
   DATABASE_URL: z.string().url().optional(),
   /** Read replicas of DATABASE_URL, comma-separated: searches and lookups read from them; imports, keys and rate limits write to the primary. */
   DATABASE_REPLICA_URLS: z

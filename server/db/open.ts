@@ -17,13 +17,13 @@ import { tmpdir } from "node:os";
 import type { DatabaseHandle } from "./handle.js";
 import { acquireDataDir, type LockHolder } from "./lock.js";
 import { createPrivateDir, restrictToOwner } from "./permissions.js";
-import { openPglite } from "./pglite.js";
+import { openPglite, sharedBuffersFor } from "./pglite.js";
 import { CLI_TIMEOUTS, openPostgres, SERVER_TIMEOUTS } from "./postgres.js";
 import { serveOnSocket } from "./socket.js";
 
 // What callers open or type a database with, from the one module they import.
 export { ping, type DatabaseHandle, type DatabaseKind } from "./handle.js";
-export { openPglite } from "./pglite.js";
+export { openPglite, sharedBuffersFor } from "./pglite.js";
 export { CLI_TIMEOUTS, openPostgres, SERVER_TIMEOUTS, type PostgresTimeouts } from "./postgres.js";
 
 export class DataDirBusyError extends Error {
@@ -52,6 +52,8 @@ export interface OpenOptions {
   /** Read replicas of DATABASE_URL (the server only; the CLI writes). */
   replicaUrls?: readonly string[];
   dataDir: string;
+  /** The embedded database's page cache (PGLITE_SHARED_BUFFERS_MB); unset: sized to the data dir (sharedBuffersFor). */
+  pgliteSharedBuffersMb?: number | undefined;
   poolSize: number;
   /** `server` shares its embedded database on a socket; `cli` reaches a running server's. */
   role: "server" | "cli";
@@ -94,7 +96,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
           `restricted them to the owner`,
       );
     }
-    const { handle, client } = await openPglite(options.dataDir);
+    const sharedBuffersMb = options.pgliteSharedBuffersMb ?? sharedBuffersFor(options.dataDir);
+    const { handle, client } = await openPglite(options.dataDir, { sharedBuffersMb });
     // The files PGlite writes into a new data dir, which it makes 0666 (see permissions.ts).
     restrictToOwner(options.dataDir);
     if (!socketPath) {

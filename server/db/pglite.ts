@@ -1,4 +1,6 @@
 /** Embedded PGlite with pgvector, in this process: in memory, or on disk in a data dir. */
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { drizzle } from "drizzle-orm/pglite";
@@ -7,9 +9,45 @@ import * as schema from "./schema.js";
 import type { Database } from "./client.js";
 import { MIGRATIONS_FOLDER, type DatabaseHandle } from "./handle.js";
 import { VECTOR_SESSION_SETTINGS } from "./vector-settings.js";
+import { PGLITE_SHARED_BUFFERS_AUTO } from "../config.js";
 
-export async function openPglite(dataDir?: string): Promise<{ handle: DatabaseHandle; client: PGlite }> {
-  const client = await PGlite.create(dataDir ? { dataDir, extensions: { vector } } : { extensions: { vector } });
+export interface PgliteOptions {
+  /**
+   * Postgres's page cache in MiB (PGLITE_SHARED_BUFFERS_MB; PGlite's own default when absent). Held from the start,
+   * not as pages are read. A page outside it is read from the data dir through PGlite's file system, which costs
+   * ~15 µs of CPU a page: a vector search at 100,000 products reads ~1,300 of them when the index does not fit.
+   */
+  sharedBuffersMb?: number;
+}
+
+/**
+ * A page cache that holds the data dir's tables and indexes as they are at start (`base/`), in MiB rounded up to
+ * 64, within PGLITE_SHARED_BUFFERS_AUTO: a small catalog keeps PGlite's default, and at 100,000 products (~900 MiB)
+ * a search stops reading pages from the files (measured in docs/performance.md, "Where a search's time goes").
+ */
+export function sharedBuffersFor(dataDir: string): number {
+  let bytes = 0;
+  const add = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) add(path);
+      else if (entry.isFile()) bytes += statSync(path).size;
+    }
+  };
+  try {
+    add(join(dataDir, "base"));
+  } catch (error) {
+    // A new data dir has no tables yet.
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error; // a cast: fs errors carry their code untyped
+  }
+  const mb = Math.ceil(bytes / 2 ** 20 / 64) * 64;
+  return Math.min(PGLITE_SHARED_BUFFERS_AUTO.maxMb, Math.max(PGLITE_SHARED_BUFFERS_AUTO.minMb, mb));
+}
+
+export async function openPglite(dataDir?: string, options: PgliteOptions = {}): Promise<{ handle: DatabaseHandle; client: PGlite }> {
+  const startParams =
+    options.sharedBuffersMb === undefined ? {} : { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${options.sharedBuffersMb}MB`] };
+  const client = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { vector }, ...startParams });
   await client.exec(
     Object.entries(VECTOR_SESSION_SETTINGS)
       .map(([name, value]) => `SET ${name} = '${value}';`)

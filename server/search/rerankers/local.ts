@@ -32,6 +32,7 @@ import { categoryHeads, nameHeads, queryHead } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
+import { wordFrequenciesOf } from "../statistics.js";
 import { type FormKind, literalPlan, type QueryPlan } from "../understand.js";
 
 /** One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory` counts against. */
@@ -209,46 +210,39 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
   );
 }
 
-/** How many of the most common words `warm` loads; rarer ones are counted on demand. */
-const WARM_WORDS = 20_000;
-
 export interface LocalRerankerDeps {
   db: Database;
   weights?: LocalWeights;
-  /** Document frequencies change only with imports; they are reused for this long. */
+  /** The catalog's size, and the table of document frequencies, are read again after an import at most this often. */
   statsTtlMs?: number;
   clock?: () => number;
 }
+
+/** How often the statistics check whether an import changed the catalog. */
+const STATS_CHECK_MS = 5_000;
 
 export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { scoreCandidates: typeof scoreCandidates } {
   const { db } = deps;
   const weights = deps.weights ?? DEFAULT_WEIGHTS;
   const ttl = deps.statsTtlMs ?? 10 * 60_000;
   const now = deps.clock ?? (() => performance.now());
-  const df = new LruCache<string, number>(50_000, { ttlMs: ttl, now });
+  const table = wordFrequenciesOf(db, { checkMs: STATS_CHECK_MS, minAgeMs: ttl, now });
+  /** Words a partial table leaves out (catalogs with more than MAX_LEXEMES words), counted on demand. */
+  const counted = new LruCache<string, number>(50_000, { ttlMs: ttl, now });
   const catalogSize = catalogSizeEvery(db, ttl, now);
 
-  /**
-   * Loads the document frequencies of the catalog's most common words in one
-   * pass (ts_stat), so searches only count rare words, which the GIN index
-   * answers quickly. Common words are the slow ones to count one by one.
-   */
+  /** The document frequencies of every word of the catalog, read once (see statistics.ts), and its size. */
   async function warm(): Promise<void> {
-    const rows = await db
-      .select({ word: sql<string>`word`, ndoc: sql<number>`ndoc`.mapWith(Number) })
-      .from(sql`ts_stat('select search from products')`)
-      .orderBy(sql`ndoc desc`)
-      .limit(WARM_WORDS);
-    for (const row of rows) df.set(row.word, row.ndoc);
-    await catalogSize();
+    await Promise.all([table(), catalogSize()]);
   }
 
-  /** Document frequencies of the lexemes, from the cache or, for those it lacks, one query for all. */
+  /** Document frequencies of the lexemes, from the table or, for those a partial table lacks, one query for all. */
   async function documentFrequencies(lexemes: readonly string[]): Promise<Map<string, number>> {
+    const known = await table();
     const frequencies = new Map<string, number>();
     const missing: string[] = [];
     for (const lexeme of lexemes) {
-      const cached = df.get(lexeme);
+      const cached = known.frequency(lexeme) ?? counted.get(lexeme);
       if (cached === undefined) missing.push(lexeme);
       else frequencies.set(lexeme, cached);
     }
@@ -266,7 +260,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         .where(sql`${products.search} @@ ${missing.map(lexemeQuery).join(" | ")}::tsquery`);
       missing.forEach((lexeme, i) => {
         const n = row?.[`n${i}`] ?? 0;
-        df.set(lexeme, n);
+        counted.set(lexeme, n);
         frequencies.set(lexeme, n);
       });
     }

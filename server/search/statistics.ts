@@ -1,0 +1,93 @@
+/**
+ * How many products hold each stemmed word of the catalog (the local
+ * reranker's document frequencies), every word read in one pass (ts_stat) and
+ * kept in memory: a search then counts nothing. Counting on demand cost up to
+ * 200 ms for a common word at 100,000 products (a scan of every product that
+ * holds it), and counts that expired were counted again by the next search.
+ *
+ * The table is read again only when an import changed the catalog, at most
+ * once per `minAgeMs`, in the background: meanwhile the previous table serves,
+ * since a few products more or less barely move a word's weight.
+ */
+import { sql } from "drizzle-orm";
+import { catalogVersion } from "../catalog/repository.js";
+import type { Database } from "../db/client.js";
+
+export interface WordFrequencies {
+  /** Products holding the lexeme; undefined when the table is partial and does not list it (count it instead). */
+  frequency(lexeme: string): number | undefined;
+  readonly lexemes: number;
+}
+
+/** The most words kept; a catalog with more keeps its commonest, and the rest are counted on demand. */
+export const MAX_LEXEMES = 1_000_000;
+
+export async function readWordFrequencies(db: Database, max = MAX_LEXEMES): Promise<WordFrequencies> {
+  const rows = await db
+    .select({ word: sql<string>`word`, ndoc: sql<number>`ndoc`.mapWith(Number) })
+    .from(sql`ts_stat('select search from products')`)
+    .orderBy(sql`ndoc desc`)
+    .limit(max);
+  const counts = new Map(rows.map((row) => [row.word, row.ndoc]));
+  const complete = rows.length < max;
+  return { frequency: (lexeme) => counts.get(lexeme) ?? (complete ? 0 : undefined), lexemes: counts.size };
+}
+
+export interface FrequenciesOptions {
+  /** How often the catalog's version is checked (one small query). */
+  checkMs: number;
+  /** The shortest time between two reads of the table. */
+  minAgeMs: number;
+  now?: () => number;
+  /** Reads the table (tests count the reads). */
+  read?: (db: Database) => Promise<WordFrequencies>;
+}
+
+/**
+ * The table for the catalog as it is: the first call waits for the first read (concurrent callers share it); later
+ * calls answer at once from memory while a changed catalog's table is read behind them. A failed read is retried by
+ * a later call.
+ */
+export function wordFrequenciesOf(db: Database, options: FrequenciesOptions): () => Promise<WordFrequencies> {
+  const now = options.now ?? (() => performance.now());
+  const read = options.read ?? readWordFrequencies;
+  let current: { table: WordFrequencies; version: string | null; at: number } | undefined;
+  let first: Promise<WordFrequencies> | undefined;
+  let checked = Number.NEGATIVE_INFINITY;
+  let refreshing = false;
+
+  async function load(): Promise<WordFrequencies> {
+    const version = await catalogVersion(db);
+    const at = now();
+    const table = await read(db);
+    current = { table, version, at };
+    return table;
+  }
+
+  async function refresh(): Promise<void> {
+    const version = await catalogVersion(db);
+    if (!current || version === current.version || now() - current.at < options.minAgeMs) return;
+    await load();
+  }
+
+  return () => {
+    if (!current) {
+      first ??= load().finally(() => {
+        first = undefined;
+      });
+      return first;
+    }
+    if (!refreshing && now() - checked >= options.checkMs) {
+      checked = now();
+      refreshing = true;
+      void refresh()
+        .catch(() => {
+          checked = Number.NEGATIVE_INFINITY;
+        })
+        .finally(() => {
+          refreshing = false;
+        });
+    }
+    return Promise.resolve(current.table);
+  };
+}

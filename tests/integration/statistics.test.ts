@@ -1,0 +1,87 @@
+/**
+ * The reranker's document frequencies (server/search/statistics.ts) on a real catalog: every stemmed word counted in
+ * one read, what the catalog lacks counted 0, a changed catalog read again only after the minimum age and behind
+ * the searches, and a partial table (more words than kept) leaving the rest to be counted.
+ */
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bumpCatalogVersion } from "../../server/catalog/repository.js";
+import { products } from "../../server/db/schema.js";
+import { readWordFrequencies, type WordFrequencies, wordFrequenciesOf } from "../../server/search/statistics.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import { FIXTURE } from "../helpers/catalog.js";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ records: FIXTURE });
+});
+afterAll(() => t.close());
+
+/** What counting one lexeme on demand gives (the reranker's query before the table). */
+async function counted(lexeme: string): Promise<number> {
+  const [row] = await t.database.db.select({ n: sql<number>`count(*)::int` }).from(products).where(sql`${products.search} @@ ${lexeme}::tsquery`);
+  return row?.n ?? 0;
+}
+
+describe("word frequencies", () => {
+  it("counts every stemmed word as counting it on demand does, and a word the catalog lacks as 0", async () => {
+    const table = await readWordFrequencies(t.database.db);
+    for (const lexeme of ["tent", "shoe", "northpeak", "saucepan", "down"]) {
+      expect(table.frequency(lexeme), lexeme).toBe(await counted(lexeme));
+    }
+    expect(table.frequency("tent")).toBeGreaterThan(0);
+    expect(table.frequency("zeppelin")).toBe(0);
+  });
+
+  it("leaves a word out of a partial table unknown, so it is counted instead", async () => {
+    const table = await readWordFrequencies(t.database.db, 3);
+    expect(table.lexemes).toBe(3);
+    expect(table.frequency("zeppelin")).toBeUndefined();
+  });
+
+  it("reads again after an import only once the table is old enough, and never makes a search wait for it", async () => {
+    let clock = 0;
+    let reads = 0;
+    let release: (() => void) | undefined;
+    const frequencies = wordFrequenciesOf(t.database.db, {
+      checkMs: 1_000,
+      minAgeMs: 60_000,
+      now: () => clock,
+      read: async (db) => {
+        reads++;
+        if (reads > 1) await new Promise<void>((resolve) => (release = resolve));
+        return readWordFrequencies(db);
+      },
+    });
+    const [a, b] = await Promise.all([frequencies(), frequencies()]);
+    expect(a).toBe(b);
+    expect(reads).toBe(1);
+
+    await bumpCatalogVersion(t.database.db);
+    clock = 30_000; // changed, but the table is younger than minAgeMs
+    expect(await frequencies()).toBe(a);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the version check behind that call
+    expect(reads).toBe(1);
+
+    clock = 61_000;
+    const during = await frequencies(); // starts the read behind this call, which is answered from the old table
+    expect(during).toBe(a);
+    await until(() => reads === 2 && release !== undefined);
+    expect(await frequencies()).toBe(a);
+    release?.();
+    let after: WordFrequencies = a;
+    await until(async () => {
+      after = await frequencies();
+      return after !== a;
+    });
+    expect(after.frequency("tent")).toBe(await counted("tent"));
+  });
+});
+
+async function until(done: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
