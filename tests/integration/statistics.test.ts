@@ -1,19 +1,31 @@
 /**
- * The reranker's document frequencies (server/search/statistics.ts) on a real catalog: every stemmed word counted in
- * one read, what the catalog lacks counted 0, a changed catalog read again only after the minimum age and behind
- * the searches, and a partial table (more words than kept) leaving the rest to be counted.
+ * What the local reranker keeps between searches (issue 16, item 4), on a real catalog: the document frequencies
+ * (server/search/statistics.ts) — every stemmed word counted in one read, what the catalog lacks counted 0, a changed
+ * catalog read again only after the minimum age and behind the searches, a partial table leaving the rest to be
+ * counted — and the stems of texts it has seen.
  */
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bumpCatalogVersion } from "../../server/catalog/repository.js";
+import { openPglite } from "../../server/db/open.js";
+import { createLocalReranker } from "../../server/search/rerankers/local.js";
 import { products } from "../../server/db/schema.js";
 import { readWordFrequencies, type WordFrequencies, wordFrequenciesOf } from "../../server/search/statistics.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { FIXTURE } from "../helpers/catalog.js";
 
 let t: TestApp;
+/** Every statement the catalog's database ran, as text. */
+const statements: string[] = [];
 beforeAll(async () => {
-  t = await createTestApp({ records: FIXTURE });
+  const { handle, client } = await openPglite();
+  const query = client.query.bind(client);
+  // Records statements (instrumentation: every one still runs on the real database).
+  client.query = ((text: string, params?: unknown[], options?: Parameters<typeof query>[2]) => {
+    statements.push(text);
+    return query(text, params, options);
+  }) as typeof client.query;
+  t = await createTestApp({ database: handle, records: FIXTURE });
 });
 afterAll(() => t.close());
 
@@ -85,3 +97,24 @@ async function until(done: () => boolean | Promise<boolean>, ms = 5_000): Promis
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+describe("stems", () => {
+  it("are read from the database once per text: a second scoring of the same candidates stems nothing, and scores the same", async () => {
+    const reranker = createLocalReranker({ db: t.database.db });
+    const found = await t.services.catalog.lookup(
+      FIXTURE.map((record) => ({ url: record.url })),
+      false,
+    );
+    const products = found.flatMap((entry) => (entry.product ? [entry.product] : []));
+    expect(products).toHaveLength(FIXTURE.length);
+    const stemming = () => statements.filter((text) => text.includes("to_tsvector('english', t)")).length;
+    const before = stemming();
+    const first = await reranker.scoreCandidates("trail running shoes", products);
+    expect(stemming()).toBe(before + 1);
+    const second = await reranker.scoreCandidates("trail running shoes", products);
+    expect(stemming()).toBe(before + 1);
+    expect(second).toEqual(first);
+    await reranker.scoreCandidates("sleeping bag", products);
+    expect(stemming()).toBe(before + 2); // new query words
+  });
+});

@@ -218,6 +218,9 @@ export interface LocalRerankerDeps {
   clock?: () => number;
 }
 
+/** Texts whose stems are kept (query words, candidates' categories and kinds), a few hundred bytes each. */
+const STEMMED_TEXTS = 20_000;
+
 /** How often the statistics check whether an import changed the catalog. */
 const STATS_CHECK_MS = 5_000;
 
@@ -230,6 +233,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
   /** Words a partial table leaves out (catalogs with more than MAX_LEXEMES words), counted on demand. */
   const counted = new LruCache<string, number>(50_000, { ttlMs: ttl, now });
   const catalogSize = catalogSizeEvery(db, ttl, now);
+  const stemCache = new LruCache<string, string[]>(STEMMED_TEXTS);
 
   /** The document frequencies of every word of the catalog, read once (see statistics.ts), and its size. */
   async function warm(): Promise<void> {
@@ -267,20 +271,34 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     return frequencies;
   }
 
-  /** Lexemes of each text (Postgres's english configuration, as the stored documents), in one query. */
+  /**
+   * Lexemes of each text (Postgres's english configuration, as the stored documents): from memory for texts seen
+   * before (categories and kinds recur across searches, and a text's stems never change), the rest in one query.
+   */
   async function stems(texts: readonly string[]): Promise<string[][]> {
-    if (texts.length === 0) return [];
-    const [row] = await db.select({ stems: sql<string[] | null>`array_agg(to_tsvector('english', t)::text order by i)` }).from(
-      sql`unnest(array[${sql.join(
-        texts.map((text) => sql`${text}`),
-        sql`, `,
-      )}]::text[]) with ordinality as u(t, i)`,
-    );
-    return (row?.stems ?? []).map((vector) =>
-      parseTsvector(vector)
-        .sort((a, b) => a.position - b.position)
-        .map((term) => term.lexeme),
-    );
+    const found = new Map<string, string[]>();
+    for (const text of texts) {
+      const cached = stemCache.get(text);
+      if (cached) found.set(text, cached);
+    }
+    const unknown = [...new Set(texts.filter((text) => !found.has(text)))];
+    if (unknown.length > 0) {
+      const [row] = await db.select({ stems: sql<string[] | null>`array_agg(to_tsvector('english', t)::text order by i)` }).from(
+        sql`unnest(array[${sql.join(
+          unknown.map((text) => sql`${text}`),
+          sql`, `,
+        )}]::text[]) with ordinality as u(t, i)`,
+      );
+      const vectors = row?.stems ?? [];
+      unknown.forEach((text, i) => {
+        const lexemes = parseTsvector(vectors[i] ?? "")
+          .sort((a, b) => a.position - b.position)
+          .map((term) => term.lexeme);
+        found.set(text, lexemes);
+        stemCache.set(text, lexemes);
+      });
+    }
+    return texts.map((text) => found.get(text) ?? []);
   }
 
   /** The plan's words with their stemmed forms and weights; words with no lexemes in any form (stop words) are left out. */
