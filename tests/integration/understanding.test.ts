@@ -152,6 +152,11 @@ describe("the relevance floor", () => {
     expect(await urls("cold tyres")).toEqual([]);
   });
 
+  it("leaves out products whose category is of another kind when the best is of the kind asked", async () => {
+    // The gaiters and boots are waterproof too, but their categories say they are not jackets; the shell is one by synonym.
+    expect(await urls("waterproof jacket")).toEqual([shop("rain-shell")]);
+  });
+
   it("keeps a product whose description covers the query when none is of the kind", async () => {
     expect(await urls("warm midlayer")).toContain(shop("fleece"));
   });

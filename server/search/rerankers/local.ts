@@ -37,8 +37,11 @@ import { type FormKind, literalPlan, type QueryPlan } from "../understand.js";
 /** One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory` counts against. */
 export type Features = Record<"bm25" | "coverage" | "coverageAll" | "phrase" | "cosine" | "head" | "type" | "accessory", number>;
 
-/** A candidate's signals, and whether it is of a kind the query names in words the shopper typed (or their synonyms). */
-export type Scored = Features & { kindAsked: boolean };
+/**
+ * A candidate's signals; whether it is of a kind the query names in words the shopper typed (or their synonyms);
+ * and whether it has a category, so that its kind is known and not only guessed from its name.
+ */
+export type Scored = Features & { kindAsked: boolean; categorised: boolean };
 
 /** A weight per feature (`accessory`'s is subtracted), and the parameters inside them. */
 export type LocalWeights = Features & {
@@ -57,6 +60,11 @@ export type LocalWeights = Features & {
    * query (`coverageAll`) and less similar than `cosine` is unrelated, however it compares with the others.
    */
   weak: { coverage: number; cosine: number };
+  /**
+   * When the best candidate is of the kind the query's head word names, a candidate with a category that is of
+   * no kind the query names is unrelated once it scores this much below the best (Infinity: never).
+   */
+  otherKind: number;
 };
 
 /** Tuned with `npm run bench:tune-local` on the dev queries and the sample-catalog set; see docs/search.md. */
@@ -78,6 +86,8 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   floor: 2.5,
   // Chosen from bench:tune-local's weak-evidence table: no dev nDCG lost (docs/search.md).
   weak: { coverage: 0.4, cosine: 0.4 },
+  // The sample set's waterproof shoe for "waterproof jacket", sleeping mask for "green tea"; the dev catalog has no categories.
+  otherKind: 0,
 };
 
 interface Document {
@@ -125,7 +135,13 @@ interface Query {
 }
 
 /** Raw features of one candidate (all but `accessory`). */
-function features(query: Query, document: Document, averageLength: Record<Field, number>, cosine: number, weights: LocalWeights): Scored {
+function features(
+  query: Query,
+  document: Document,
+  averageLength: Record<Field, number>,
+  cosine: number,
+  weights: LocalWeights,
+): Omit<Scored, "categorised"> {
   const norms = {} as Record<Field, number>;
   for (const field of ["name", "brands", "desc"] as const) {
     norms[field] = 1 - weights.b + weights.b * (document.length[field] / Math.max(1, averageLength[field]));
@@ -234,7 +250,13 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   order.sort((a, b) => b.score - a.score || a.index - b.index);
   const best = order[0]?.score ?? 0;
   const weak = (f: Scored) => !kindFound && f.coverageAll < weights.weak.coverage && f.cosine < weights.weak.cosine;
-  return order.map(({ id, score, features: f }) => ({ id, score, unrelated: score < best - weights.floor || weak(f) }));
+  const bestOfKind = order[0]?.features.type === 1;
+  const otherKind = (f: Scored, score: number) => bestOfKind && f.categorised && f.type === 0 && score <= best - weights.otherKind;
+  return order.map(({ id, score, features: f }) => ({
+    id,
+    score,
+    unrelated: score < best - weights.floor || weak(f) || otherKind(f, score),
+  }));
 }
 
 /** How many of the most common words `warm` loads; rarer ones are counted on demand. */
@@ -389,6 +411,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     return documents.map(({ document, cosine }, index) => ({
       ...features(parsed, document, averageLength, cosine, weights),
       accessory: accessoryOf(query, candidates[index]!.name),
+      categorised: Boolean(candidates[index]!.category),
     }));
   }
 
