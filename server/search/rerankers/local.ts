@@ -86,7 +86,8 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   floor: 2.5,
   // Chosen from bench:tune-local's weak-evidence table: no dev nDCG lost (docs/search.md).
   weak: { coverage: 0.4, cosine: 0.4 },
-  // The sample set's waterproof shoe for "waterproof jacket", sleeping mask for "green tea"; the dev catalog has no categories.
+  // From bench:tune-local's other-kind table: the waterproof shoe for "waterproof jacket", the sleeping mask for
+  // "green tea" out; no dev query changes (that catalog has no categories).
   otherKind: 0,
 };
 
@@ -241,7 +242,8 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
 
 /**
  * Candidates best first (ties keep retrieval order), each marked unrelated when it falls under the relevance
- * floor: far below the best, or, when no candidate is of a kind the query names, weak on its own.
+ * floor: far below the best; weak on its own when no candidate is of a kind the query names; or, when the best
+ * is of the kind asked, of another kind by its category.
  */
 export function rankScored(scored: readonly Scored[], ids: readonly string[], weights: LocalWeights) {
   const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
