@@ -12,7 +12,7 @@ import { openPglite } from "../server/db/open.js";
 import { products as productsTable } from "../server/db/schema.js";
 import { createLocalEmbedder } from "../server/search/embedders/local.js";
 import { noneReranker } from "../server/search/reranker.js";
-import { combine, createLocalReranker, DEFAULT_WEIGHTS, type Features, type LocalWeights } from "../server/search/rerankers/local.js";
+import { createLocalReranker, DEFAULT_WEIGHTS, type LocalWeights, rankScored, type Scored } from "../server/search/rerankers/local.js";
 import { loadSynonyms } from "../server/search/synonyms.js";
 import { type QueryPlan, understand } from "../server/search/understand.js";
 import { readVocabulary } from "../server/search/vocabulary.js";
@@ -73,7 +73,7 @@ const sampleRetrieved = await retrieve(
   })),
 );
 
-type Prepared = { grades: Map<string, number>; ids: string[]; features: Features[] }[];
+type Prepared = { grades: Map<string, number>; ids: string[]; features: Scored[] }[];
 async function prepare(database: Awaited<ReturnType<typeof openCatalog>>, retrieved: Retrieved[], weights: LocalWeights): Promise<Prepared> {
   const reranker = createLocalReranker({ db: database.db, weights });
   const prepared: Prepared = [];
@@ -84,11 +84,10 @@ async function prepare(database: Awaited<ReturnType<typeof openCatalog>>, retrie
 }
 
 /** Candidates in the weights' order, those under the relevance floor left out. */
-function ranked(features: readonly Features[], ids: readonly string[], weights: LocalWeights): string[] {
-  const max = Math.max(0, ...features.map((f) => f.bm25));
-  const order = ids.map((id, i) => ({ id, i, s: combine(features[i]!, max, weights) })).sort((a, b) => b.s - a.s || a.i - b.i);
-  const best = order[0]?.s ?? 0;
-  return order.filter((o) => o.s >= best - weights.floor).map((o) => o.id);
+function ranked(features: readonly Scored[], ids: readonly string[], weights: LocalWeights): string[] {
+  return rankScored(features, ids, weights)
+    .filter((o) => !o.unrelated)
+    .map((o) => o.id);
 }
 
 /** Mean nDCG@10 over the queries with graded products. */
@@ -149,6 +148,8 @@ for (const desc of [0.5, 1])
       fields: { name: 5, brands: 2, desc },
       credit: { category: 0.7, desc: descCredit },
       floor: Number.POSITIVE_INFINITY,
+      weak: { coverage: 0, cosine: 0 },
+      otherKind: Number.POSITIVE_INFINITY,
     };
     const found = await ascend(base);
     console.log(`desc ${desc} desc credit ${descCredit}: ${show(found.weights, found.dev, found.sample)}`);
@@ -158,8 +159,21 @@ if (!overall) throw new Error("nothing tuned");
 console.log(`best: ${overall.score.toFixed(4)}`, JSON.stringify(overall.weights));
 // The relevance floor, last: it can only lower nDCG (a relevant product cut), and it is what keeps unrelated ones out.
 for (const floor of [Number.POSITIVE_INFINITY, 4, 3, 2.5, 2, 1.75, 1.5, 1.25, 1]) {
-  const weights = { ...overall.weights, floor };
+  const weights = { ...overall.weights, floor, weak: { coverage: 0, cosine: 0 }, otherKind: Number.POSITIVE_INFINITY };
   console.log(`floor ${floor}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
+}
+// The floor for queries no candidate answers in kind: weak evidence on its own terms, beside the default relative floor.
+for (const coverage of [0, 0.3, 0.4, 0.5, 0.6])
+  for (const cosine of [0.35, 0.4, 0.45, 0.5]) {
+    const weights = { ...overall.weights, floor: DEFAULT_WEIGHTS.floor, weak: { coverage, cosine }, otherKind: Number.POSITIVE_INFINITY };
+    console.log(
+      `floor ${DEFAULT_WEIGHTS.floor}, weak below coverage ${coverage} and cosine ${cosine}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
+    );
+  }
+// Candidates of another kind (by their category) when the best is of the kind asked, beside both floors above.
+for (const otherKind of [Number.POSITIVE_INFINITY, 2, 1, 0.5, 0]) {
+  const weights = { ...overall.weights, floor: DEFAULT_WEIGHTS.floor, weak: DEFAULT_WEIGHTS.weak, otherKind };
+  console.log(`other kind ${otherKind} below the best: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 await dev.close();
 await sample.handle.close();

@@ -71,13 +71,20 @@ export function categoryHeads(category: string | null | undefined): string[] {
 /**
  * Which of the query's words (lower-cased, in order) names the kind of product asked for: the last one before
  * the first preposition that follows such a word ("tent for 2 people" → tent), else the last one; never a
- * number or a stop word. Undefined when no word qualifies.
+ * number, a unit after a number ("500 *gb*") or a stop word, and a word before a bare number ("*spf* 50",
+ * "*size* 10") only when no other qualifies: it names a property. Undefined when no word qualifies.
  */
 export function queryHead(words: readonly string[], isContent: (index: number) => boolean): number | undefined {
   let head: number | undefined;
+  let label: number | undefined;
+  const numeric = (word: string | undefined) => word !== undefined && /^\p{N}/u.test(word);
   for (let i = 0; i < words.length; i++) {
-    if (PREPOSITIONS.has(words[i]!) && head !== undefined) return head;
-    if (isContent(i) && !/\p{N}/u.test(words[i]!) && !VAGUE.has(words[i]!)) head = i;
+    const word = words[i]!;
+    if (PREPOSITIONS.has(word) && (head ?? label) !== undefined) return head ?? label;
+    if (!isContent(i) || /\p{N}/u.test(word) || VAGUE.has(word) || (numeric(words[i - 1]) && UNITS.has(word))) continue;
+    // A number with its unit is a size ("disk 500 gb"); a bare number, the value of a property ("spf 50").
+    if (numeric(words[i + 1]) && !UNITS.has(words[i + 2] ?? "")) label = i;
+    else head = i;
   }
-  return head;
+  return head ?? label;
 }

@@ -140,6 +140,26 @@ describe("the relevance floor", () => {
       ["Kitchen > Kettles", 1],
     ]);
   });
+
+  const urls = async (q: string) => {
+    const response = await t.app.inject({ url: `/api/v1/products/search?q=${encodeURIComponent(q)}`, headers: { authorization: t.key } });
+    expect(response.statusCode).toBe(200);
+    return response.json().products.map((p: { pdp: { url: string } }) => p.pdp.url);
+  };
+
+  it("answers nothing when no candidate is of a kind the query names and what matches is weak", async () => {
+    // "cold" is only in the fleece's description ("cold mornings"); the catalog has no tyres.
+    expect(await urls("cold tyres")).toEqual([]);
+  });
+
+  it("leaves out products whose category is of another kind when the best is of the kind asked", async () => {
+    // The gaiters and boots are waterproof too, but their categories say they are not jackets; the shell is one by synonym.
+    expect(await urls("waterproof jacket")).toEqual([shop("rain-shell")]);
+  });
+
+  it("keeps a product whose description covers the query when none is of the kind", async () => {
+    expect(await urls("warm midlayer")).toContain(shop("fleece"));
+  });
 });
 
 describe("the vocabulary typo correction reads", () => {

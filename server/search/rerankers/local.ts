@@ -38,6 +38,12 @@ import { type FormKind, literalPlan, type QueryPlan } from "../understand.js";
 /** One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory` counts against. */
 export type Features = Record<"bm25" | "coverage" | "coverageAll" | "phrase" | "cosine" | "head" | "type" | "accessory", number>;
 
+/**
+ * A candidate's signals; whether it is of a kind the query names in words the shopper typed (or their synonyms);
+ * and whether it has a category, so that its kind is known and not only guessed from its name.
+ */
+export type Scored = Features & { kindAsked: boolean; categorised: boolean };
+
 /** A weight per feature (`accessory`'s is subtracted), and the parameters inside them. */
 export type LocalWeights = Features & {
   /** Field weights inside BM25F. */
@@ -50,6 +56,16 @@ export type LocalWeights = Features & {
   credit: { category: number; desc: number };
   /** The relevance floor: a candidate scoring this much below the best is unrelated, and left out of the answer. */
   floor: number;
+  /**
+   * The floor when no candidate is of a kind the query names: a candidate covering less than `coverage` of the
+   * query (`coverageAll`) and less similar than `cosine` is unrelated, however it compares with the others.
+   */
+  weak: { coverage: number; cosine: number };
+  /**
+   * When the best candidate is of the kind the query's head word names, a candidate with a category that is of
+   * no kind the query names is unrelated once it scores this much below the best (Infinity: never).
+   */
+  otherKind: number;
 };
 
 /** Tuned with `npm run bench:tune-local` on the dev queries and the sample-catalog set; see docs/search.md. */
@@ -69,6 +85,11 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   credit: { category: 0.7, desc: 0.5 },
   // Chosen from bench:tune-local's floor table: most unrelated products out for little nDCG (docs/search.md).
   floor: 2.5,
+  // Chosen from bench:tune-local's weak-evidence table: no dev nDCG lost (docs/search.md).
+  weak: { coverage: 0.4, cosine: 0.4 },
+  // From bench:tune-local's other-kind table: the waterproof shoe for "waterproof jacket", the sleeping mask for
+  // "green tea" out; no dev query changes (that catalog has no categories).
+  otherKind: 0,
 };
 
 interface Document {
@@ -99,6 +120,8 @@ function toDocument(terms: readonly Term[], category: Set<string>, kinds: Set<st
 interface StemmedForm {
   lexemes: string[];
   weight: number;
+  /** A typo's correction, not the word as typed or a synonym. */
+  corrected: boolean;
 }
 
 /** A query word with lexemes in some form (stop words have none), and its weight in the query. */
@@ -114,7 +137,13 @@ interface Query {
 }
 
 /** Raw features of one candidate (all but `accessory`). */
-function features(query: Query, document: Document, averageLength: Record<Field, number>, cosine: number, weights: LocalWeights): Features {
+function features(
+  query: Query,
+  document: Document,
+  averageLength: Record<Field, number>,
+  cosine: number,
+  weights: LocalWeights,
+): Omit<Scored, "categorised"> {
   const norms = {} as Record<Field, number>;
   for (const field of ["name", "brands", "desc"] as const) {
     norms[field] = 1 - weights.b + weights.b * (document.length[field] / Math.max(1, averageLength[field]));
@@ -164,9 +193,9 @@ function features(query: Query, document: Document, averageLength: Record<Field,
   const last = query.clauses.at(-1);
   const head = last?.forms.some((form) => holds(form, "name")) ? 1 : 0;
   // The kind of product: the query's head word among the kinds the name and category name, or else another query word.
-  const names = (clause: Clause | undefined) =>
-    clause?.forms.some((form) => form.lexemes.length === 1 && document.kinds.has(form.lexemes[0]!)) ?? false;
-  const type = names(query.head === undefined ? undefined : query.clauses[query.head]) ? 1 : query.clauses.some(names) ? 0.5 : 0;
+  const names = (clause: Clause | undefined, typed = false) =>
+    clause?.forms.some((form) => (!typed || !form.corrected) && form.lexemes.length === 1 && document.kinds.has(form.lexemes[0]!)) ?? false;
+  const type = names(query.head === undefined ? undefined : query.clauses[query.head]) ? 1 : query.clauses.some((clause) => names(clause)) ? 0.5 : 0;
   return {
     bm25,
     coverage: total > 0 ? inName / total : 0,
@@ -176,6 +205,8 @@ function features(query: Query, document: Document, averageLength: Record<Field,
     head,
     type,
     accessory: 0,
+    // A kind reached only through a guessed correction ("dress" read as "press") is no evidence that the catalog has what was asked.
+    kindAsked: query.clauses.some((clause) => names(clause, true)),
   };
 }
 
@@ -208,6 +239,27 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
     weights.type * f.type -
     weights.accessory * f.accessory
   );
+}
+
+/**
+ * Candidates best first (ties keep retrieval order), each marked unrelated when it falls under the relevance
+ * floor: far below the best; weak on its own when no candidate is of a kind the query names; or, when the best
+ * is of the kind asked, of another kind by its category.
+ */
+export function rankScored(scored: readonly Scored[], ids: readonly string[], weights: LocalWeights) {
+  const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
+  const kindFound = scored.some((f) => f.kindAsked);
+  const order = ids.map((id, index) => ({ id, index, score: combine(scored[index]!, maxBm25, weights), features: scored[index]! }));
+  order.sort((a, b) => b.score - a.score || a.index - b.index);
+  const best = order[0]?.score ?? 0;
+  const weak = (f: Scored) => !kindFound && f.coverageAll < weights.weak.coverage && f.cosine < weights.weak.cosine;
+  const bestOfKind = order[0]?.features.type === 1;
+  const otherKind = (f: Scored, score: number) => bestOfKind && f.categorised && f.type === 0 && score <= best - weights.otherKind;
+  return order.map(({ id, score, features: f }) => ({
+    id,
+    score,
+    unrelated: score < best - weights.floor || weak(f) || otherKind(f, score),
+  }));
 }
 
 export interface LocalRerankerDeps {
@@ -323,7 +375,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       const weighed = typed ? [typed] : forms.filter(held);
       const rarest = (form: (typeof forms)[number]) => Math.max(...form.lexemes.map(idf));
       const clauseIdf = weighed.length > 0 ? Math.min(...weighed.map(rarest)) : idfOf(0);
-      return { forms: forms.map(({ lexemes: l, weight }) => ({ lexemes: l, weight })), idf: clauseIdf };
+      return { forms: forms.map(({ lexemes: l, weight, kind }) => ({ lexemes: l, weight, corrected: kind === "correction" })), idf: clauseIdf };
     });
     const head = queryHead(plan.words, (i) => byWord[i] !== null);
     const clauses = byWord.filter((clause): clause is Clause => clause !== null);
@@ -331,7 +383,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
   }
 
   /** Per-candidate features, in candidate order. */
-  async function scoreCandidates(query: string, candidates: readonly Product[], context: RerankContext = {}) {
+  async function scoreCandidates(query: string, candidates: readonly Product[], context: RerankContext = {}): Promise<Scored[]> {
     const plan = context.plan ?? literalPlan(query);
     const ids = candidates.map((c) => c.id);
     const known = context.similarities ?? new Map<string, number>();
@@ -373,6 +425,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     return documents.map(({ document, cosine }, index) => ({
       ...features(parsed, document, averageLength, cosine, weights),
       accessory: accessoryOf(query, candidates[index]!.name),
+      categorised: Boolean(candidates[index]!.category),
     }));
   }
 
@@ -381,19 +434,18 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     scoreCandidates,
     warm,
     async rerank(query, candidates, context): Promise<RerankResult> {
-      if (candidates.length < 2) return { ids: candidates.map((c) => c.id), outcome: "reranked" };
+      if (candidates.length === 0) return { ids: [], outcome: "reranked" };
       const scored = await scoreCandidates(query, candidates, context);
-      const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
-      const order = candidates
-        .map((candidate, index) => ({ id: candidate.id, index, score: combine(scored[index]!, maxBm25, weights) }))
-        // Ties keep retrieval order.
-        .sort((a, b) => b.score - a.score || a.index - b.index);
-      const best = order[0]!.score;
+      const order = rankScored(
+        scored,
+        candidates.map((candidate) => candidate.id),
+        weights,
+      );
       return {
         ids: order.map((o) => o.id),
         outcome: "reranked",
         scores: new Map(order.map((o) => [o.id, o.score])),
-        unrelated: new Set(order.filter((o) => o.score < best - weights.floor).map((o) => o.id)),
+        unrelated: new Set(order.filter((o) => o.unrelated).map((o) => o.id)),
       };
     },
   };

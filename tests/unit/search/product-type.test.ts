@@ -38,12 +38,16 @@ describe("queryHead", () => {
     expect(head("waterproof hiking jacket")).toBe("jacket");
     expect(head("tent for 2 people")).toBe("tent");
     expect(head("jacket with a hood", ["a"])).toBe("jacket");
-    expect(head("sunscreen spf 50")).toBe("spf");
+    expect(head("sunscreen spf 50")).toBe("sunscreen"); // "spf 50" is a property
+    expect(head("shoes size 10 for kids")).toBe("shoes");
+    expect(head("iphone 5")).toBe("iphone"); // no other word: the word before the number it is
+    expect(head("external disk 500 gb")).toBe("disk"); // a unit after a number names no kind
     expect(head("gift for a runner", ["a"])).toBe("runner"); // a gift names no kind
   });
 
   it("is undefined when no word names anything", () => {
     expect(head("the", ["the"])).toBeUndefined();
     expect(head("500")).toBeUndefined();
+    expect(head("500 gb")).toBeUndefined();
   });
 });
