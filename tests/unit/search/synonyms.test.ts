@@ -58,6 +58,9 @@ describe("loadSynonyms", () => {
     expect(words("brolly")).toEqual(["umbrella"]);
     expect(words("sofa")).toEqual(expect.arrayContaining(["couch", "chesterfield"]));
     expect(words("earbuds")).toEqual(expect.arrayContaining(["earphones"]));
+    // A person asks for what they do, one way: "running" does not widen to "runner".
+    expect(words("runner")).toEqual(["running"]);
+    expect(words("running")).toEqual([]);
     const fileOnly = loadSynonyms({ builtin: false, file });
     expect(words("earbuds", fileOnly)).toEqual([]);
     expect(words("brolly", fileOnly)).toEqual(["umbrella"]);
