@@ -12,7 +12,8 @@
  * as the server does).
  * `--explain` prints EXPLAIN (ANALYZE, BUFFERS) of every statement of one
  * search (the first query, after warm-up). `--queries N` (default 60),
- * `--typos false` searches without typo correction.
+ * `--typos false` searches without typo correction, `--filtered` searches with
+ * bench:search's filters (USD 20–200, in stock, one of its seven categories in turn).
  */
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     explain: { type: "boolean", default: false },
     typos: { type: "string", default: "true" },
     "shared-buffers": { type: "string" },
+    filtered: { type: "boolean", default: false },
   },
 });
 const count = Number(values.products);
@@ -94,7 +96,14 @@ await (await root.reranker()).warm?.();
 await services.search.warm();
 const typos = values.typos !== "false";
 const queries = searchQueries(Number(values.queries));
-const search = (q: string) => services.search.search(SearchParamsSchema.parse({ q, typos }) as SearchParams);
+// bench:search's filtered case, so its steps can be compared with the unfiltered ones.
+const CATEGORIES = ["Outdoor", "Kitchen", "Clothing", "Home", "Beauty", "Audio > Headphones", "Food"];
+let searches = 0;
+const filtersOf = () =>
+  values.filtered
+    ? { price_min: "20", price_max: "200", currency: "USD", availability: "in_stock", category: CATEGORIES[searches++ % CATEGORIES.length] }
+    : {};
+const search = (q: string) => services.search.search(SearchParamsSchema.parse({ q, typos, ...filtersOf() }) as SearchParams);
 
 // Warm-up: vocabulary, statistics, JIT; then the measured searches, each query new to the query-vector cache.
 for (const q of searchQueries(200).slice(-10)) await search(q);
@@ -139,7 +148,7 @@ recording = null;
 const n = queries.length;
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 console.log(
-  `\nbench:search-steps on ${catalog.name} (${catalog.products} products, PGlite in process, one search at a time, ${n} queries, typos ${typos}, shared_buffers ${sharedBuffersMb} MB), ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC,`,
+  `\nbench:search-steps on ${catalog.name} (${catalog.products} products, PGlite in process, one search at a time, ${n} queries, typos ${typos}${values.filtered ? ", filtered" : ""}, shared_buffers ${sharedBuffersMb} MB), ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC,`,
 );
 console.log(`${cpus().length} cores (${cpus()[0]?.model ?? "?"}), node ${process.version}, load average ${loadavg()[0]!.toFixed(2)}\n`);
 console.log(

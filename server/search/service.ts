@@ -27,7 +27,7 @@ import { reciprocalRankFusion } from "./fuse.js";
 import { brandIndex, interpret, type Reading } from "./interpret.js";
 import { parseTsvector } from "./lexical.js";
 import type { Reranker, RerankResult } from "./reranker.js";
-import { fullTextRanked, vectorRanked } from "./retrieve.js";
+import { fullTextRanked, vectorRanked, withinExactScope } from "./retrieve.js";
 import { NO_SYNONYMS, type SynonymSet } from "./synonyms.js";
 import { type QueryPlan, understand } from "./understand.js";
 import { vocabularyOf } from "./vocabulary.js";
@@ -275,10 +275,12 @@ export function createSearchService(deps: SearchDeps): SearchService {
     const started = performance.now();
     const queryVector = mode === "fulltext" ? undefined : await embedQuery(plan.embedText);
     const embedded = performance.now();
-    const everyWordFirst = mode !== "vector" && (await catalogSize()) >= EVERY_WORD_FIRST_FROM;
+    // A narrow filter is ranked in full by both retrievals: exactly by vectors, by the plain OR in full text.
+    const exact = await withinExactScope(read, filters);
+    const everyWordFirst = mode !== "vector" && !exact && (await catalogSize()) >= EVERY_WORD_FIRST_FROM;
     const [lexical, semantic] = await Promise.all([
       mode === "vector" ? [] : fullTextRanked(read, plan, filters, depth, { everyWordFirst }),
-      queryVector ? vectorRanked(read, queryVector, filters, depth, { settingsInSession: deps.vectorSettingsInSession ?? false }) : [],
+      queryVector ? vectorRanked(read, queryVector, filters, depth, { settingsInSession: deps.vectorSettingsInSession ?? false, exact }) : [],
     ]);
     // The relevance floor: what no query word matches must be close in meaning to count as a match at all.
     const similar = semantic.filter((item) => item.score >= deps.minSimilarity);

@@ -1,8 +1,11 @@
 /** Search fills its page: brand scope applied inside both retrievals, HNSW never returning too few rows. */
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import type { TestRecord } from "../helpers/catalog.js";
 import { noneReranker } from "../../server/search/reranker.js";
+import { products } from "../../server/db/schema.js";
+import { vectorRanked, withinExactScope } from "../../server/search/retrieve.js";
 
 const KINDS = ["lamp", "chair", "kettle", "backpack", "jacket", "speaker", "mug", "blanket", "shoe", "tent"];
 const COLOURS = ["red", "blue", "green", "black", "white", "grey", "orange", "yellow", "navy", "olive"];
@@ -54,5 +57,33 @@ describe("brand scope on a brand with 1% of the catalog", () => {
 describe("unscoped search", () => {
   it("returns limit=100 results from a 1,000-product catalog (ef_search raised above its default 40)", async () => {
     expect(await search("q=blue%20mug&limit=100")).toHaveLength(100);
+  });
+});
+
+describe("the exact scope, counted in product_facets", () => {
+  it("holds a narrowing filter within 20,000 products, and never the whole catalog", async () => {
+    const db = t.database.db;
+    expect(await withinExactScope(db, { brandHost: "tinybrand.example" })).toBe(true);
+    expect(await withinExactScope(db, { brandHost: "bigstore.example" })).toBe(true);
+    expect(await withinExactScope(db, {})).toBe(false);
+    expect(await withinExactScope(db, { currency: "USD" })).toBe(false);
+  });
+
+  it("ranks every product of an exact scope by cosine, closest first", async () => {
+    const db = t.database.db;
+    const scope = await db
+      .select({ id: products.id, embedding: products.embedding })
+      .from(products)
+      .where(eq(products.brandHost, "tinybrand.example"));
+    expect(scope).toHaveLength(10);
+    const query = scope[3]!.embedding!;
+    const cosine = (v: number[]) => {
+      const dot = v.reduce((sum, x, i) => sum + x * query[i]!, 0);
+      return dot / Math.hypot(...v) / Math.hypot(...query);
+    };
+    const expected = scope.map((row) => ({ id: row.id, score: cosine(row.embedding!) })).sort((a, b) => b.score - a.score);
+    const ranked = await vectorRanked(db, query, { brandHost: "tinybrand.example" }, 50, { settingsInSession: false, exact: true });
+    expect(ranked.map((row) => row.id)).toEqual(expected.map((row) => row.id));
+    expect(ranked[0]).toEqual({ id: scope[3]!.id, score: expect.closeTo(1, 5) });
   });
 });
