@@ -42,6 +42,19 @@ function hostName(value: string): string | null {
   }
 }
 
+/** A comma-separated setting as its trimmed, non-empty items (each checked by the `.pipe` that follows). */
+function commaList(fallback: string) {
+  return z
+    .string()
+    .default(fallback)
+    .transform((value) =>
+      value
+        .split(",")
+        .map((item) => item.trim())
+        .filter(Boolean),
+    );
+}
+
 const prefix = z
   .string()
   .trim()
@@ -63,16 +76,7 @@ export const ConfigSchema = z.object({
   PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(16).max(2048).optional(),
   DATABASE_URL: z.string().url().optional(),
   /** Read replicas of DATABASE_URL, comma-separated: searches and lookups read from them; imports, keys and rate limits write to the primary. */
-  DATABASE_REPLICA_URLS: z
-    .string()
-    .default("")
-    .transform((value) =>
-      value
-        .split(",")
-        .map((url) => url.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.string().url("each replica must be a postgres:// URL"))),
+  DATABASE_REPLICA_URLS: commaList("").pipe(z.array(z.string().url("each replica must be a postgres:// URL"))),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
   /**
    * Server processes on PORT with DATABASE_URL (node:cluster; each with its own encoder, caches and pool of
@@ -84,16 +88,7 @@ export const ConfigSchema = z.object({
     .min(1, "must be a whole number of server processes, 1 or more")
     .max(256, "must be at most 256 server processes")
     .optional(),
-  API_PREFIXES: z
-    .string()
-    .default("/api/v1,/v1")
-    .transform((value) =>
-      value
-        .split(",")
-        .map((p) => p.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(prefix).min(1, "must name at least one prefix")),
+  API_PREFIXES: commaList("/api/v1,/v1").pipe(z.array(prefix).min(1, "must name at least one prefix")),
   /** Where the Universal Commerce Protocol's REST binding is served (`{UCP_BASE}/catalog/search`, …); see docs/ucp.md. */
   UCP_BASE: prefix.default("/ucp"),
   /**
@@ -143,15 +138,7 @@ export const ConfigSchema = z.object({
    * Origins whose pages may call the API from a browser (CORS), comma-separated (`https://shop.example`), or `*`
    * for any. Unset: no cross-origin access.
    */
-  CORS_ORIGINS: z
-    .string()
-    .default("")
-    .transform((value) =>
-      value
-        .split(",")
-        .map((origin) => origin.trim())
-        .filter(Boolean),
-    )
+  CORS_ORIGINS: commaList("")
     .pipe(z.array(z.string().refine(isOrigin, "each origin must be `*` or scheme://host[:port], without a path or a trailing /")))
     .transform((origins): "*" | string[] => (origins.includes("*") ? "*" : origins)),
 
@@ -211,15 +198,7 @@ export const ConfigSchema = z.object({
    * hold them, comma-separated host names (`shop.example` also allows `www.shop.example`; other subdomains are
    * hosts of their own). Unset: live lookup is off and `fetch=true` is a 400.
    */
-  LIVE_LOOKUP_HOSTS: z
-    .string()
-    .default("")
-    .transform((value) =>
-      value
-        .split(",")
-        .map((host) => host.trim())
-        .filter(Boolean),
-    )
+  LIVE_LOOKUP_HOSTS: commaList("")
     .pipe(
       z.array(
         z.string().refine((host) => hostName(host) !== null, "each host must be a host name such as shop.example, without scheme, port or path"),
