@@ -27,7 +27,7 @@ import { reciprocalRankFusion } from "./fuse.js";
 import { brandIndex, interpret, type Reading } from "./interpret.js";
 import { parseTsvector } from "./lexical.js";
 import type { Reranker, RerankResult } from "./reranker.js";
-import { fullTextRanked, vectorRanked, withinExactScope } from "./retrieve.js";
+import { fullTextRanked, type Ranked, vectorRanked, withinExactScope } from "./retrieve.js";
 import { NO_SYNONYMS, type SynonymSet } from "./synonyms.js";
 import { type QueryPlan, understand } from "./understand.js";
 import { vocabularyOf } from "./vocabulary.js";
@@ -273,14 +273,21 @@ export function createSearchService(deps: SearchDeps): SearchService {
     const mode = deps.retrieval ?? "hybrid";
     const read = deps.reader?.() ?? db;
     const started = performance.now();
-    const queryVector = mode === "fulltext" ? undefined : await embedQuery(plan.embedText);
-    const embedded = performance.now();
+    // The query's vector is computed (in the encoder's thread, or by an embeddings server) while the database
+    // counts the scope and ranks full text: at 100,000 products that is ~9 ms of a single search's ~45 off its wait.
+    const embedding = mode === "fulltext" ? undefined : embedQuery(plan.embedText);
+    let embedded = started;
     // A narrow filter is ranked in full by both retrievals: exactly by vectors, by the plain OR in full text.
     const exact = await withinExactScope(read, filters);
     const everyWordFirst = mode !== "vector" && !exact && (await catalogSize()) >= EVERY_WORD_FIRST_FROM;
-    const [lexical, semantic] = await Promise.all([
+    const [lexical, [queryVector, semantic]] = await Promise.all([
       mode === "vector" ? [] : fullTextRanked(read, plan, filters, depth, { everyWordFirst }),
-      queryVector ? vectorRanked(read, queryVector, filters, depth, { settingsInSession: deps.vectorSettingsInSession ?? false, exact }) : [],
+      (async (): Promise<[number[] | undefined, Ranked[]]> => {
+        if (!embedding) return [undefined, []];
+        const vector = await embedding;
+        embedded = performance.now();
+        return [vector, await vectorRanked(read, vector, filters, depth, { settingsInSession: deps.vectorSettingsInSession ?? false, exact })];
+      })(),
     ]);
     // The relevance floor: what no query word matches must be close in meaning to count as a match at all.
     const similar = semantic.filter((item) => item.score >= deps.minSimilarity);
