@@ -8,6 +8,7 @@
  */
 import cluster from "node:cluster";
 import { readFileSync } from "node:fs";
+import { analyzeIfDue } from "./catalog/analyze.js";
 import { createRoot, type Root } from "./compose.js";
 import { clusterWorkerId, primaryLog, superviseWorkers } from "./cluster.js";
 import { type Config, ConfigError, loadConfig, serverProcesses } from "./config.js";
@@ -135,7 +136,11 @@ async function serve(config: Config, options: { worker?: number; note?: string }
   if (options.note) app.log.warn(options.note);
   if (worker === undefined) await onboardCatalog(root, say, (fields, msg) => app.log.info(fields, msg));
 
-  // In the background: searches work meanwhile, just with colder caches.
+  // In the background: searches work meanwhile, just with colder caches (and, once, a catalog imported before
+  // statistics were gathered after imports, with slower plans).
+  if (worker === undefined) {
+    void analyzeIfDue((await root.database()).db).catch((error: unknown) => app.log.warn({ err: error }, "analyzing the catalog failed"));
+  }
   void (await root.reranker()).warm?.().catch((error: unknown) => app.log.warn({ err: error }, "reranker warm-up failed"));
   void services.search.warm().catch((error: unknown) => app.log.warn({ err: error }, "search warm-up failed"));
   const usageTimer = setInterval(() => void services.keys.flushUsage().catch(() => undefined), USAGE_FLUSH_MS).unref();

@@ -8,10 +8,12 @@
  *
  * Every transaction that changes records ends with `commitChanges` (the change
  * feed and the catalog version); a record of a gone product that is imported
- * again brings it back, changed or not.
+ * again brings it back, changed or not. An import that wrote products ends by
+ * refreshing the planner's statistics when they are due (catalog/analyze.ts).
  */
 import type { Database } from "../db/client.js";
 import { describeDatabaseError, isDatabaseUnavailable } from "../db/errors.js";
+import { analyzeIfDue } from "../catalog/analyze.js";
 import { commitChanges, confirmProducts, findExisting, type PageValidators, restoreProducts, upsertProducts } from "../catalog/repository.js";
 import type { Embedder } from "../search/embedder.js";
 import type { ParsedLine } from "./ndjson.js";
@@ -79,6 +81,11 @@ export async function importRecords(
     if (batch.length >= batchSize) await flush();
   }
   await flush();
+  if (summary.imported + summary.updated > 0) {
+    // What was written stays written: statistics that could not be gathered now are gathered by the next import or
+    // the server's next start (catalog/analyze.ts).
+    await analyzeIfDue(deps.db).catch(() => false);
+  }
   return summary;
 }
 
