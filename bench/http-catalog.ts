@@ -25,6 +25,7 @@ import { countProducts } from "../server/catalog/repository.js";
 import { createLocalEmbedder } from "../server/search/embedders/local.js";
 import { createKeyService } from "../server/auth/service.js";
 import { SAMPLE_CATALOG_PATH } from "../server/sample/index.js";
+import { catalogDataDir, loadDevQueries } from "./relevance-data.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** Bump when the generator changes what it writes, so cached catalogs are rebuilt. */
@@ -36,6 +37,8 @@ export interface BenchCatalog {
   dataDir: string;
   products: number;
   synthetic: boolean;
+  /** Real shoppers' queries for this catalog; absent: the generator's (searchQueries). */
+  queries?: string[];
 }
 
 function cacheDir(label: string, extra: string): string {
@@ -66,6 +69,18 @@ export async function sampleCatalog(): Promise<BenchCatalog> {
     writeFileSync(done, new Date().toISOString());
   }
   return { name: "sample", dataDir, products: await countIn(dataDir), synthetic: false };
+}
+
+/**
+ * bench:relevance's CrowdFlower catalog (9,913 real products, real embeddings; built there once, ~7 minutes) with
+ * its 130 dev queries: the catalog and queries issue 16 first measured search under load on.
+ */
+export async function crowdflowerCatalog(): Promise<BenchCatalog> {
+  const embedder = await createLocalEmbedder();
+  const dataDir = await catalogDataDir(embedder);
+  await embedder.close();
+  const queries = loadDevQueries().queries.map(([, q]) => q);
+  return { name: "crowdflower", dataDir, products: await countIn(dataDir), synthetic: false, queries };
 }
 
 async function countIn(dataDir: string): Promise<number> {

@@ -49,7 +49,8 @@ function cacheDir(embedder: Embedder): string {
   return join(ROOT, "bench", ".cache", `relevance-${key}`);
 }
 
-export async function openCatalog(embedder: Embedder) {
+/** The catalog's PGlite data dir, built (imported with `embedder`) the first time. */
+export async function catalogDataDir(embedder: Embedder): Promise<string> {
   const dir = cacheDir(embedder);
   const done = join(dir, ".complete");
   if (!existsSync(done)) {
@@ -67,7 +68,11 @@ export async function openCatalog(embedder: Embedder) {
     await handle.close();
     writeFileSync(done, new Date().toISOString());
   }
-  const { handle } = await openPglite(join(dir, "pg"));
+  return join(dir, "pg");
+}
+
+export async function openCatalog(embedder: Embedder) {
+  const { handle } = await openPglite(await catalogDataDir(embedder));
   return handle;
 }
 

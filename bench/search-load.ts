@@ -32,6 +32,8 @@
  *   --duration S     seconds per case (BENCH_DURATION, default 10)
  *   --warmup S       unrecorded seconds before each case (BENCH_WARMUP, default 3)
  *   --products N     the generated catalog's size (BENCH_PRODUCTS, default 100000); 0: the sample catalog
+ *   --catalog NAME   crowdflower: bench:relevance's CrowdFlower catalog (9,913 products) and its 130 dev queries,
+ *                    cycled (after the first round their vectors are cached); overrides --products
  *   --db LIST        pglite,postgres,shared (default pglite; postgres is the postgres.js path to PGlite over pglite-socket,
  *                    shared the same through the server's bridge)
  *   --variants LIST  off,on,threads2,wc1,wc2 (default off,on)
@@ -42,7 +44,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { generatedCatalog, prepareTargets, sampleCatalog } from "./http-catalog.js";
+import { crowdflowerCatalog, generatedCatalog, prepareTargets, sampleCatalog } from "./http-catalog.js";
 import { drain, load, paths, percentile, processCpuMs } from "./http-load.js";
 import { CACHE, DB_LABEL, type DbKind, log, startServer } from "./http-server.js";
 
@@ -51,6 +53,7 @@ const { values: flags } = parseArgs({
     duration: { type: "string" },
     warmup: { type: "string" },
     products: { type: "string" },
+    catalog: { type: "string" },
     db: { type: "string" },
     variants: { type: "string" },
     connections: { type: "string" },
@@ -137,14 +140,15 @@ const loadAtStart = loadavg()
   .join(" ");
 
 async function main(): Promise<void> {
-  const catalog = PRODUCTS > 0 ? await generatedCatalog(PRODUCTS) : await sampleCatalog();
+  if (flags.catalog !== undefined && flags.catalog !== "crowdflower") throw new Error(`unknown catalog ${flags.catalog}; known: crowdflower`);
+  const catalog = flags.catalog ? await crowdflowerCatalog() : PRODUCTS > 0 ? await generatedCatalog(PRODUCTS) : await sampleCatalog();
   const rows: Row[] = [];
   const abuse: AbuseRow[] = [];
   for (const db of DBS) {
     for (const variant of variants) {
       const abuser = await prepareTargets(catalog, 200);
       const user = await prepareTargets(catalog, 200);
-      const search = paths(abuser).search;
+      const search = paths(abuser, catalog.queries).search;
       // The user's queries are not the abuser's, so neither warms the other's query vectors.
       const userSearch = [...search].reverse();
       const headers = { authorization: `Bearer ${abuser.key}` };
@@ -186,7 +190,8 @@ async function main(): Promise<void> {
         const alone = await oneUser(server.base, userSearch, user.key, DURATION);
         const [flood, single] = await Promise.all([
           load(server.base, search, headers, DURATION, ABUSE_CONNECTIONS),
-          oneUser(server.base, userSearch.slice(1000), user.key, DURATION),
+          // Queries the user has not asked alone, unless the catalog's own are too few (CrowdFlower's 130).
+          oneUser(server.base, userSearch.length > 1000 ? userSearch.slice(1000) : userSearch, user.key, DURATION),
         ]);
         await drain(server.base, search[0]!, headers);
         abuse.push({
