@@ -41,6 +41,8 @@ export interface FrequenciesOptions {
   now?: () => number;
   /** Reads the table (tests count the reads). */
   read?: (db: Database) => Promise<WordFrequencies>;
+  /** Told when a read behind a search fails (it is retried by a later call); default a line on stderr. */
+  warn?: (message: string) => void;
 }
 
 /**
@@ -51,6 +53,7 @@ export interface FrequenciesOptions {
 export function wordFrequenciesOf(db: Database, options: FrequenciesOptions): () => Promise<WordFrequencies> {
   const now = options.now ?? (() => performance.now());
   const read = options.read ?? readWordFrequencies;
+  const warn = options.warn ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   let current: { table: WordFrequencies; version: string | null; at: number } | undefined;
   let first: Promise<WordFrequencies> | undefined;
   let checked = Number.NEGATIVE_INFINITY;
@@ -81,8 +84,11 @@ export function wordFrequenciesOf(db: Database, options: FrequenciesOptions): ()
       checked = now();
       refreshing = true;
       void refresh()
-        .catch(() => {
+        .catch((error: unknown) => {
           checked = Number.NEGATIVE_INFINITY;
+          warn(
+            `the catalog's word frequencies could not be read again (searches keep the previous table): ${error instanceof Error ? error.message : String(error)}`,
+          );
         })
         .finally(() => {
           refreshing = false;

@@ -88,6 +88,31 @@ describe("word frequencies", () => {
     });
     expect(after.frequency("tent")).toBe(await counted("tent"));
   });
+
+  it("says so when a read behind a search fails, keeps answering from the old table, and reads again on a later call", async () => {
+    let clock = 0;
+    let reads = 0;
+    const warnings: string[] = [];
+    const frequencies = wordFrequenciesOf(t.database.db, {
+      checkMs: 1_000,
+      minAgeMs: 0,
+      now: () => clock,
+      warn: (message) => warnings.push(message),
+      read: async (db) => {
+        reads++;
+        if (reads === 2) throw new Error("connection reset");
+        return readWordFrequencies(db);
+      },
+    });
+    const first = await frequencies();
+    await bumpCatalogVersion(t.database.db);
+    clock = 2_000;
+    expect(await frequencies()).toBe(first);
+    await until(() => warnings.length === 1);
+    expect(warnings[0]).toMatch(/word frequencies could not be read again .*connection reset/);
+    await until(async () => (await frequencies()) !== first); // the failed read does not wait checkMs to be retried
+    expect(reads).toBe(3);
+  });
 });
 
 async function until(done: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
