@@ -18,6 +18,7 @@ import type { DatabaseHandle } from "./handle.js";
 import { acquireDataDir, type LockHolder } from "./lock.js";
 import { createPrivateDir, restrictToOwner } from "./permissions.js";
 import { openPglite, sharedBuffersFor } from "./pglite.js";
+import { warnOnStderr } from "../warnings.js";
 import { CLI_TIMEOUTS, openPostgres, SERVER_TIMEOUTS } from "./postgres.js";
 import { serveOnSocket } from "./socket.js";
 
@@ -62,10 +63,6 @@ export interface OpenOptions {
   /** Told what an operator should know (a loose data dir tightened, a socket client cut off); default: a line on stderr. */
   warn?: (message: string) => void;
 }
-
-const warnOnStderr = (message: string) => {
-  process.stderr.write(`warning: ${message}\n`);
-};
 
 /**
  * Opens whichever database the configuration names, taking ownership of an

@@ -12,6 +12,7 @@
 import { sql } from "drizzle-orm";
 import { catalogVersion } from "../catalog/repository.js";
 import type { Database } from "../db/client.js";
+import { warnOnStderr } from "../warnings.js";
 
 export interface WordFrequencies {
   /** Products holding the lexeme; undefined when the table is partial and does not list it (count it instead). */
@@ -53,7 +54,7 @@ export interface FrequenciesOptions {
 export function wordFrequenciesOf(db: Database, options: FrequenciesOptions): () => Promise<WordFrequencies> {
   const now = options.now ?? (() => performance.now());
   const read = options.read ?? readWordFrequencies;
-  const warn = options.warn ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
+  const warn = options.warn ?? warnOnStderr;
   let current: { table: WordFrequencies; version: string | null; at: number } | undefined;
   let first: Promise<WordFrequencies> | undefined;
   let checked = Number.NEGATIVE_INFINITY;

@@ -14,6 +14,7 @@
  */
 import { parentPort, Worker } from "node:worker_threads";
 import type { Embedder } from "../embedder.js";
+import { warnOnStderr } from "../../warnings.js";
 
 /** `alone`: a call a thread died with, embedded by itself so that only the call that kills a thread is blamed. */
 type ToThread = { id: number; texts: readonly string[]; alone: boolean };
@@ -135,7 +136,7 @@ function spawn(entry: URL): Worker {
 export async function createThreadedEmbedder(options: ThreadedEmbedderOptions): Promise<Embedder> {
   if (!Number.isInteger(options.threads) || options.threads < 1) throw new RangeError(`threads must be a positive integer, got ${options.threads}`);
   const entry = options.entry ?? new URL("./encoder-thread.ts", import.meta.url);
-  const warn = options.warn ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
+  const warn = options.warn ?? warnOnStderr;
   const slots: (Thread | null)[] = [];
   const inFlight = new Set<Promise<unknown>>();
   let nextId = 0;
