@@ -52,7 +52,7 @@ const { handle, client } = await openPglite(catalog.dataDir, { sharedBuffersMb }
 /** Statements by kind: what each SQL text is, from its shape. */
 const KINDS: [string, RegExp][] = [
   ["full text (ts_rank)", /ts_rank\(/],
-  ["vector (<=>), retrieval", /^select "id", "embedding" <=>|order by .*<=>/s],
+  ["vector (<=>), retrieval", /<=>.*order by ("distance"|.*<=>)/s],
   ["reranker: documents + cosines", /"search"::text/],
   ["reranker: stems", /to_tsvector\('english', t\)/],
   ["reranker: document frequencies", /count\(\*\) filter \(where "products"."search" @@/],

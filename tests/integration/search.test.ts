@@ -1,5 +1,5 @@
 /** Search fills its page: brand scope applied inside both retrievals, HNSW never returning too few rows. */
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import type { TestRecord } from "../helpers/catalog.js";
@@ -85,5 +85,37 @@ describe("the exact scope, counted in product_facets", () => {
     const ranked = await vectorRanked(db, query, { brandHost: "tinybrand.example" }, 50, { settingsInSession: false, exact: true });
     expect(ranked.map((row) => row.id)).toEqual(expected.map((row) => row.id));
     expect(ranked[0]).toEqual({ id: scope[3]!.id, score: expect.closeTo(1, 5) });
+  });
+});
+
+describe("vector retrieval over the whole catalog", () => {
+  /** Index scans of the HNSW index so far (the statistics are flushed first: they are otherwise sent when idle). */
+  async function hnswScans(): Promise<number> {
+    const db = t.database.db;
+    await db.execute(sql`select pg_stat_force_next_flush()`);
+    await db.execute(sql`select pg_stat_clear_snapshot()`);
+    const [row] = await db
+      .select({ n: sql<number>`idx_scan::int` })
+      .from(sql`pg_stat_user_indexes`)
+      .where(sql`indexrelname = 'products_embedding_idx'`);
+    return row!.n;
+  }
+
+  it("walks the HNSW index, and the exact path does not", async () => {
+    const db = t.database.db;
+    const [row] = await db.select({ embedding: products.embedding }).from(products).limit(1);
+    // A 1,000-product table is cheaper to scan: forbid it, so only an ORDER BY that matches the index can use it.
+    await db.execute(sql`set enable_seqscan = off`);
+    try {
+      const before = await hnswScans();
+      const ranked = await vectorRanked(db, row!.embedding!, {}, 20, { settingsInSession: true, exact: false });
+      expect(ranked).toHaveLength(20);
+      const afterHnsw = await hnswScans();
+      expect(afterHnsw).toBe(before + 1);
+      await vectorRanked(db, row!.embedding!, {}, 20, { settingsInSession: true, exact: true });
+      expect(await hnswScans()).toBe(afterHnsw);
+    } finally {
+      await db.execute(sql`reset enable_seqscan`);
+    }
   });
 });
