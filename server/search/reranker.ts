@@ -32,7 +32,7 @@ export interface RerankResult {
 export interface RerankContext {
   /** The query's sentence embedding (absent when retrieval ran on full text alone). */
   queryVector?: readonly number[];
-  /** Cosine similarities vector retrieval already computed (its own top candidates only). */
+  /** Cosine similarities retrieval already computed: vector retrieval's top, and full text's when it answered first. */
   similarities?: ReadonlyMap<string, number>;
   /** The query's words with their corrections and synonyms (understand.ts); absent: the query's words alone. */
   plan?: QueryPlan;

@@ -2,7 +2,8 @@
  * The two retrievals behind search, each filtered inside the query (never
  * afterwards, so a small brand or a narrow filter still fills its page).
  */
-import { and, isNotNull, type SQL, sql } from "drizzle-orm";
+import { and, inArray, isNotNull, type SQL, sql } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/pg-core";
 import type { Database, DbOrTx } from "../db/client.js";
 import { productFacets, products } from "../db/schema.js";
 import { VECTOR_SESSION_SETTINGS } from "../db/vector-settings.js";
@@ -103,21 +104,31 @@ export async function vectorRanked(
   vector: readonly number[],
   filters: Filters,
   k: number,
-  options: { settingsInSession: boolean; exact: boolean },
-): Promise<Ranked[]> {
+  options: { settingsInSession: boolean; exact: boolean; alsoScore?: readonly string[] },
+): Promise<{ ranked: Ranked[]; similarities: Map<string, number> }> {
   const where = filterSql(filters);
   const { exact } = options;
-  const toQuery = sql`${products.embedding} <=> ${vectorLiteral(vector)}`;
+  const alsoScore = options.alsoScore ?? [];
+  // The query's 512 floats are sent and parsed once per statement (~1 ms on PGlite): every branch reads this row.
+  const queryVector = db.$with("query_vector").as(db.select({ v: sql`${`[${vector.join(",")}]`}::vector`.as("v") }).from(sql`(select) as one`));
+  const toQuery = sql`${products.embedding} <=> (select "v" from "query_vector")`;
   // `+ 0` keeps the planner off the HNSW index for the exact path.
   const distance = (exact ? sql<number>`(${toQuery}) + 0` : sql<number>`${toQuery}`).mapWith(Number).as("distance");
-  const query = (tx: DbOrTx) =>
-    tx
-      .select({ id: products.id, distance })
+  const query = (tx: DbOrTx) => {
+    const nearest = tx
+      .select({ id: products.id, distance, ranked: sql<boolean>`true`.as("ranked") })
       .from(products)
       .where(and(isNotNull(products.embedding), where))
-      // By the output column's name, not the expression again: the query's 512 floats are sent and parsed once.
+      // By the output column's name, not the expression again (which would be a second copy of the vector).
       .orderBy(sql`"distance"`)
       .limit(k);
+    if (alsoScore.length === 0) return tx.with(queryVector).select().from(nearest.as("nearest"));
+    const others = tx
+      .select({ id: products.id, distance: sql<number>`${toQuery}`.mapWith(Number).as("distance"), ranked: sql<boolean>`false`.as("ranked") })
+      .from(products)
+      .where(and(inArray(products.id, [...alsoScore]), isNotNull(products.embedding)));
+    return tx.with(queryVector).select().from(unionAll(nearest, others).as("scored"));
+  };
   const rows =
     exact || options.settingsInSession
       ? await query(db)
@@ -127,5 +138,9 @@ export async function vectorRanked(
           }
           return query(tx);
         });
-  return rows.sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : 1)).map((row) => ({ id: row.id, score: 1 - row.distance }));
+  const ranked = rows
+    .filter((row) => row.ranked)
+    .sort((a, b) => a.distance - b.distance || (a.id < b.id ? -1 : 1))
+    .map((row) => ({ id: row.id, score: 1 - row.distance }));
+  return { ranked, similarities: new Map(rows.map((row) => [row.id, 1 - row.distance])) };
 }

@@ -280,20 +280,25 @@ export function createSearchService(deps: SearchDeps): SearchService {
     // A narrow filter is ranked in full by both retrievals: exactly by vectors, by the plain OR in full text.
     const exact = await withinExactScope(read, filters);
     const everyWordFirst = mode !== "vector" && !exact && (await catalogSize()) >= EVERY_WORD_FIRST_FROM;
-    const [lexical, [queryVector, semantic]] = await Promise.all([
-      mode === "vector" ? [] : fullTextRanked(read, plan, filters, depth, { everyWordFirst }),
-      (async (): Promise<[number[] | undefined, Ranked[]]> => {
-        if (!embedding) return [undefined, []];
+    // When full text has answered before the vector is ready (as it usually has), the vector query also scores its
+    // candidates, so the reranker need not send the vector again for those vector retrieval did not rank.
+    let lexicalFirst: Ranked[] = [];
+    const [lexical, [queryVector, semantic, similarities]] = await Promise.all([
+      mode === "vector" ? [] : fullTextRanked(read, plan, filters, depth, { everyWordFirst }).then((ranked) => (lexicalFirst = ranked)),
+      (async (): Promise<[number[] | undefined, Ranked[], Map<string, number>]> => {
+        if (!embedding) return [undefined, [], new Map()];
         const vector = await embedding;
         embedded = performance.now();
-        return [vector, await vectorRanked(read, vector, filters, depth, { settingsInSession: deps.vectorSettingsInSession ?? false, exact })];
+        const alsoScore = lexicalFirst.slice(0, rerankCount).map((item) => item.id);
+        const settingsInSession = deps.vectorSettingsInSession ?? false;
+        const { ranked, similarities } = await vectorRanked(read, vector, filters, depth, { settingsInSession, exact, alsoScore });
+        return [vector, ranked, similarities];
       })(),
     ]);
     // The relevance floor: what no query word matches must be close in meaning to count as a match at all.
     const similar = semantic.filter((item) => item.score >= deps.minSimilarity);
     const fused = reciprocalRankFusion([lexical, similar]).slice(0, deps.maxResults);
     const candidates = await findProductsByIds(read, fused.slice(0, rerankCount), false);
-    const similarities = new Map(semantic.map((item) => [item.id, item.score]));
     const retrieved = performance.now();
     const reranked = await reranker.rerank(query, candidates, queryVector ? { queryVector, similarities, plan } : { plan });
     // The reranker's floor: once it finds candidates unrelated, what retrieval ranked below them all is too.
@@ -309,7 +314,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
     });
     const scores = {
       lexical: new Map(lexical.map((item) => [item.id, item.score])),
-      semantic: similarities,
+      // Vector retrieval's own ranking only: what else it scored depends on which retrieval answered first.
+      semantic: new Map(semantic.map((item) => [item.id, item.score])),
       ...(reranked.scores ? { rerank: reranked.scores } : {}),
     };
     const facetScope = () => ({ where: inArray(productFacets.id, matched.length > 0 ? matched : [""]) });

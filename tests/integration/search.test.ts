@@ -82,9 +82,31 @@ describe("the exact scope, counted in product_facets", () => {
       return dot / Math.hypot(...v) / Math.hypot(...query);
     };
     const expected = scope.map((row) => ({ id: row.id, score: cosine(row.embedding!) })).sort((a, b) => b.score - a.score);
-    const ranked = await vectorRanked(db, query, { brandHost: "tinybrand.example" }, 50, { settingsInSession: false, exact: true });
+    const { ranked } = await vectorRanked(db, query, { brandHost: "tinybrand.example" }, 50, { settingsInSession: false, exact: true });
     expect(ranked.map((row) => row.id)).toEqual(expected.map((row) => row.id));
     expect(ranked[0]).toEqual({ id: scope[3]!.id, score: expect.closeTo(1, 5) });
+  });
+
+  it("also scores the ids it is given, in the same statement, without ranking them", async () => {
+    const db = t.database.db;
+    const scope = await db
+      .select({ id: products.id, embedding: products.embedding })
+      .from(products)
+      .where(eq(products.brandHost, "tinybrand.example"));
+    const [other] = await db
+      .select({ id: products.id, embedding: products.embedding })
+      .from(products)
+      .where(eq(products.brandHost, "bigstore.example"))
+      .limit(1);
+    const query = scope[0]!.embedding!;
+    const cosine = (v: number[]) => v.reduce((sum, x, i) => sum + x * query[i]!, 0) / Math.hypot(...v) / Math.hypot(...query);
+    const options = { settingsInSession: false, exact: true, alsoScore: [other!.id, scope[9]!.id] };
+    const { ranked, similarities } = await vectorRanked(db, query, { brandHost: "tinybrand.example" }, 3, options);
+    expect(ranked).toHaveLength(3);
+    expect(ranked.map((row) => row.id)).not.toContain(other!.id);
+    expect(similarities.get(other!.id)).toBeCloseTo(cosine(other!.embedding!), 5);
+    expect(similarities.get(scope[9]!.id)).toBeCloseTo(cosine(scope[9]!.embedding!), 5);
+    for (const row of ranked) expect(similarities.get(row.id)).toBe(row.score);
   });
 });
 
@@ -108,7 +130,7 @@ describe("vector retrieval over the whole catalog", () => {
     await db.execute(sql`set enable_seqscan = off`);
     try {
       const before = await hnswScans();
-      const ranked = await vectorRanked(db, row!.embedding!, {}, 20, { settingsInSession: true, exact: false });
+      const { ranked } = await vectorRanked(db, row!.embedding!, {}, 20, { settingsInSession: true, exact: false });
       expect(ranked).toHaveLength(20);
       const afterHnsw = await hnswScans();
       expect(afterHnsw).toBe(before + 1);
