@@ -69,18 +69,17 @@ describe("the exact scope, counted in product_facets", () => {
     expect(await withinExactScope(db, { currency: "USD" })).toBe(false);
   });
 
+  /** The products of one store with their vectors. */
+  const embedded = (host: string) =>
+    t.database.db.select({ id: products.id, embedding: products.embedding }).from(products).where(eq(products.brandHost, host));
+  const cosineTo = (query: number[]) => (v: number[]) => v.reduce((sum, x, i) => sum + x * query[i]!, 0) / Math.hypot(...v) / Math.hypot(...query);
+
   it("ranks every product of an exact scope by cosine, closest first", async () => {
     const db = t.database.db;
-    const scope = await db
-      .select({ id: products.id, embedding: products.embedding })
-      .from(products)
-      .where(eq(products.brandHost, "tinybrand.example"));
+    const scope = await embedded("tinybrand.example");
     expect(scope).toHaveLength(10);
     const query = scope[3]!.embedding!;
-    const cosine = (v: number[]) => {
-      const dot = v.reduce((sum, x, i) => sum + x * query[i]!, 0);
-      return dot / Math.hypot(...v) / Math.hypot(...query);
-    };
+    const cosine = cosineTo(query);
     const expected = scope.map((row) => ({ id: row.id, score: cosine(row.embedding!) })).sort((a, b) => b.score - a.score);
     const { ranked } = await vectorRanked(db, query, { brandHost: "tinybrand.example" }, 50, { settingsInSession: false, exact: true });
     expect(ranked.map((row) => row.id)).toEqual(expected.map((row) => row.id));
@@ -89,17 +88,10 @@ describe("the exact scope, counted in product_facets", () => {
 
   it("also scores the ids it is given, in the same statement, without ranking them", async () => {
     const db = t.database.db;
-    const scope = await db
-      .select({ id: products.id, embedding: products.embedding })
-      .from(products)
-      .where(eq(products.brandHost, "tinybrand.example"));
-    const [other] = await db
-      .select({ id: products.id, embedding: products.embedding })
-      .from(products)
-      .where(eq(products.brandHost, "bigstore.example"))
-      .limit(1);
+    const scope = await embedded("tinybrand.example");
+    const [other] = await embedded("bigstore.example").limit(1);
     const query = scope[0]!.embedding!;
-    const cosine = (v: number[]) => v.reduce((sum, x, i) => sum + x * query[i]!, 0) / Math.hypot(...v) / Math.hypot(...query);
+    const cosine = cosineTo(query);
     const options = { settingsInSession: false, exact: true, alsoScore: [other!.id, scope[9]!.id] };
     const { ranked, similarities } = await vectorRanked(db, query, { brandHost: "tinybrand.example" }, 3, options);
     expect(ranked).toHaveLength(3);
