@@ -26,7 +26,12 @@ export interface Ranked {
  * for every row it is compared with (512 floats of text each time).
  */
 export function vectorLiteral(vector: readonly number[]): SQL {
-  return sql`(select ${`[${vector.join(",")}]`}::vector)`;
+  return sql`(select ${vectorText(vector)}::vector)`;
+}
+
+/** pgvector's text form of a vector, sent as one parameter. */
+function vectorText(vector: readonly number[]): string {
+  return `[${vector.join(",")}]`;
 }
 
 /**
@@ -110,10 +115,11 @@ export async function vectorRanked(
   const { exact } = options;
   const alsoScore = options.alsoScore ?? [];
   // The query's 512 floats are sent and parsed once per statement (~1 ms on PGlite): every branch reads this row.
-  const queryVector = db.$with("query_vector").as(db.select({ v: sql`${`[${vector.join(",")}]`}::vector`.as("v") }).from(sql`(select) as one`));
+  const queryVector = db.$with("query_vector").as(db.select({ v: sql`${vectorText(vector)}::vector`.as("v") }).from(sql`(select) as one`));
   const toQuery = sql`${products.embedding} <=> (select "v" from "query_vector")`;
+  const plainDistance = sql<number>`${toQuery}`.mapWith(Number).as("distance");
   // `+ 0` keeps the planner off the HNSW index for the exact path.
-  const distance = (exact ? sql<number>`(${toQuery}) + 0` : sql<number>`${toQuery}`).mapWith(Number).as("distance");
+  const distance = exact ? sql<number>`(${toQuery}) + 0`.mapWith(Number).as("distance") : plainDistance;
   const query = (tx: DbOrTx) => {
     const nearest = tx
       .select({ id: products.id, distance, ranked: sql<boolean>`true`.as("ranked") })
@@ -124,7 +130,7 @@ export async function vectorRanked(
       .limit(k);
     if (alsoScore.length === 0) return tx.with(queryVector).select().from(nearest.as("nearest"));
     const others = tx
-      .select({ id: products.id, distance: sql<number>`${toQuery}`.mapWith(Number).as("distance"), ranked: sql<boolean>`false`.as("ranked") })
+      .select({ id: products.id, distance: plainDistance, ranked: sql<boolean>`false`.as("ranked") })
       .from(products)
       .where(and(inArray(products.id, [...alsoScore]), isNotNull(products.embedding)));
     return tx.with(queryVector).select().from(unionAll(nearest, others).as("scored"));
