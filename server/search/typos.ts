@@ -9,6 +9,13 @@
  * treated the same way ("rechargable" in 5 descriptions, "rechargeable" in
  * 103): catalogs carry their own misspellings. The caller decides which words
  * may be corrected at all (never numbers, codes or SKUs; see understand.ts).
+ *
+ * Word boundaries are typos too (what Algolia calls splitting and
+ * concatenation): two query words the catalog writes as one ("soda stream",
+ * SodaStream) are searched joined as well, and a word the catalog lacks or
+ * holds rarely is searched split in two when both halves are catalog words
+ * ("bluray", Blu-ray). Retrieval reads a split as a phrase, so the halves must
+ * stand side by side in a product.
  */
 import type { Vocabulary } from "./vocabulary.js";
 
@@ -24,6 +31,11 @@ const MAX_CORRECTIONS = 2;
 const RARE_MAX_DOCS = 5;
 /** …gets the word one edit away too when that one is in this many times as many products. */
 const RARE_RATIO = 20;
+
+/** Each half of a split has at least this many letters ("blu ray"), so short catalog words do not make nonsense halves. */
+const SHORTEST_HALF = 3;
+/** A joined word must be in this many products: one product's run-together name is no spelling of the catalog's. */
+const JOINED_MIN_DOCS = 2;
 
 /** Every string one edit from `word` (deletions, swaps of neighbours, substitutions, insertions). */
 export function singleEdits(word: string, alphabet: readonly string[]): Set<string> {
@@ -104,4 +116,30 @@ export function corrections(word: string, vocabulary: Vocabulary): string[] {
   if (top === undefined) return [];
   const floor = RUNNER_UP_SHARE * vocabulary.count(top);
   return found.filter((candidate) => vocabulary.count(candidate) >= floor).slice(0, MAX_CORRECTIONS);
+}
+
+/** The two words as the catalog writes them, run together ("soda" "stream" → "sodastream"), or null. */
+export function joined(left: string, right: string, vocabulary: Vocabulary): string | null {
+  if ([...left].length < SHORTEST_HALF || [...right].length < SHORTEST_HALF) return null;
+  const word = left + right;
+  return [...word].length <= LONGEST_CORRECTED && vocabulary.count(word) >= JOINED_MIN_DOCS ? word : null;
+}
+
+/**
+ * The word split into two catalog words ("bluray" → ["blu", "ray"]), when the catalog lacks it or holds it in only
+ * a few products while both halves are far commoner; of several splits, the one whose rarer half is commonest.
+ */
+export function split(word: string, vocabulary: Vocabulary): [string, string] | null {
+  const letters = [...word];
+  if (letters.length < 2 * SHORTEST_HALF || letters.length > LONGEST_CORRECTED) return null;
+  const held = vocabulary.count(word);
+  if (held > RARE_MAX_DOCS) return null;
+  const least = held > 0 ? RARE_RATIO * held : 1;
+  let best: { halves: [string, string]; rarer: number } | null = null;
+  for (let at = SHORTEST_HALF; at <= letters.length - SHORTEST_HALF; at++) {
+    const halves: [string, string] = [letters.slice(0, at).join(""), letters.slice(at).join("")];
+    const rarer = Math.min(vocabulary.count(halves[0]), vocabulary.count(halves[1]));
+    if (rarer >= least && (!best || rarer > best.rarer)) best = { halves, rarer };
+  }
+  return best?.halves ?? null;
 }

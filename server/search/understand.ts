@@ -1,14 +1,15 @@
 /**
  * What a query's words stand for, once constraints are taken out of it
  * (interpret.ts): each word as typed, the catalog words a typo stands for
- * (typos.ts), and what synonyms add (synonyms.ts). Retrieval searches every
+ * (typos.ts: a word corrected, split in two, or two words joined), and what
+ * synonyms add (synonyms.ts). Retrieval searches every
  * form; the reranker scores a word by the best form a product holds, a typed
  * word above a correction or synonym; the sentence encoder reads the query
  * with its typos corrected. Nothing is applied silently: the answer's
  * `interpretation` lists corrections and synonyms.
  */
 import { isCommonWord } from "./common-words.js";
-import { corrections } from "./typos.js";
+import { corrections, joined, split } from "./typos.js";
 import { expand, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
 
@@ -81,23 +82,36 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   const fixes: QueryPlan["corrections"] = [];
   // A word a synonym rule knows is the shopper's language, not a typo ("couch" in a catalog that says "sofa").
   const known = new Set(expand(words, deps.synonyms).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
+  const { vocabulary } = deps;
+  const correctable = (token: Token, i: number) => !known.has(i) && !token.code && /^\p{L}+$/u.test(token.word) && !STOP_WORDS.has(token.word);
+  const correct = (start: number, end: number, to: string[]) => {
+    forms.push({ start, end, words: to, kind: "correction" });
+    fixes.push({ from: words.slice(start, end).join(" "), to: to.join(" ") });
+  };
+  // Two neighbouring words the catalog writes as one; neither is then a typo ("soda" is no "sofa" beside "stream").
+  const inJoined = new Set<number>();
+  for (let i = 0; vocabulary && i + 1 < found.length; i++) {
+    if (!correctable(found[i]!, i) || !correctable(found[i + 1]!, i + 1)) continue;
+    const word = joined(words[i]!, words[i + 1]!, vocabulary);
+    if (!word) continue;
+    correct(i, i + 2, [word]);
+    inJoined.add(i).add(i + 1);
+  }
   // Each word as the rest of the plan reads it: its best correction when the catalog lacks it.
   const primary = [...words];
   let looked = 0;
   found.forEach((token, i) => {
-    if (!deps.vocabulary || known.has(i) || token.code || !/^\p{L}+$/u.test(token.word) || STOP_WORDS.has(token.word)) return;
+    if (!vocabulary || !correctable(token, i) || inJoined.has(i)) return;
     // A shopper's query holds a typo or two; a long paste of unknown words is not worth 10 ms a word.
-    const unknown = deps.vocabulary.count(token.word) === 0;
+    const unknown = vocabulary.count(token.word) === 0;
     // A common English word the catalog lacks is what the shopper meant: nothing in the catalog is it.
     if (unknown && isCommonWord(token.word)) return;
     if (unknown && ++looked > MAX_UNKNOWN_WORDS) return;
-    const closest = corrections(token.word, deps.vocabulary);
-    if (closest.length === 0) return;
-    if (unknown) primary[i] = closest[0]!;
-    for (const to of closest) {
-      forms.push({ start: i, end: i + 1, words: [to], kind: "correction" });
-      fixes.push({ from: token.word, to });
-    }
+    const closest = corrections(token.word, vocabulary);
+    if (unknown && closest.length > 0) primary[i] = closest[0]!;
+    for (const to of closest) correct(i, i + 1, [to]);
+    const halves = split(token.word, vocabulary);
+    if (halves) correct(i, i + 1, halves);
   });
 
   const expansions = expand(primary, deps.synonyms);

@@ -192,7 +192,7 @@ export const SearchParamsSchema = z
     parse_query: flag(true, "Read constraints written in `q` (price, stock, brand) as filters; `false` leaves them among the words searched."),
     typos: flag(
       true,
-      "Correct words of `q` the catalog does not hold to its closest words (both are searched; `interpretation` shows each correction); `false` searches the words as typed. Numbers and codes are never corrected.",
+      "Correct words of `q` the catalog does not hold to its closest words, and join or split words as the catalog writes them (both are searched; `interpretation` shows each correction); `false` searches the words as typed. Numbers and codes are never corrected.",
     ),
     explain: flag(false, "Add to each result why it matched: fields and words, lexical, semantic and rerank scores, filters applied."),
     view: ViewSchema,

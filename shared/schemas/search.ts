@@ -67,12 +67,16 @@ export const InterpretationSchema = z
     corrections: z
       .array(
         z.object({
-          from: z.string().describe("A word of `q` the catalog does not hold (lower-cased)."),
-          to: z.string().describe("A catalog word searched as well."),
+          from: z
+            .string()
+            .describe("A word of `q` the catalog does not hold or holds rarely, or two neighbouring words it writes as one (lower-cased)."),
+          to: z.string().describe("What was searched as well: the closest catalog word, the two words joined, or the word split in two."),
         }),
       )
       .optional()
-      .describe("Typos corrected to the catalog's closest words (`typos=false` turns this off); the word as typed is searched too."),
+      .describe(
+        "Typos corrected to the catalog's closest words, words joined or split as the catalog writes them (`typos=false` turns this off); the words as typed are searched too.",
+      ),
     synonyms: z
       .array(
         z.object({

@@ -44,6 +44,9 @@ const CATALOG: TestRecord[] = [
   { url: shop("espresso"), name: "Dark Roast Espresso Beans 1 kg", desc: "Whole espresso beans.", category: "Coffee > Beans" },
   { url: shop("speaker"), name: "XR-55 Bluetooth Speaker", desc: "A portable speaker.", category: "Audio > Speakers" },
   { url: shop("french-press"), name: "Glass French Press 1 L", desc: "Brews eight cups of coffee.", category: "Kitchen > Coffee Makers" },
+  { url: shop("soda-maker"), name: "SodaStream Terra Sparkling Water Maker", desc: "Carbonates tap water at home.", category: "Kitchen > Drinks" },
+  { url: shop("co2"), name: "SodaStream CO2 Cylinder", desc: "A spare cylinder for the maker.", category: "Kitchen > Drinks" },
+  { url: shop("film"), name: "Alpine Documentary Blu-ray", desc: "Four hours of mountain footage on Blu-ray.", category: "Media > Films" },
 ];
 
 let t: TestApp;
@@ -84,6 +87,16 @@ describe("typos", () => {
   it("turns off with typos=false", async () => {
     const answer = await ask("hedphones", "&typos=false");
     expect(answer.interpretation?.corrections).toBeUndefined();
+    expect((await ask("soda stream", "&typos=false")).interpretation?.corrections).toBeUndefined();
+  });
+
+  it("reads two words the catalog writes as one, and one word it writes as two", async () => {
+    const joined = await ask("soda stream");
+    expect(joined.interpretation?.corrections).toEqual([{ from: "soda stream", to: "sodastream" }]);
+    expect(joined.urls.slice(0, 2).sort()).toEqual([shop("co2"), shop("soda-maker")]);
+    const split = await ask("bluray documentary");
+    expect(split.interpretation?.corrections).toEqual([{ from: "bluray", to: "blu ray" }]);
+    expect(split.urls[0]).toBe(shop("film"));
   });
 
   it("never corrects numbers or codes", async () => {

@@ -1,8 +1,8 @@
 /** Typo correction against a catalog's vocabulary (issue 15): which words are corrected, to what, and which never are. */
 import { describe, expect, it } from "vitest";
-import { corrections, editDistance, singleEdits } from "../../../server/search/typos.js";
+import { corrections, editDistance, joined, singleEdits, split } from "../../../server/search/typos.js";
 import { NO_SYNONYMS } from "../../../server/search/synonyms.js";
-import { understand } from "../../../server/search/understand.js";
+import { anyWordQuery, everyWordQuery, understand } from "../../../server/search/understand.js";
 import { buildVocabulary } from "../../../server/search/vocabulary.js";
 
 const vocabulary = buildVocabulary([
@@ -21,6 +21,17 @@ const vocabulary = buildVocabulary([
   ["jacket", 15],
   ["spf", 2],
   ["camping", 8],
+  ["sodastream", 6],
+  ["soda", 3],
+  ["stream", 2],
+  ["backpack", 1],
+  ["blu", 48],
+  ["ray", 160],
+  ["bluray", 1],
+  ["note", 30],
+  ["book", 40],
+  ["notebook", 12],
+  ["tvstand", 9],
 ]);
 
 describe("corrections", () => {
@@ -63,6 +74,21 @@ describe("corrections", () => {
   });
 });
 
+describe("word boundaries", () => {
+  it("joins two words the catalog writes as one, when more than one product does", () => {
+    expect(joined("soda", "stream", vocabulary)).toBe("sodastream");
+    expect(joined("back", "pack", vocabulary)).toBeNull(); // in one product only
+    expect(joined("tv", "stand", vocabulary)).toBeNull(); // a half under three letters
+  });
+
+  it("splits a word the catalog lacks or holds rarely into two far commoner catalog words", () => {
+    expect(split("bluray", vocabulary)).toEqual(["blu", "ray"]); // in 1 product; its halves in 48 and 160
+    expect(split("notebook", vocabulary)).toBeNull(); // in 12 products: the catalog's own word
+    expect(split("raybl", vocabulary)).toBeNull(); // halves under three letters
+    expect(split("notecable", vocabulary)).toEqual(["note", "cable"]);
+  });
+});
+
 describe("typos in a query", () => {
   const plan = (q: string) => understand(q, { vocabulary, synonyms: NO_SYNONYMS });
 
@@ -81,5 +107,19 @@ describe("typos in a query", () => {
 
   it("corrects nothing without a vocabulary (typos=false)", () => {
     expect(understand("hedphones", { vocabulary: null, synonyms: NO_SYNONYMS }).corrections).toEqual([]);
+    expect(understand("soda stream bluray", { vocabulary: null, synonyms: NO_SYNONYMS }).forms).toHaveLength(3);
+  });
+
+  it("searches words joined over both words, and a split word as a phrase", () => {
+    const read = plan("soda stream bluray");
+    expect(read.corrections).toEqual([
+      { from: "soda stream", to: "sodastream" },
+      { from: "bluray", to: "blu ray" },
+    ]);
+    expect(read.forms).toContainEqual({ start: 0, end: 2, words: ["sodastream"], kind: "correction" });
+    expect(anyWordQuery(read)).toBe("soda | stream | bluray | sodastream | (blu <-> ray)");
+    expect(everyWordQuery(read)).toBe("(soda | sodastream) & (stream | sodastream) & (bluray | (blu <-> ray))");
+    // A code keeps its boundaries: "SODA" in capitals, in a query that is not, is one.
+    expect(plan("SODA stream").corrections).toEqual([]);
   });
 });
