@@ -4,7 +4,7 @@
  * fewest edits (a letter dropped, added, replaced, or two neighbours swapped),
  * then the most products — and both forms are searched. How many edits a word
  * may need grows with its length: none below four letters (too many short
- * words are one edit apart), one from four, two from ten. A word the catalog
+ * words are one edit apart), one from four, two from eight (as Algolia's default). A word the catalog
  * holds in only a few products while a word one edit away is in many is
  * treated the same way ("rechargable" in 5 descriptions, "rechargeable" in
  * 103): catalogs carry their own misspellings. The caller decides which words
@@ -21,7 +21,7 @@ import type { Vocabulary } from "./vocabulary.js";
 
 /** Shortest word corrected, and shortest allowed two edits. */
 const ONE_EDIT_FROM = 4;
-const TWO_EDITS_FROM = 10;
+const TWO_EDITS_FROM = 8;
 /** Longer words are not corrected: no shopper's word is this long, and a 512-letter one would cost a second in edits. */
 const LONGEST_CORRECTED = 24;
 /** Another candidate is kept beside the best only if at least this share of the best's products hold it. */

@@ -88,15 +88,20 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     forms.push({ start, end, words: to, kind: "correction" });
     fixes.push({ from: words.slice(start, end).join(" "), to: to.join(" ") });
   };
-  // Two neighbouring words the catalog writes as one; neither is then a typo ("soda" is no "sofa" beside "stream").
+  // Two neighbouring words the catalog writes as one, read as typed or (changedOnly) as corrected.
   const inJoined = new Set<number>();
-  for (let i = 0; vocabulary && i + 1 < found.length; i++) {
-    if (!correctable(found[i]!, i) || !correctable(found[i + 1]!, i + 1)) continue;
-    const word = joined(words[i]!, words[i + 1]!, vocabulary);
-    if (!word) continue;
-    correct(i, i + 2, [word]);
-    inJoined.add(i).add(i + 1);
-  }
+  const joinNeighbours = (read: readonly string[], changedOnly: boolean) => {
+    for (let i = 0; vocabulary && i + 1 < found.length; i++) {
+      if (inJoined.has(i) || inJoined.has(i + 1) || !correctable(found[i]!, i) || !correctable(found[i + 1]!, i + 1)) continue;
+      if (changedOnly && read[i] === words[i] && read[i + 1] === words[i + 1]) continue;
+      const word = joined(read[i]!, read[i + 1]!, vocabulary);
+      if (!word) continue;
+      correct(i, i + 2, [word]);
+      inJoined.add(i).add(i + 1);
+    }
+  };
+  // As typed first: neither word is then a typo ("soda" is no "sofa" beside "stream").
+  joinNeighbours(words, false);
   // Each word as the rest of the plan reads it: its best correction when the catalog lacks it.
   const primary = [...words];
   let looked = 0;
@@ -113,6 +118,8 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     const halves = split(token.word, vocabulary);
     if (halves) correct(i, i + 1, halves);
   });
+  // Then as corrected: "nutri syystem" is "nutri system", which the catalog writes "nutrisystem".
+  joinNeighbours(primary, true);
 
   const expansions = expand(primary, deps.synonyms);
   const replaced = new Set(expansions.filter((e) => e.replaces).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));

@@ -60,9 +60,10 @@ describe("corrections", () => {
     expect(corrections("wedding", vocabulary)).toEqual([]);
   });
 
-  it("allows two edits from ten letters", () => {
+  it("allows two edits from eight letters", () => {
     expect(corrections("refrigiratr", vocabulary)).toEqual(["refrigerator"]);
-    expect(corrections("hedphons", vocabulary)).toEqual([]); // eight letters: one edit only
+    expect(corrections("hedphons", vocabulary)).toEqual(["headphones", "headphone"]); // eight letters; both two edits away
+    expect(corrections("snscren", vocabulary)).toEqual([]); // seven letters: one edit only
   });
 
   it("counts edits as Damerau–Levenshtein without overlaps", () => {
@@ -119,6 +120,11 @@ describe("typos in a query", () => {
     expect(read.forms).toContainEqual({ start: 0, end: 2, words: ["sodastream"], kind: "correction" });
     expect(anyWordQuery(read)).toBe("soda | stream | bluray | sodastream | (blu <-> ray)");
     expect(everyWordQuery(read)).toBe("(soda | sodastream) & (stream | sodastream) & (bluray | (blu <-> ray))");
+    // A typo is corrected first, then joined: "stteam" is "stream", and "soda stream" the catalog's "sodastream".
+    expect(plan("soda stteam").corrections).toEqual([
+      { from: "stteam", to: "stream" },
+      { from: "soda stteam", to: "sodastream" },
+    ]);
     // A code keeps its boundaries: "SODA" in capitals, in a query that is not, is one.
     expect(plan("SODA stream").corrections).toEqual([]);
   });
