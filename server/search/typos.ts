@@ -79,14 +79,17 @@ export function editDistance(a: string, b: string, max: number): number {
   return rows[a.length]![b.length]!;
 }
 
-/** The same word in the catalog's form: a plural or singular it holds ("jackets" for "jacket") is not a typo. */
-function knownForm(word: string, vocabulary: Vocabulary): boolean {
+/**
+ * How many products hold the word in another number: a plural or singular the catalog holds ("jackets" for
+ * "jacket") is the same word, held as often as its commonest form.
+ */
+function heldAsForm(word: string, vocabulary: Vocabulary): number {
   const forms = [`${word}s`, `${word}es`];
   if (word.endsWith("s")) forms.push(word.slice(0, -1));
   if (word.endsWith("es")) forms.push(word.slice(0, -2));
   if (word.endsWith("ies")) forms.push(`${word.slice(0, -3)}y`);
   if (word.endsWith("y")) forms.push(`${word.slice(0, -1)}ies`);
-  return forms.some((form) => vocabulary.count(form) > 0);
+  return Math.max(...forms.map((form) => vocabulary.count(form)));
 }
 
 function byProducts(vocabulary: Vocabulary) {
@@ -97,8 +100,10 @@ function byProducts(vocabulary: Vocabulary) {
 export function corrections(word: string, vocabulary: Vocabulary): string[] {
   const length = [...word].length;
   if (length < ONE_EDIT_FROM || length > LONGEST_CORRECTED) return [];
-  const held = vocabulary.count(word);
-  if (held > RARE_MAX_DOCS || (held === 0 && knownForm(word, vocabulary))) return [];
+  // A word the catalog lacks but holds in another number counts as held: rarely held, it still gets a far commoner
+  // neighbour ("pats", the plural of "pat" in 2 products, is also searched as "pants", in hundreds).
+  const held = vocabulary.count(word) || heldAsForm(word, vocabulary);
+  if (held > RARE_MAX_DOCS) return [];
   const order = byProducts(vocabulary);
   let found = [...singleEdits(word, vocabulary.alphabet)].filter((edit) => vocabulary.count(edit) > 0).sort(order);
   if (held > 0) {

@@ -32,6 +32,8 @@ const vocabulary = buildVocabulary([
   ["book", 40],
   ["notebook", 12],
   ["tvstand", 9],
+  ["pat", 2],
+  ["pants", 60],
 ]);
 
 describe("corrections", () => {
@@ -50,6 +52,8 @@ describe("corrections", () => {
   it("corrects a word the catalog holds in a few products when a far commoner one is one edit away", () => {
     expect(corrections("rechargable", vocabulary)).toEqual(["rechargeable"]);
     expect(corrections("express", vocabulary)).toEqual([]); // 30 is not 20 × 4
+    // The same when the catalog holds it only in another number: "pats" is "pat" (2 products) or "pants" (60).
+    expect(corrections("pats", vocabulary)).toEqual(["pants"]);
   });
 
   it("leaves alone words the catalog holds, their plurals, short words, and words nothing is close to", () => {
