@@ -4,7 +4,7 @@
  * and nDCG@10 as ../shared/data/relevance/README.md defines it.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openPglite } from "../server/db/open.js";
@@ -38,11 +38,15 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
-/** The cache key covers the data, the model and what is embedded, so any change rebuilds. */
+/**
+ * The cache key covers the data, the model and what is embedded, so any change rebuilds. The data by its content
+ * (6 MB, hashed in milliseconds), not its modification time: ../shared is copied afresh on some machines, which
+ * rebuilt this catalog (5 minutes) with nothing changed.
+ */
 function cacheDir(embedder: Embedder): string {
-  const products = join(DATA, "products.ndjson");
   const key = createHash("sha256")
-    .update(`${statSync(products).size}:${statSync(products).mtimeMs}:${embedder.model}:${embeddingText.toString()}`)
+    .update(readFileSync(join(DATA, "products.ndjson")))
+    .update(`${embedder.model}:${embeddingText.toString()}`)
     .update(readFileSync(join(ROOT, "drizzle", "meta", "_journal.json")))
     .digest("hex")
     .slice(0, 16);
