@@ -37,6 +37,16 @@ const SHORTEST_HALF = 3;
 /** A joined word must be in this many products: one product's run-together name is no spelling of the catalog's. */
 const JOINED_MIN_DOCS = 2;
 
+/**
+ * How many products another reading of a word the catalog holds in `held` products must be in to be searched as
+ * well: any, for a word it lacks; RARE_RATIO times as many, for one it holds rarely; none (null) for one it holds
+ * commonly, which is the catalog's own word.
+ */
+function alternativeNeeds(held: number): number | null {
+  if (held > RARE_MAX_DOCS) return null;
+  return held > 0 ? RARE_RATIO * held : 1;
+}
+
 /** Every string one edit from `word` (deletions, swaps of neighbours, substitutions, insertions). */
 export function singleEdits(word: string, alphabet: readonly string[]): Set<string> {
   const edits = new Set<string>();
@@ -103,13 +113,14 @@ export function corrections(word: string, vocabulary: Vocabulary): string[] {
   // A word the catalog lacks but holds in another number counts as held: rarely held, it still gets a far commoner
   // neighbour ("pats", the plural of "pat" in 2 products, is also searched as "pants", in hundreds).
   const held = vocabulary.count(word) || heldAsForm(word, vocabulary);
-  if (held > RARE_MAX_DOCS) return [];
+  const needs = alternativeNeeds(held);
+  if (needs === null) return [];
   const order = byProducts(vocabulary);
   let found = [...singleEdits(word, vocabulary.alphabet)].filter((edit) => vocabulary.count(edit) > 0).sort(order);
   if (held > 0) {
     // Known but rare: only a much commoner neighbour is worth searching as well.
     const best = found[0];
-    return best !== undefined && vocabulary.count(best) >= RARE_RATIO * held ? [best] : [];
+    return best !== undefined && vocabulary.count(best) >= needs ? [best] : [];
   }
   if (found.length === 0 && length >= TWO_EDITS_FROM) {
     found = vocabulary
@@ -137,9 +148,8 @@ export function joined(left: string, right: string, vocabulary: Vocabulary): str
 export function split(word: string, vocabulary: Vocabulary): [string, string] | null {
   const letters = [...word];
   if (letters.length < 2 * SHORTEST_HALF || letters.length > LONGEST_CORRECTED) return null;
-  const held = vocabulary.count(word);
-  if (held > RARE_MAX_DOCS) return null;
-  const least = held > 0 ? RARE_RATIO * held : 1;
+  const least = alternativeNeeds(vocabulary.count(word));
+  if (least === null) return null;
   let best: { halves: [string, string]; rarer: number } | null = null;
   for (let at = SHORTEST_HALF; at <= letters.length - SHORTEST_HALF; at++) {
     const halves: [string, string] = [letters.slice(0, at).join(""), letters.slice(at).join("")];

@@ -91,7 +91,8 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   // Two neighbouring words the catalog writes as one, read as typed or (changedOnly) as corrected.
   const inJoined = new Set<number>();
   const joinNeighbours = (read: readonly string[], changedOnly: boolean) => {
-    for (let i = 0; vocabulary && i + 1 < found.length; i++) {
+    if (!vocabulary) return;
+    for (let i = 0; i + 1 < found.length; i++) {
       if (inJoined.has(i) || inJoined.has(i + 1) || !correctable(found[i]!, i) || !correctable(found[i + 1]!, i + 1)) continue;
       if (changedOnly && read[i] === words[i] && read[i + 1] === words[i + 1]) continue;
       const word = joined(read[i]!, read[i + 1]!, vocabulary);
