@@ -21,7 +21,7 @@ import { SAMPLE_CATALOG_PATH } from "../../server/sample/index.js";
 import { startSharedPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
 import { freePort } from "../helpers/ports.js";
 import { READY } from "../helpers/server.js";
-import { expectWholeOrTurnedAway, expectWholePage, parseLog } from "../helpers/shutdown.js";
+import { begins, expectWholeOrTurnedAway, expectWholePage, parseLog, type LogEntry } from "../helpers/shutdown.js";
 
 interface Server {
   proc: ChildProcess;
@@ -200,14 +200,9 @@ describe("WEB_CONCURRENCY=2 with DATABASE_URL", () => {
     const requests = Array.from({ length: 8 }, (_, i) =>
       get(`${server.base}/api/v1/products/search?q=${["tent", "kettle", "jacket", "headphones"][i % 4]}%20${i}&limit=50`, key),
     );
-    type Line = { msg: string; reqId?: string; worker?: number; code?: number; req?: { url?: string } };
-    // This test's searches only: a line about an earlier test's /health request can still arrive after the marker.
-    const searchBegun = (entry: Line) => entry.msg === "incoming request" && entry.req?.url?.includes("/products/search") === true;
-    const linesSoFar = () => {
-      const output = server.output().slice(marker);
-      return parseLog(output.slice(0, output.lastIndexOf("\n") + 1)) as Line[];
-    };
-    while (linesSoFar().filter(searchBegun).length < 3) await sleep(2);
+    type Line = LogEntry & { worker?: number; code?: number };
+    const searchBegun = begins("/products/search");
+    while (parseLog(server.output().slice(marker)).filter(searchBegun).length < 3) await sleep(2);
     server.proc.kill("SIGTERM");
     const answers = await Promise.all(requests);
     expect(await server.exited, server.output().slice(marker)).toBe(0);

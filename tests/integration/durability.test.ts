@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lockPath } from "../../server/db/lock.js";
 import { run } from "../../server/cli/run.js";
 import { toNdjson } from "../helpers/catalog.js";
-import { expectLateRequestTurnedAway, expectWholeOrTurnedAway, expectWholePage, parseLog } from "../helpers/shutdown.js";
+import { begins, expectLateRequestTurnedAway, expectWholeOrTurnedAway, expectWholePage, parseLog } from "../helpers/shutdown.js";
 import { freePort } from "../helpers/ports.js";
 import { READY } from "../helpers/server.js";
 
@@ -224,7 +224,7 @@ describe("SIGTERM with requests in flight", () => {
       ),
     );
     // The first request has reached the server: the signal arrives while it (and those behind it) are being served.
-    while (!server.output().slice(marker).includes("incoming request")) {
+    while (!parseLog(server.output().slice(marker)).some(begins("durable%20lamp"))) {
       if (server.proc.exitCode !== null || server.proc.signalCode !== null) throw new Error(`the server is not running:\n${server.output()}`);
       await sleep(2);
     }
@@ -239,7 +239,7 @@ describe("SIGTERM with requests in flight", () => {
     const log = parseLog(server.output().slice(marker));
     const shutdownAt = log.findIndex((entry) => entry.msg.startsWith("shutting down"));
     expect(shutdownAt).toBeGreaterThan(0);
-    const begun = log.slice(0, shutdownAt).filter((entry) => entry.msg === "incoming request");
+    const begun = log.slice(0, shutdownAt).filter(begins("durable%20lamp"));
     expect(begun.length).toBeGreaterThan(0);
     // Every request the server had begun when the signal came was answered in full.
     for (const entry of begun) {

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { openPostgres, type PostgresTimeouts } from "../../server/db/open.js";
 import { FIXTURE } from "../helpers/catalog.js";
-import { expectLateRequestTurnedAway, expectWholeOrTurnedAway, expectWholePage, parseLog } from "../helpers/shutdown.js";
+import { begins, expectLateRequestTurnedAway, expectWholeOrTurnedAway, expectWholePage, parseLog } from "../helpers/shutdown.js";
 import { isDatabaseUnavailable } from "../../server/db/errors.js";
 import { sql } from "drizzle-orm";
 import { READY } from "../helpers/server.js";
@@ -256,7 +256,7 @@ describe("SIGTERM with several requests in flight (real server process, DATABASE
         ),
       );
       // Several have begun (they wait on the database, so they overlap) before the signal.
-      while ((output.slice(marker).match(/incoming request/g) ?? []).length < 3) await new Promise((resolve) => setTimeout(resolve, 2));
+      while (parseLog(output.slice(marker)).filter(begins("/products/search")).length < 3) await new Promise((resolve) => setTimeout(resolve, 2));
       child.kill("SIGTERM");
       while (!output.slice(marker).includes("shutting down") && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 2));
       await expectLateRequestTurnedAway(`${base}/health`, key);
@@ -266,7 +266,7 @@ describe("SIGTERM with several requests in flight (real server process, DATABASE
       expect(code, output).toBe(0);
       const log = parseLog(output.slice(marker));
       const shutdownAt = log.findIndex((entry) => entry.msg.startsWith("shutting down"));
-      const begun = log.slice(0, shutdownAt).filter((entry) => entry.msg === "incoming request");
+      const begun = log.slice(0, shutdownAt).filter(begins("/products/search"));
       const finishedAfter = new Set(
         log
           .slice(shutdownAt)
