@@ -163,6 +163,13 @@ export function createCatalogService(deps: {
   };
 }
 
+/**
+ * Whether a key can be stored at all. Postgres refuses NUL in text, in a query's parameters too, and imports strip it
+ * (ingest/sanitize.ts): a SKU holding one matches nothing, so it is not sent. (A URL's key never holds one: the URL parser
+ * percent-encodes it.)
+ */
+const storable = (key: string) => !key.includes("\u0000");
+
 async function lookupAll(db: Database, inputs: readonly LookupInput[], withRawData: boolean): Promise<Lookup[]> {
   const ids = inputs.flatMap((input) => ("id" in input ? [input.id] : []));
   const urlKeys = inputs.flatMap((input) => ("url" in input ? [productUrlKey(input.url) ?? ""] : []));
@@ -174,7 +181,7 @@ async function lookupAll(db: Database, inputs: readonly LookupInput[], withRawDa
   // SKUs are looked up per merchant scope: one query per distinct brand_url, usually one.
   const skuScopes = new Map<string, string[]>();
   for (const input of inputs) {
-    if (!("sku" in input)) continue;
+    if (!("sku" in input) || !storable(input.sku)) continue;
     const scope = input.brand_url === undefined ? "" : (brandHost(input.brand_url) ?? "");
     skuScopes.set(scope, [...(skuScopes.get(scope) ?? []), input.sku.toLowerCase()]);
   }

@@ -18,6 +18,17 @@ function textError(issue: { input?: unknown }): string {
 
 const text = () => z.string({ error: textError });
 
+/**
+ * A name a filter matches exactly: a category, a brand, a SKU. Postgres text cannot hold NUL, so no stored name has one
+ * (imports strip it), and a query parameter holding one is an error in Postgres: it is refused here, by name.
+ */
+export const nameValue = () =>
+  text()
+    .refine((value) => !value.includes("\u0000"), "must not contain the character U+0000")
+    .trim()
+    .min(1, "must not be empty")
+    .max(200, "must be at most 200 characters");
+
 /** A parameter's own message, except for a repeated one (`?limit=1&limit=2`), which every parameter words alike. */
 const givenOnce = (message: string) => (issue: { input?: unknown }) => (Array.isArray(issue.input) ? "must be given once" : message);
 
@@ -167,12 +178,12 @@ export const SearchParamsSchema = z
       .describe(
         "Only products in these states (any of them): `in_stock` (buyable now: in stock, limited, online or in-store only), `out_of_stock` (out of stock, sold out, discontinued), `preorder`, `backorder`. Comma-separated or repeated. Products whose page states no availability are left out.",
       ),
-    category: list(text().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"), { max: 10 })
+    category: list(nameValue(), { max: 10 })
       .optional()
       .describe(
         'Only products under this category path (any of them, if repeated): a prefix of whole segments, case-insensitive, e.g. `Outdoor` or `outdoor > tents` matches "Outdoor > Tents > Backpacking".',
       ),
-    brand: list(text().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"), { max: 20 })
+    brand: list(nameValue(), { max: 20 })
       .optional()
       .describe("Only products of these brands (any of them; repeat the parameter): brand names as the records give them, case-insensitive."),
     updated_since: InstantSchema.optional().describe(
@@ -282,7 +293,7 @@ const LookupInputSchema = z.union(
     z.strictObject({ url: UrlSchema.describe("A product page URL (normalised as for `GET /products?url=`).") }),
     z.strictObject({ gtin: GtinSchema.describe("A GTIN in any of its forms.") }),
     z.strictObject({
-      sku: text().trim().min(1, "must not be empty").max(200, "must be at most 200 characters").describe("A SKU as the merchant gives it."),
+      sku: nameValue().describe("A SKU as the merchant gives it."),
       brand_url: text()
         .max(URL_MAX, `must be at most ${URL_MAX} characters`)
         .refine((value) => brandHost(value) !== null, "must be a domain such as brand.com or a URL on it")

@@ -6,6 +6,7 @@
  * this catalog states. tests/integration/ucp*.test.ts validate both against the protocol's own schemas.
  */
 import { z } from "zod";
+import { nameValue } from "./params.js";
 
 /** The protocol release this service implements (`ucp.version` in every answer and in /.well-known/ucp). */
 export const UCP_VERSION = "2026-04-08";
@@ -51,13 +52,13 @@ export const UcpPriceFilterSchema = z
 export const UcpSearchFiltersSchema = z
   .looseObject({
     categories: z
-      .array(z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"))
+      .array(nameValue())
       .max(10, "may hold at most 10 categories")
       .optional()
       .describe('Any of these category paths, as answers give them (`"Outdoor > Tents"`); a path also matches the categories under it.'),
     price: UcpPriceFilterSchema.optional(),
     brands: z
-      .array(z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"))
+      .array(nameValue())
       .max(20, "may hold at most 20 brands")
       .optional()
       .describe("This catalog's own filter: any of these brand names (case-insensitive)."),

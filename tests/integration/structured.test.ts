@@ -331,6 +331,12 @@ describe.each(PATHS)("on %s", (path) => {
       });
     });
 
+    it("refuses a SKU holding NUL by name, which no stored product can hold (it once reached Postgres: a 500)", async () => {
+      const answer = await post({ inputs: [{ sku: "NP-3001" }, { sku: "NP-3001\u0000", brand_url: "northpeak.example" }] });
+      expect(answer.statusCode, answer.body).toBe(400);
+      expect(ProblemSchema.parse(answer.json()).errors).toEqual([{ param: "inputs.1.sku", message: "must not contain the character U+0000" }]);
+    });
+
     it("refuses more than 50 lookups, and a GTIN whose check digit is wrong, naming where", async () => {
       const many = await post({ inputs: Array.from({ length: 51 }, (_, i) => ({ id: `pdp_${i}` })) });
       expect(many.statusCode).toBe(400);

@@ -430,6 +430,13 @@ describe.skipIf(!UCP_REFERENCE_PRESENT)(
         expect(none).toMatchObject({ status: 200, body: { products: [], messages: [{ type: "info", code: "not_found", content: "prod_invalid" }] } });
       });
 
+      it("Conformance 4: an identifier holding NUL, which no stored product can, is not found (it once reached Postgres: a 500)", async () => {
+        const { status, body } = await ucp("lookup", { ids: ["\u0000", "RT-BLU-M\u0000", TENT_ID] });
+        expect(status).toBe(200);
+        expect(body.products.map((product) => product.id)).toEqual([TENT_ID]);
+        expect(codes(body)).toEqual(["not_found", "not_found"]);
+      });
+
       it("Conformance 5: return HTTP 400 with request_too_large for requests exceeding batch size limits", async () => {
         const { status, body } = await ucp("lookup", { ids: Array.from({ length: 200 }, (_, i) => `id_${i}`) });
         expect(status).toBe(400);
