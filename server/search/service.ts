@@ -168,12 +168,14 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const withRawData = params.include_raw_data || params.view === "full";
 
       const messages: Message[] = [];
-      if ((effective.price_min !== undefined || effective.price_max !== undefined || priced) && effective.currency) {
-        messages.push({
-          code: "currency_only",
-          text: `Prices are never converted: only products priced in ${effective.currency} were considered for the price ${priced ? "sort" : "filter"}.`,
-        });
-      }
+      const currencyOnly: Message | undefined =
+        (effective.price_min !== undefined || effective.price_max !== undefined || priced) && effective.currency
+          ? {
+              code: "currency_only",
+              text: `Prices are never converted: only products priced in ${effective.currency} were considered for the price ${priced ? "sort" : "filter"}.`,
+            }
+          : undefined;
+      if (currencyOnly) messages.push(currencyOnly);
       for (const skipped of reading?.notApplied ?? []) {
         messages.push({ code: "filter_not_applied", text: `"${skipped.text}" was not applied as ${skipped.filter}: ${skipped.reason}.` });
       }
@@ -183,6 +185,18 @@ export function createSearchService(deps: SearchDeps): SearchService {
           ? await searchPage(query, plan, filters, effective, sort, position)
           : await browsePage(filters, sort as OrderSort, effective, position);
       const hits = (await recordsOf(page, withRawData)).map((product): SearchHitResult => ({ product }));
+      // An empty answer that only prices in one currency says where else the search matches, so that the caller (an
+      // agent, often) can ask again in that currency rather than conclude the catalog has nothing. It costs one more
+      // search, only then.
+      if (currencyOnly && hits.length === 0 && position === undefined) {
+        const elsewhere = await pricedElsewhere(query, plan, effective);
+        if (elsewhere.length > 0) {
+          const counts = elsewhere.map(({ currency, count }) => `${count} ${count === 1 ? "product" : "products"} priced in ${currency}`);
+          const step = priced ? "sort" : "filter";
+          const where = elsewhere.length === 1 ? "that currency" : "one of those currencies";
+          currencyOnly.text += ` None matched. Without the price ${step} the search matches ${counts.join(", ")}; to ${step} by price, ask in ${where}.`;
+        }
+      }
       if (params.explain) await explainHits(hits, plan, effective, page.scores);
       if (page.endOfRelevance) {
         messages.push({
@@ -350,6 +364,22 @@ export function createSearchService(deps: SearchDeps): SearchService {
       scores,
       rerank,
     };
+  }
+
+  /** How many products the search matches, its prices and currency aside, per currency other than the one asked; most first. */
+  async function pricedElsewhere(
+    query: string | undefined,
+    plan: QueryPlan | null,
+    params: SearchParams,
+  ): Promise<{ currency: string; count: number }[]> {
+    const unpriced: SearchParams = { ...params, price_min: undefined, price_max: undefined, currency: undefined, sort: undefined, facets: ["price"] };
+    const filters = filtersFrom(unpriced);
+    const page = query && plan ? await searchPage(query, plan, filters, unpriced, "relevance") : await browsePage(filters, "newest", unpriced);
+    const counts = new Map<string, number>();
+    for (const bucket of (await facetCounts(page.facetScope(), ["price"])).price ?? []) {
+      if (bucket.currency !== params.currency) counts.set(bucket.currency, (counts.get(bucket.currency) ?? 0) + bucket.count);
+    }
+    return [...counts].map(([currency, count]) => ({ currency, count })).sort((a, b) => b.count - a.count || (a.currency < b.currency ? -1 : 1));
   }
 
   /** Fills in why each hit matched (`explain=true`). */

@@ -79,6 +79,26 @@ describe.each(PATHS)("on %s", (path) => {
       ]);
     });
 
+    it("says, when nothing priced in the currency asked matches, how many would in other currencies (the search or browse without its prices)", async () => {
+      // The skillet is priced in euros only: nothing in dollars, and the message says where it is.
+      const skillet = await search("q=cast%20iron%20skillet&price_max=50&currency=USD");
+      expect(skillet.products).toEqual([]);
+      expect(skillet.messages).toEqual([
+        {
+          code: "currency_only",
+          text: "Prices are never converted: only products priced in USD were considered for the price filter. None matched. Without the price filter the search matches 1 product priced in EUR; to filter by price, ask in that currency.",
+        },
+      ]);
+      const kitchenInEuros = (await search("category=kitchen&currency=EUR&sort=price_asc&limit=100")).products.length;
+      const browse = await search("category=kitchen&sort=price_asc&currency=GBP");
+      expect(browse.products).toEqual([]);
+      expect(browse.messages?.[0]?.text).toContain(
+        `None matched. Without the price sort the search matches ${kitchenInEuros} products priced in EUR; to sort by price, ask in that currency.`,
+      );
+      // An answer that has products says nothing more.
+      expect((await search("q=tent&price_max=400&currency=USD")).messages?.[0]?.text).not.toContain("None matched");
+    });
+
     it("filters by availability group, category path prefix (whole segments, any case) and brands (repeatable)", async () => {
       expect(names(await search("category=Outdoor%20%3E%20tents&availability=in_stock")).sort()).toEqual(["Alpine 2 Backpacking Tent"]);
       expect(names(await search("category=outdoor&availability=out_of_stock,preorder")).sort()).toEqual([
