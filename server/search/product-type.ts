@@ -34,11 +34,11 @@ function bare(token: string): string {
 
 /**
  * The words of a product name that say what it is, most telling first: the last plain word before the
- * qualifiers, and the word before it when that one only says how it is sold. Codes (digits, or two or three
+ * qualifiers, and the word before it when that one only says how it is sold, or the word before "and" ("&"). Codes (digits, or two or three
  * capitals: "PA", "GTX") are skipped.
  */
 export function nameHeads(name: string): string[] {
-  const segment = name.split(QUALIFIER)[0] ?? name;
+  const segment = (name.split(QUALIFIER)[0] ?? name).replace(/\s&\s/gu, " and ");
   const tokens = segment.match(/[\p{L}\p{N}][\p{L}\p{N}'’\-‐/.+]*/gu) ?? [];
   // A unit after a number is a size, not a kind ("Chef's Knife 20 *cm*").
   const words = tokens
@@ -51,6 +51,8 @@ export function nameHeads(name: string): string[] {
   const last = words.at(-1);
   if (last === undefined) return [];
   const before = words.at(-2);
+  // Two kinds joined ("Refrigerator and Freezer", "Kettle & Teapot"): the product is both.
+  if (before === "and" && words.length > 2) return [last, words.at(-3)!];
   return PACKAGING.has(last) && before !== undefined ? [last, before] : [last];
 }
 

@@ -13,6 +13,9 @@ describe("nameHeads", () => {
     ["Silicone Spatula Set", ["set", "spatula"]], // how it is sold, and what it is
     ["Trail Runner 3 Running Shoes (Women's)", ["shoes"]],
     ["GTX 500", []],
+    ["Igloo 3.2 cu. ft. 2-Door Refrigerator and Freezer", ["freezer", "refrigerator"]], // two kinds joined
+    ["Kettle & Teapot Set", ["set", "teapot"]],
+    ["Stoneware Kettle & Teapot", ["teapot", "kettle"]],
   ])("%s → %j", (name, heads) => {
     expect(nameHeads(name)).toEqual(heads);
   });
