@@ -213,3 +213,30 @@ describe("the vocabulary typo correction reads", () => {
     expect(await total()).toEqual(before);
   });
 });
+
+describe("names without a category", () => {
+  // Marketplace names without categories (as in the CrowdFlower catalog): the kind is guessed from the name's last
+  // noun, which sizes and colours bury.
+  const RECORDS: TestRecord[] = [
+    { url: shop("headgear"), name: "Century Drive Grappling Headgear Black M", desc: "Padded headgear for sparring." },
+    { url: shop("arts-guide"), name: "Martial Arts Training Guide (Paperback)", desc: "A guide to training in the martial arts." },
+    { url: shop("arts-film"), name: "Martial Arts Masters (DVD)", desc: "Four films." },
+    { url: shop("tea-cup"), name: "Tea Cup with Saucer", desc: "Fine china." },
+    { url: shop("cup-and-saucer"), name: "Cup and Saucer for Tea", desc: "Fine china." },
+  ];
+  let u: TestApp;
+  beforeAll(async () => {
+    u = await createTestApp({ records: RECORDS });
+  });
+  afterAll(() => u.close());
+  const first = async (q: string) => (await search(u.app, u.key, `q=${encodeURIComponent(q)}`)).urls;
+
+  it("takes the query's head word anywhere in the name as evidence of the kind", async () => {
+    expect((await first("martial arts headgear"))[0]).toBe(shop("headgear"));
+  });
+
+  it("puts a name holding the whole query in its order above one holding the same words apart", async () => {
+    // Each word at most one word after the one before ("with"); both names are of the kind and hold every word.
+    expect((await first("tea cup saucer"))[0]).toBe(shop("tea-cup"));
+  });
+});

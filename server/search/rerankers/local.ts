@@ -9,12 +9,15 @@
  *   count more and the name counts most;
  * - how much of the query the name covers, and how much the product covers
  *   anywhere (the description counts where the name is silent: a rain shell
- *   whose description says "waterproof" and "hiking"), and whether query words
- *   appear side by side in the name (phrases, numbers with units: "16 gb");
+ *   whose description says "waterproof" and "hiking"), whether query words
+ *   appear side by side in the name (phrases, numbers with units: "16 gb"),
+ *   and whether the name holds the whole query in its order ("Tea Cup with
+ *   Saucer" for "tea cup saucer");
  * - whether the name holds the query's last word, and whether the product is
  *   of the kind the query asks for: the head of its name or category against
  *   the query's head word (product-type.ts), so a jacket beats waterproof
- *   gaiters for "waterproof jacket";
+ *   gaiters for "waterproof jacket"; without a category, the query's head word
+ *   anywhere in the name counts too;
  * - whether the product is only an accessory of what was asked for ("case
  *   *for* iPhone" for "iphone");
  * - the sentence-encoder similarity of query and product.
@@ -36,7 +39,10 @@ import { wordFrequenciesOf } from "../statistics.js";
 import { type FormKind, literalPlan, type QueryPlan } from "../understand.js";
 
 /** One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory` counts against. */
-export type Features = Record<"bm25" | "coverage" | "coverageAll" | "phrase" | "cosine" | "head" | "type" | "accessory", number>;
+export type Features = Record<
+  "bm25" | "coverage" | "coverageAll" | "phrase" | "sequence" | "cosine" | "head" | "type" | "headNamed" | "accessory",
+  number
+>;
 
 /**
  * A candidate's signals; whether it is of a kind the query names in words the shopper typed (or their synonyms);
@@ -70,21 +76,23 @@ export type LocalWeights = Features & {
 
 /** Tuned with `npm run bench:tune-local` on the dev queries and the sample-catalog set; see docs/search.md. */
 export const DEFAULT_WEIGHTS: LocalWeights = {
-  bm25: 0.5,
+  bm25: 0.25,
   coverage: 0,
   coverageAll: 4,
   phrase: 0.25,
-  cosine: 2,
+  sequence: 0.5,
+  cosine: 1.5,
   head: 0,
   type: 1,
-  accessory: 0.25,
+  headNamed: 1.5,
+  accessory: 0.5,
   fields: { name: 5, brands: 2, desc: 1 },
   k1: 1.2,
   b: 0.5,
   forms: { correction: 0.8, synonym: 0.8 },
   credit: { category: 0.7, desc: 0.5 },
   // Chosen from bench:tune-local's floor table: most unrelated products out for little nDCG (docs/search.md).
-  floor: 2.5,
+  floor: 2.25,
   // Chosen from bench:tune-local's weak-evidence table: no dev nDCG lost (docs/search.md).
   weak: { coverage: 0.4, cosine: 0.4 },
   // From bench:tune-local's other-kind table: the waterproof shoe for "waterproof jacket", the sleeping mask for
@@ -190,20 +198,38 @@ function features(
     const right = query.clauses[i]!.forms.flatMap((form) => positions(form.lexemes[0]));
     if (left.some((p) => right.some((q) => q - p > 0 && q - p <= 1))) adjacent++;
   }
+  // The whole query in the name, in its order, each word at most one word after the one before ("dresses for women",
+  // "Screen Protector for Samsung"): phrase counts pairs side by side; this, the query read as one.
+  let ends: number[] = [];
+  for (const [k, clause] of query.clauses.entries()) {
+    if (k > 0 && ends.length === 0) break;
+    const next = new Set<number>();
+    for (const form of clause.forms) {
+      for (const start of positions(form.lexemes[0])) {
+        if (k === 0 || ends.some((end) => start - end >= 1 && start - end <= 2)) next.add(start + form.lexemes.length - 1);
+      }
+    }
+    ends = [...next];
+  }
   const last = query.clauses.at(-1);
   const head = last?.forms.some((form) => holds(form, "name")) ? 1 : 0;
   // The kind of product: the query's head word among the kinds the name and category name, or else another query word.
   const names = (clause: Clause | undefined, typed = false) =>
     clause?.forms.some((form) => (!typed || !form.corrected) && form.lexemes.length === 1 && document.kinds.has(form.lexemes[0]!)) ?? false;
-  const type = names(query.head === undefined ? undefined : query.clauses[query.head]) ? 1 : query.clauses.some((clause) => names(clause)) ? 0.5 : 0;
+  const headClause = query.head === undefined ? undefined : query.clauses[query.head];
+  const type = names(headClause) ? 1 : query.clauses.some((clause) => names(clause)) ? 0.5 : 0;
   return {
     bm25,
     coverage: total > 0 ? inName / total : 0,
     coverageAll: total > 0 ? anywhere / total : 0,
     phrase: pairs > 0 ? adjacent / pairs : 0,
+    sequence: query.clauses.length > 1 && ends.length > 0 ? 1 : 0,
     cosine,
     head,
     type,
+    // Without a category, the kind is only guessed from the name's last noun, which names often bury under sizes and
+    // colours ("… Grappling Headgear Black M"): the query's head word anywhere in the name is evidence of it too.
+    headNamed: document.category.size === 0 && headClause?.forms.some((form) => holds(form, "name")) ? 1 : 0,
     accessory: 0,
     // A kind reached only through a guessed correction ("dress" read as "press") is no evidence that the catalog has what was asked.
     kindAsked: query.clauses.some((clause) => names(clause, true)),
@@ -234,9 +260,11 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
     weights.coverage * f.coverage +
     weights.coverageAll * f.coverageAll +
     weights.phrase * f.phrase +
+    weights.sequence * f.sequence +
     weights.cosine * f.cosine +
     weights.head * f.head +
-    weights.type * f.type -
+    weights.type * f.type +
+    weights.headNamed * f.headNamed -
     weights.accessory * f.accessory
   );
 }
@@ -251,14 +279,18 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   const kindFound = scored.some((f) => f.kindAsked);
   const order = ids.map((id, index) => ({ id, index, score: combine(scored[index]!, maxBm25, weights), features: scored[index]! }));
   order.sort((a, b) => b.score - a.score || a.index - b.index);
-  const best = order[0]?.score ?? 0;
+  // The floor asks whether a candidate is about what was asked at all; the order of the query's words in the name,
+  // and the head word read from an uncategorised name, only order related products (measured: counted here, they
+  // cut the Vitas without "system" for "playstation vita system").
+  const related = (f: Scored, score: number) => score - weights.sequence * f.sequence - weights.headNamed * f.headNamed;
+  const best = Math.max(...order.map((o) => related(o.features, o.score)));
   const weak = (f: Scored) => !kindFound && f.coverageAll < weights.weak.coverage && f.cosine < weights.weak.cosine;
   const bestOfKind = order[0]?.features.type === 1;
   const otherKind = (f: Scored, score: number) => bestOfKind && f.categorised && f.type === 0 && score <= best - weights.otherKind;
   return order.map(({ id, score, features: f }) => ({
     id,
     score,
-    unrelated: score < best - weights.floor || weak(f) || otherKind(f, score),
+    unrelated: related(f, score) < best - weights.floor || weak(f) || otherKind(f, related(f, score)),
   }));
 }
 
