@@ -110,7 +110,8 @@ function goals(prepared: Prepared, weights: LocalWeights): string {
 }
 
 /** The weights are tuned with the relevance floor off: it can only lower nDCG, and is calibrated last. */
-const NO_FLOORS = { floor: Number.POSITIVE_INFINITY, weak: { coverage: 0, cosine: 0 }, otherKind: Number.POSITIVE_INFINITY };
+const NONE = { coverage: 0, cosine: 0 };
+const NO_FLOORS = { floor: Number.POSITIVE_INFINITY, weak: NONE, faint: NONE, otherKind: Number.POSITIVE_INFINITY };
 const LINEAR = ["bm25", "coverage", "coverageAll", "phrase", "sequence", "cosine", "head", "type", "headNamed", "accessory"] as const;
 const VALUES = [0, 0.25, 0.5, 1, 1.5, 2, 3, 4];
 const show = (weights: LocalWeights, a: Prepared, b: Prepared) => `dev ${evaluate(a, weights).toFixed(4)} sample ${evaluate(b, weights).toFixed(4)}`;
@@ -195,22 +196,36 @@ if (!overall) throw new Error("nothing tuned");
 console.log(`best: ${overall.score.toFixed(4)}`, JSON.stringify(overall.weights));
 // The relevance floor, last: it can only lower nDCG (a relevant product cut), and it is what keeps unrelated ones out.
 for (const floor of [Number.POSITIVE_INFINITY, 4, 3, 2.5, 2.25, 2, 1.75, 1.5, 1.25, 1]) {
-  const weights = { ...overall.weights, floor, weak: { coverage: 0, cosine: 0 }, otherKind: Number.POSITIVE_INFINITY };
+  const weights = { ...overall.weights, ...NO_FLOORS, floor };
   console.log(`floor ${floor}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 // The floor for queries no candidate answers in kind: weak evidence on its own terms, beside the default relative floor.
 for (const coverage of [0, 0.3, 0.4, 0.5, 0.6])
   for (const cosine of [0.35, 0.4, 0.45, 0.5]) {
-    const weights = { ...overall.weights, floor: DEFAULT_WEIGHTS.floor, weak: { coverage, cosine }, otherKind: Number.POSITIVE_INFINITY };
+    const weights = { ...overall.weights, ...NO_FLOORS, floor: DEFAULT_WEIGHTS.floor, weak: { coverage, cosine } };
     console.log(
       `floor ${DEFAULT_WEIGHTS.floor}, weak below coverage ${coverage} and cosine ${cosine}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
     );
   }
 // Candidates of another kind (by their category) when the best is of the kind asked, beside both floors above.
 for (const otherKind of [Number.POSITIVE_INFINITY, 2, 1, 0.5, 0]) {
-  const weights = { ...overall.weights, floor: DEFAULT_WEIGHTS.floor, weak: DEFAULT_WEIGHTS.weak, otherKind };
+  const weights = { ...overall.weights, ...NO_FLOORS, floor: DEFAULT_WEIGHTS.floor, weak: DEFAULT_WEIGHTS.weak, otherKind };
   console.log(`other kind ${otherKind} below the best: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
+// Faint evidence, for every query, beside the three above.
+for (const coverage of [0, 0.4, 0.5, 0.6])
+  for (const cosine of [0.15, 0.2, 0.25, 0.3]) {
+    const weights = {
+      ...overall.weights,
+      floor: DEFAULT_WEIGHTS.floor,
+      weak: DEFAULT_WEIGHTS.weak,
+      otherKind: DEFAULT_WEIGHTS.otherKind,
+      faint: { coverage, cosine },
+    };
+    console.log(
+      `faint below coverage ${coverage} and cosine ${cosine}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
+    );
+  }
 await dev.close();
 await sample.handle.close();
 await embedder.close();

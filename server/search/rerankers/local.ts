@@ -68,6 +68,11 @@ export type LocalWeights = Features & {
    */
   weak: { coverage: number; cosine: number };
   /**
+   * The floor for every query: a candidate covering less than `coverage` of the query and less similar than `cosine`
+   * is unrelated even when it is of the kind asked (the felt play food for "dog food").
+   */
+  faint: { coverage: number; cosine: number };
+  /**
    * When the best candidate is of the kind the query's head word names, a candidate with a category that is of
    * no kind the query names is unrelated once it scores this much below the best (Infinity: never).
    */
@@ -95,6 +100,8 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   floor: 2.25,
   // Chosen from bench:tune-local's weak-evidence table: no dev nDCG lost (docs/search.md).
   weak: { coverage: 0.4, cosine: 0.4 },
+  // From bench:tune-local's faint-evidence table: "dog food" answers nothing instead of play food, for 0.0002 of dev nDCG.
+  faint: { coverage: 0.5, cosine: 0.2 },
   // From bench:tune-local's other-kind table: the waterproof shoe for "waterproof jacket", the sleeping mask for
   // "green tea" out; no dev query changes (that catalog has no categories).
   otherKind: 0,
@@ -271,7 +278,7 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
 
 /**
  * Candidates best first (ties keep retrieval order), each marked unrelated when it falls under the relevance
- * floor: far below the best; weak on its own when no candidate is of a kind the query names; or, when the best
+ * floor: far below the best; weak on its own when no candidate is of a kind the query names, or very weak; or, when the best
  * is of the kind asked, of another kind by its category.
  */
 export function rankScored(scored: readonly Scored[], ids: readonly string[], weights: LocalWeights) {
@@ -284,7 +291,8 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // cut the Vitas without "system" for "playstation vita system").
   const related = (f: Scored, score: number) => score - weights.sequence * f.sequence - weights.headNamed * f.headNamed;
   const best = Math.max(...order.map((o) => related(o.features, o.score)));
-  const weak = (f: Scored) => !kindFound && f.coverageAll < weights.weak.coverage && f.cosine < weights.weak.cosine;
+  const below = (f: Scored, floor: { coverage: number; cosine: number }) => f.coverageAll < floor.coverage && f.cosine < floor.cosine;
+  const weak = (f: Scored) => (!kindFound && below(f, weights.weak)) || below(f, weights.faint);
   const bestOfKind = order[0]?.features.type === 1;
   const otherKind = (f: Scored, score: number) => bestOfKind && f.categorised && f.type === 0 && score <= best - weights.otherKind;
   return order.map(({ id, score, features: f }) => ({

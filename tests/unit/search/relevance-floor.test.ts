@@ -1,0 +1,47 @@
+/** The relevance floor of the local reranker (issue 15), on the features it reads: which candidates it leaves out. */
+import { describe, expect, it } from "vitest";
+import { DEFAULT_WEIGHTS, rankScored, type Scored } from "../../../server/search/rerankers/local.js";
+
+const candidate = (features: Partial<Scored>): Scored => ({
+  bm25: 1,
+  coverage: 1,
+  coverageAll: 1,
+  phrase: 0,
+  sequence: 0,
+  cosine: 0.6,
+  head: 1,
+  type: 1,
+  headNamed: 0,
+  accessory: 0,
+  kindAsked: true,
+  categorised: true,
+  ...features,
+});
+
+const unrelated = (scored: Scored[]) =>
+  rankScored(
+    scored,
+    scored.map((_, i) => `p${i}`),
+    DEFAULT_WEIGHTS,
+  )
+    .filter((o) => o.unrelated)
+    .map((o) => o.id);
+
+describe("the relevance floor", () => {
+  it("leaves out a product of the kind asked that covers under half the query and is barely similar to it", () => {
+    // "dog food" against felt play food: food, but no dog, and nothing like it in meaning.
+    expect(unrelated([candidate({ coverageAll: 0.42, coverage: 0.42, cosine: 0.19 })])).toEqual(["p0"]);
+    expect(unrelated([candidate({ coverageAll: 0.42, coverage: 0.42, cosine: 0.3 })])).toEqual([]);
+    expect(unrelated([candidate({ coverageAll: 0.6, coverage: 0.6, cosine: 0.19 })])).toEqual([]);
+  });
+
+  it("measures how far below the best a product is without the signals that only order related products", () => {
+    // The best holds the query in order and, uncategorised, names the head word; the other is as related otherwise.
+    const best = candidate({ sequence: 1, headNamed: 1, categorised: false });
+    const other = candidate({ coverage: 0.9, coverageAll: 0.9, categorised: false });
+    const spread = DEFAULT_WEIGHTS.sequence + DEFAULT_WEIGHTS.headNamed + DEFAULT_WEIGHTS.coverageAll * 0.1;
+    expect(spread).toBeGreaterThan(DEFAULT_WEIGHTS.floor); // counted, they would put it under the floor
+    expect(unrelated([best, other])).toEqual([]);
+    expect(unrelated([best, candidate({ coverage: 0.2, coverageAll: 0.2, categorised: false })])).toEqual(["p1"]);
+  });
+});
