@@ -67,6 +67,8 @@ export function parseSynonyms(text: string, source: string): SynonymSet {
     const fail = (problem: string): never => {
       throw new SynonymsError(`${source} line ${index + 1}: ${problem} (in "${line}")`);
     };
+    // Solr reads a "#" after a rule as part of its last term; refused rather than searched as words of a comment.
+    if (line.includes("#")) fail('a "#" after a rule: a comment takes a line of its own');
     const sides = line.split("=>");
     if (sides.length > 2) fail('more than one "=>"');
     const terms = sides.map((side, s) => {

@@ -41,6 +41,7 @@ describe("parseSynonyms", () => {
     ["a =>", 'line 2: nothing on the right of "=>"'],
     ["lonely", "line 2: one term alone"],
     ["a, !!!", 'line 2: "!!!" has no letters or digits'],
+    ["tv => television   # one way", 'line 2: a "#" after a rule: a comment takes a line of its own'],
   ])("refuses %j naming the source and line", (line, problem) => {
     expect(() => parseSynonyms(`sofa, couch\n${line}`, "my.txt")).toThrow(SynonymsError);
     expect(() => parseSynonyms(`sofa, couch\n${line}`, "my.txt")).toThrow(`my.txt ${problem}`);
