@@ -47,6 +47,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("soda-maker"), name: "SodaStream Terra Sparkling Water Maker", desc: "Carbonates tap water at home.", category: "Kitchen > Drinks" },
   { url: shop("co2"), name: "SodaStream CO2 Cylinder", desc: "A spare cylinder for the maker.", category: "Kitchen > Drinks" },
   { url: shop("film"), name: "Alpine Documentary Blu-ray", desc: "Four hours of mountain footage on Blu-ray.", category: "Media > Films" },
+  { url: shop("activity-cube"), name: "Toddler Activity Cube", desc: "Beads, gears and a clock on five sides.", category: "Toys > Baby & Toddler" },
 ];
 
 let t: TestApp;
@@ -111,6 +112,12 @@ describe("synonyms", () => {
     const answer = await ask("couch");
     expect(answer.urls[0]).toBe(shop("sofa"));
     expect(answer.interpretation?.synonyms).toEqual([{ from: "couch", to: ["sofa", "settee"] }]);
+  });
+
+  it("reads an age as the stage shops label: a 1 year old is a toddler or a baby", async () => {
+    const answer = await ask("gift for a 1 year old");
+    expect(answer.urls).toEqual([shop("activity-cube")]);
+    expect(answer.interpretation?.synonyms).toEqual([{ from: "1 year old", to: ["toddler", "baby"] }]);
   });
 
   it("applies an operator's file at search time, and none of the built-in set when it is turned off", async () => {
