@@ -111,7 +111,21 @@ function goals(prepared: Prepared, weights: LocalWeights): string {
 
 /** The weights are tuned with the relevance floor off: it can only lower nDCG, and is calibrated last. */
 const NONE = { coverage: 0, cosine: 0 };
-const NO_FLOORS = { floor: Number.POSITIVE_INFINITY, weak: NONE, faint: NONE, otherKind: Number.POSITIVE_INFINITY };
+const NO_FLOORS = {
+  floor: Number.POSITIVE_INFINITY,
+  weak: NONE,
+  faint: NONE,
+  otherKind: Number.POSITIVE_INFINITY,
+  otherDepartment: Number.POSITIVE_INFINITY,
+};
+/** The floors as shipped. */
+const DEFAULT_FLOORS = {
+  floor: DEFAULT_WEIGHTS.floor,
+  weak: DEFAULT_WEIGHTS.weak,
+  faint: DEFAULT_WEIGHTS.faint,
+  otherKind: DEFAULT_WEIGHTS.otherKind,
+  otherDepartment: DEFAULT_WEIGHTS.otherDepartment,
+};
 const LINEAR = ["bm25", "coverage", "coverageAll", "phrase", "sequence", "cosine", "head", "type", "headNamed", "accessory"] as const;
 const VALUES = [0, 0.25, 0.5, 1, 1.5, 2, 3, 4];
 const show = (weights: LocalWeights, a: Prepared, b: Prepared) => `dev ${evaluate(a, weights).toFixed(4)} sample ${evaluate(b, weights).toFixed(4)}`;
@@ -215,17 +229,18 @@ for (const otherKind of [Number.POSITIVE_INFINITY, 2, 1, 0.5, 0]) {
 // Faint evidence, for every query, beside the three above.
 for (const coverage of [0, 0.4, 0.5, 0.6])
   for (const cosine of [0.15, 0.2, 0.25, 0.3]) {
-    const weights = {
-      ...overall.weights,
-      floor: DEFAULT_WEIGHTS.floor,
-      weak: DEFAULT_WEIGHTS.weak,
-      otherKind: DEFAULT_WEIGHTS.otherKind,
-      faint: { coverage, cosine },
-    };
+    const weights = { ...overall.weights, ...DEFAULT_FLOORS, faint: { coverage, cosine }, otherDepartment: Number.POSITIVE_INFINITY };
     console.log(
       `faint below coverage ${coverage} and cosine ${cosine}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
     );
   }
+// Candidates of a kind asked from another department than the best, beside all the floors above.
+for (const otherDepartment of [Number.POSITIVE_INFINITY, 0.3, 0.2, 0.1, 0]) {
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherDepartment };
+  console.log(
+    `other department, covering ${otherDepartment} less: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
+  );
+}
 await dev.close();
 await sample.handle.close();
 await embedder.close();

@@ -46,9 +46,10 @@ export type Features = Record<
 
 /**
  * A candidate's signals; whether it is of a kind the query names in words the shopper typed (or their synonyms);
- * and whether it has a category, so that its kind is known and not only guessed from its name.
+ * and its department, the first segment of its category (lower-cased), or null without a category, when its kind
+ * is only guessed from its name.
  */
-export type Scored = Features & { kindAsked: boolean; categorised: boolean };
+export type Scored = Features & { kindAsked: boolean; department: string | null };
 
 /** A weight per feature (`accessory`'s is subtracted), and the parameters inside them. */
 export type LocalWeights = Features & {
@@ -77,6 +78,12 @@ export type LocalWeights = Features & {
    * no kind the query names is unrelated once it scores this much below the best (Infinity: never).
    */
   otherKind: number;
+  /**
+   * When the best candidate is of the kind the query's head word names, a candidate of a kind the query names but
+   * from another department covering this much less of the query (`coverageAll`) than the best is unrelated: a
+   * thing that shares a name (Infinity: never).
+   */
+  otherDepartment: number;
 };
 
 /** Tuned with `npm run bench:tune-local` on the dev queries and the sample-catalog set; see docs/search.md. */
@@ -105,6 +112,9 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   // From bench:tune-local's other-kind table: the waterproof shoe for "waterproof jacket", the sleeping mask for
   // "green tea" out; no dev query changes (that catalog has no categories).
   otherKind: 0,
+  // From bench:tune-local's other-department table: the teepee play tent for "tent for 2 people", coffee paper filters
+  // for "water filter for hiking" out; no dev query changes (that catalog has no categories).
+  otherDepartment: 0.1,
 };
 
 interface Document {
@@ -158,7 +168,7 @@ function features(
   averageLength: Record<Field, number>,
   cosine: number,
   weights: LocalWeights,
-): Omit<Scored, "categorised"> {
+): Omit<Scored, "department"> {
   const norms = {} as Record<Field, number>;
   for (const field of ["name", "brands", "desc"] as const) {
     norms[field] = 1 - weights.b + weights.b * (document.length[field] / Math.max(1, averageLength[field]));
@@ -279,7 +289,7 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
 /**
  * Candidates best first (ties keep retrieval order), each marked unrelated when it falls under the relevance
  * floor: far below the best; weak on its own when no candidate is of a kind the query names, or very weak; or, when the best
- * is of the kind asked, of another kind by its category.
+ * is of the kind asked, of another kind by its category, or of a kind asked from another department.
  */
 export function rankScored(scored: readonly Scored[], ids: readonly string[], weights: LocalWeights) {
   const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
@@ -293,12 +303,22 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   const best = Math.max(...order.map((o) => related(o.features, o.score)));
   const below = (f: Scored, floor: { coverage: number; cosine: number }) => f.coverageAll < floor.coverage && f.cosine < floor.cosine;
   const weak = (f: Scored) => (!kindFound && below(f, weights.weak)) || below(f, weights.faint);
-  const bestOfKind = order[0]?.features.type === 1;
-  const otherKind = (f: Scored, score: number) => bestOfKind && f.categorised && f.type === 0 && score <= best - weights.otherKind;
+  const top = order[0]?.features;
+  const bestOfKind = top?.type === 1;
+  const otherKind = (f: Scored, score: number) => bestOfKind && f.department !== null && f.type === 0 && score <= best - weights.otherKind;
+  // Of a kind asked, but sold in another department than the best and covering clearly less of the query: the
+  // teepee play tent (toys) for "tent for 2 people", when the best is a two-person tent (outdoor).
+  const otherDepartment = (f: Scored) =>
+    bestOfKind &&
+    top.department !== null &&
+    f.department !== null &&
+    f.department !== top.department &&
+    f.type > 0 &&
+    f.coverageAll < top.coverageAll - weights.otherDepartment;
   return order.map(({ id, score, features: f }) => ({
     id,
     score,
-    unrelated: related(f, score) < best - weights.floor || weak(f) || otherKind(f, related(f, score)),
+    unrelated: related(f, score) < best - weights.floor || weak(f) || otherKind(f, related(f, score)) || otherDepartment(f),
   }));
 }
 
@@ -465,7 +485,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     return documents.map(({ document, cosine }, index) => ({
       ...features(parsed, document, averageLength, cosine, weights),
       accessory: accessoryOf(query, candidates[index]!.name),
-      categorised: Boolean(candidates[index]!.category),
+      department: candidates[index]!.category?.split(">")[0]?.trim().toLowerCase() || null,
     }));
   }
 

@@ -14,7 +14,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   headNamed: 0,
   accessory: 0,
   kindAsked: true,
-  categorised: true,
+  department: "outdoor",
   ...features,
 });
 
@@ -35,13 +35,23 @@ describe("the relevance floor", () => {
     expect(unrelated([candidate({ coverageAll: 0.6, coverage: 0.6, cosine: 0.19 })])).toEqual([]);
   });
 
+  it("leaves out a product of the kind asked from another department that covers clearly less of the query", () => {
+    // "tent for 2 people": two-person tents (outdoor) against the teepee play tent (toys), a tent for none of it.
+    const tent = candidate({ coverageAll: 0.57 });
+    const playTent = candidate({ coverageAll: 0.34, department: "toys" });
+    expect(unrelated([tent, playTent])).toEqual(["p1"]);
+    // From the same department, or covering as much of the query ("knife": chef's and pocket knives), it stays.
+    expect(unrelated([tent, candidate({ coverageAll: 0.34 })])).toEqual([]);
+    expect(unrelated([tent, candidate({ coverageAll: 0.57, department: "toys" })])).toEqual([]);
+  });
+
   it("measures how far below the best a product is without the signals that only order related products", () => {
     // The best holds the query in order and, uncategorised, names the head word; the other is as related otherwise.
-    const best = candidate({ sequence: 1, headNamed: 1, categorised: false });
-    const other = candidate({ coverage: 0.9, coverageAll: 0.9, categorised: false });
+    const best = candidate({ sequence: 1, headNamed: 1, department: null });
+    const other = candidate({ coverage: 0.9, coverageAll: 0.9, department: null });
     const spread = DEFAULT_WEIGHTS.sequence + DEFAULT_WEIGHTS.headNamed + DEFAULT_WEIGHTS.coverageAll * 0.1;
     expect(spread).toBeGreaterThan(DEFAULT_WEIGHTS.floor); // counted, they would put it under the floor
     expect(unrelated([best, other])).toEqual([]);
-    expect(unrelated([best, candidate({ coverage: 0.2, coverageAll: 0.2, categorised: false })])).toEqual(["p1"]);
+    expect(unrelated([best, candidate({ coverage: 0.2, coverageAll: 0.2, department: null })])).toEqual(["p1"]);
   });
 });
