@@ -35,6 +35,7 @@ import { categoryHeads, nameHeads, queryHead } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
+import { CATEGORY_SEPARATOR, categoryKey } from "../../catalog/structured.js";
 import { wordFrequenciesOf } from "../statistics.js";
 import { type FormKind, literalPlan, type QueryPlan } from "../understand.js";
 
@@ -485,7 +486,8 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     return documents.map(({ document, cosine }, index) => ({
       ...features(parsed, document, averageLength, cosine, weights),
       accessory: accessoryOf(query, candidates[index]!.name),
-      department: candidates[index]!.category?.split(">")[0]?.trim().toLowerCase() || null,
+      // Spelt as filters and facets spell categories, so "Outdoor" and " outdoor  " are one department.
+      department: categoryKey(candidates[index]!.category ?? "").split(CATEGORY_SEPARATOR)[0] || null,
     }));
   }
 
