@@ -109,8 +109,8 @@ function goals(prepared: Prepared, weights: LocalWeights): string {
   return `best in top 3 ${((100 * top3) / prepared.length).toFixed(0)}%, unrelated in top 5 ${((100 * unrelated) / prepared.length).toFixed(0)}%`;
 }
 
-/** The weights are tuned with the relevance floor off: it can only lower nDCG, and is calibrated last. */
 const NONE = { coverage: 0, cosine: 0 };
+/** The weights are tuned with the relevance floor off: it can only lower nDCG, and is calibrated last. */
 const NO_FLOORS = {
   floor: Number.POSITIVE_INFINITY,
   weak: NONE,
