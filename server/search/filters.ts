@@ -6,7 +6,7 @@
  * also where gone products (their page answered 404 or 410) leave every
  * search, browse and facet: the condition always holds `gone_at is null`.
  */
-import { and, arrayOverlaps, eq, gte, inArray, isNotNull, isNull, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, arrayOverlaps, eq, gte, inArray, isNotNull, isNull, lte, not, or, type SQL, sql } from "drizzle-orm";
 import { toMinorUnits } from "../../shared/currency.js";
 import { AVAILABILITY_GROUPS, type SearchParams } from "../../shared/schemas/index.js";
 import { brandHost } from "../../shared/url.js";
@@ -30,11 +30,13 @@ export interface Filters {
   priced?: boolean;
   /** Only products whose record changed at or after this instant. */
   updatedSince?: Date;
+  /** Words (as given): products whose full text holds any of them, stemmed, are left out. */
+  excluded?: string[];
 }
 
 export type FilterParams = Pick<
   SearchParams,
-  "brand_url" | "currency" | "price_min" | "price_max" | "availability" | "category" | "brand" | "updated_since"
+  "brand_url" | "currency" | "price_min" | "price_max" | "availability" | "category" | "brand" | "updated_since" | "exclude"
 >;
 
 /**
@@ -58,10 +60,14 @@ export function filtersFrom(params: FilterParams, options: { priced?: boolean } 
   if (params.category) filters.categories = [...new Set(params.category.map(categoryKey).filter(Boolean))];
   if (params.brand) filters.brands = [...new Set(params.brand.map(brandKey).filter(Boolean))];
   if (params.updated_since) filters.updatedSince = params.updated_since;
+  if (params.exclude) filters.excluded = [...new Set(params.exclude)];
   return filters;
 }
 
-/** Whether any filter narrows the catalog (a currency alone does not: it only says what price bounds mean). */
+/**
+ * Whether any filter narrows the catalog (a currency alone does not: it only says what price bounds mean; nor do
+ * excluded words, which leave out a few of the products a search finds, not most of the catalog).
+ */
 export function narrows(filters: Filters): boolean {
   return (
     filters.brandHost !== undefined ||
@@ -81,7 +87,7 @@ function startsWith(prefix: string): string {
 }
 
 /** The columns filters read: in `products` (retrieval), or in the narrow `product_facets` that mirrors them (browse, facets). */
-type Columns = "brandHost" | "currency" | "priceMinor" | "availability" | "categoryKey" | "brandKeys" | "updatedAt" | "goneAt";
+type Columns = "id" | "brandHost" | "currency" | "priceMinor" | "availability" | "categoryKey" | "brandKeys" | "updatedAt" | "goneAt";
 type FilterColumns = Pick<typeof products, Columns>;
 type FacetColumns = Pick<typeof productFacets, Columns>;
 
@@ -104,7 +110,26 @@ export function filterSql(filters: Filters, table: FilterColumns | FacetColumns 
   }
   if (filters.brands) conditions.push(arrayOverlaps(table.brandKeys, filters.brands));
   if (filters.updatedSince) conditions.push(gte(table.updatedAt, filters.updatedSince));
+  if (filters.excluded) conditions.push(not(excludedSql(filters.excluded, table)));
   return and(...conditions) ?? isNull(table.goneAt);
+}
+
+/**
+ * Products holding any of `words`: as full text matches a word (plainto_tsquery: stemmed, so "fills" leaves out
+ * "800-fill"), or, for a word full text drops as a stop word ("down", "over", "off"), as that whole word,
+ * case-insensitive, in the name, brands or description. `product_facets` has no text: there it is a lookup in `products`.
+ */
+function excludedSql(words: readonly string[], table: FilterColumns | FacetColumns): SQL {
+  const holds =
+    or(
+      ...words.map((word) => {
+        const query = sql`plainto_tsquery('english', ${word})`;
+        const whole = `\\m${word.toLowerCase().replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}\\M`;
+        return sql`(case when numnode(${query}) > 0 then ${products.search} @@ ${query}
+        else ${products.name} ~* ${whole} or ${products.desc} ~* ${whole} or ${products.brands}::text ~* ${whole} end)`;
+      }),
+    ) ?? sql`false`;
+  return table === products ? holds : sql`${table.id} in (select ${products.id} from ${products} where ${holds})`;
 }
 
 /** `name=value` lines for `explain`: what a result passed. */
@@ -117,5 +142,6 @@ export function describeFilters(params: FilterParams): string[] {
   for (const value of params.category ?? []) lines.push(`category=${value}`);
   for (const value of params.brand ?? []) lines.push(`brand=${value}`);
   if (params.updated_since) lines.push(`updated_since=${params.updated_since.toISOString()}`);
+  for (const value of params.exclude ?? []) lines.push(`exclude=${value}`);
   return lines;
 }

@@ -1,19 +1,20 @@
 /**
  * Constraints a shopper writes into the query ("under $200", "below 50 €",
- * "between 20 and 40 dollars", "in stock", a brand the catalog has), read as
- * filters and taken out of the words searched. Nothing is applied silently:
+ * "between 20 and 40 dollars", "in stock", a brand the catalog has, a word
+ * with a minus in front: "jacket -down"), read as filters and taken out of the
+ * words searched. Nothing is applied silently:
  * the answer's `interpretation` lists what was applied and what was read but
  * not applied, and why. Parameters the caller gave win over what the query
  * says. `parse_query=false` turns this off.
  */
 import { isCurrencyCode } from "../../shared/currency.js";
-import type { AppliedConstraint, SearchParams } from "../../shared/schemas/index.js";
+import { type AppliedConstraint, EXCLUDE_MAX, type SearchParams } from "../../shared/schemas/index.js";
 
 export interface Reading {
   /** The query without the constraints; empty when nothing else was asked (then it browses). */
   query: string;
   /** Filters to add to the parameters. */
-  adds: Pick<SearchParams, "price_min" | "price_max" | "currency" | "availability" | "brand">;
+  adds: Pick<SearchParams, "price_min" | "price_max" | "currency" | "availability" | "brand" | "exclude">;
   applied: AppliedConstraint[];
   notApplied: (AppliedConstraint & { reason: string })[];
 }
@@ -172,6 +173,19 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
   const q = params.q;
   const reading: Reading = { query: q, adds: {}, applied: [], notApplied: [] };
   const spans: { start: number; end: number }[] = [];
+
+  // Excluded words first, so that "-northpeak" is not read as the brand. A minus starts a word only after a space
+  // and before a letter: "t-shirt", "2-person" and "-10°C" keep theirs. Added to the caller's `exclude`, not replaced.
+  for (const match of q.matchAll(/(?<=^|\s)-(\p{L}[^\s,;]*)/gu)) {
+    spans.push({ start: match.index, end: match.index + match[0].length });
+    const shown = { filter: "exclude", value: match[1]!, text: match[0] };
+    const excluded = reading.adds.exclude ?? params.exclude ?? [];
+    if (excluded.length >= EXCLUDE_MAX) reading.notApplied.push({ ...shown, reason: `at most ${EXCLUDE_MAX} words can be excluded` });
+    else {
+      reading.adds.exclude = [...excluded, shown.value];
+      reading.applied.push(shown);
+    }
+  }
 
   for (const phrase of findPhrases(q)) {
     spans.push(phrase);

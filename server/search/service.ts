@@ -131,7 +131,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
 
   /** What a page depends on: a cursor continues only the query, filters and sort it came from. */
   function fingerprintOf(params: SearchParams, sort: Sort): string {
-    const { q, brand_url, price_min, price_max, currency, availability, category, brand, parse_query, typos, updated_since } = params;
+    const { q, brand_url, price_min, price_max, currency, availability, category, brand, parse_query, typos, updated_since, exclude } = params;
     return fingerprint([
       q ?? "",
       brand_url,
@@ -146,6 +146,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
       typos,
       // Only when given, so cursors made before the parameter existed stay valid.
       ...(updated_since ? [updated_since.toISOString()] : []),
+      ...(exclude ? [["exclude", ...exclude]] : []),
     ]);
   }
 

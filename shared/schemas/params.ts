@@ -111,7 +111,8 @@ export const URL_MAX = 2048;
 export const SORTS = ["relevance", "price_asc", "price_desc", "newest"] as const;
 export const FACETS = ["brand", "category", "availability", "price"] as const;
 export const CURSOR_MAX = 4096;
-const FILTERS = ["price_min", "price_max", "availability", "category", "brand", "brand_url", "updated_since"] as const;
+const FILTERS = ["price_min", "price_max", "availability", "category", "brand", "brand_url", "updated_since", "exclude"] as const;
+export const EXCLUDE_MAX = 10;
 
 /**
  * An instant as a client writes it: an ISO 8601 date (`2026-11-01`, midnight UTC) or date and time with a zone
@@ -186,6 +187,14 @@ export const SearchParamsSchema = z
     brand: list(nameValue(), { max: 20 })
       .optional()
       .describe("Only products of these brands (any of them; repeat the parameter): brand names as the records give them, case-insensitive."),
+    exclude: list(
+      nameValue().refine((value) => /[\p{L}\p{N}]/u.test(value), "must hold a letter or a digit"),
+      { max: EXCLUDE_MAX, commas: true },
+    )
+      .optional()
+      .describe(
+        "Leave out products holding any of these words, matched as full text matches them (stemmed, in the name, brands or description): `exclude=down` for jackets that are not down jackets. Comma-separated or repeated. In `q`, a word written with a minus in front (`jacket -down`) is read as this unless `parse_query=false`.",
+      ),
     updated_since: InstantSchema.optional().describe(
       "Only products whose record changed at or after this instant (its `updated_at`): an ISO 8601 date (`2026-11-01`) or date and time with a zone (`2026-11-01T09:30:00Z`).",
     ),

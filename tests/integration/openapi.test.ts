@@ -83,6 +83,7 @@ describe("/openapi.json", () => {
         "category",
         "currency",
         "cursor",
+        "exclude",
         "explain",
         "facets",
         "include_raw_data",

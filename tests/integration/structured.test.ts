@@ -415,6 +415,41 @@ describe.each(PATHS)("on %s", (path) => {
     });
   });
 
+  describe("excluded words", () => {
+    it("leaves out products holding a word written with a minus, or given as exclude, and says so", async () => {
+      const plain = await search("q=jacket");
+      expect(names(plain)).toContain("Summit Down Jacket");
+      // "down" is a stop word to full text: it is matched as a whole word instead.
+      const body = await search("q=jacket%20-down");
+      expect(names(body)).toContain("Stormline 3L Rain Shell");
+      expect(names(body)).not.toContain("Summit Down Jacket");
+      expect(body.interpretation).toMatchObject({ query: "jacket", applied: [{ filter: "exclude", value: "down", text: "-down" }] });
+      // Stemmed as full text is: "fills" leaves out the jacket whose description says "800-fill".
+      expect(names(await search("q=jacket&exclude=fills"))).not.toContain("Summit Down Jacket");
+      expect(names(await search("q=tent&exclude=solo,family")).sort()).toEqual(["Alpine 2 Backpacking Tent"]);
+      // parse_query=false searches the words as written: the minus is no exclusion.
+      expect(names(await search("q=jacket%20-down&parse_query=false"))).toContain("Summit Down Jacket");
+    });
+
+    it("excludes when browsing and in facet counts, and binds cursors to the excluded words", async () => {
+      const browse = await search("category=outdoor&exclude=tent&facets=category");
+      expect(browse.products.length).toBeGreaterThan(0);
+      expect(names(browse).some((name) => /tent/i.test(name))).toBe(false);
+      expect(browse.facets?.category?.some((bucket) => /tents/i.test(bucket.value))).toBe(false);
+      const first = await search("q=tent&exclude=solo&limit=1");
+      expect(first.next_cursor).toBeDefined();
+      const answer = await get(`/api/v1/products/search?q=tent&limit=1&cursor=${encodeURIComponent(first.next_cursor!)}`);
+      expect(answer.statusCode).toBe(400);
+      expect(ProblemSchema.parse(answer.json()).code).toBe("invalid_cursor");
+    });
+
+    it("refuses an empty or wordless excluded word, and more than ten", async () => {
+      await problem("q=jacket&exclude=%20", "exclude");
+      await problem("q=jacket&exclude=---", "exclude");
+      await problem(`q=jacket&exclude=${Array.from({ length: 11 }, (_, i) => `w${i}`).join(",")}`, "exclude");
+    });
+  });
+
   describe("explain and views", () => {
     it("says why each result matched", async () => {
       const body = await search("q=waterproof%20jacket&explain=true&category=clothing");

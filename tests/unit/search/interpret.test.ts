@@ -55,3 +55,34 @@ describe("constraints in the query", () => {
     expect(read("northpeak under $100")?.query).toBe("");
   });
 });
+
+describe("words excluded with a minus", () => {
+  it.each([
+    ["jacket -down", "jacket", ["down"]],
+    ["-down jacket", "jacket", ["down"]],
+    ["rain jacket -down -kids'", "rain jacket", ["down", "kids'"]],
+    ["tent -northpeak", "tent", ["northpeak"]], // excluded, not read as the brand
+    ["earbuds -in-ear", "earbuds", ["in-ear"]],
+    ["sleeping bag under $300 -synthetic", "sleeping bag", ["synthetic"]],
+  ])("%s", (q, query, exclude) => {
+    const reading = read(q);
+    expect(reading?.query).toBe(query);
+    expect(reading?.adds.exclude).toEqual(exclude);
+    expect(reading?.applied).toContainEqual({ filter: "exclude", value: exclude[0], text: `-${exclude[0]}` });
+  });
+
+  it("leaves a minus inside a word, before a number, or alone as it is", () => {
+    expect(read("t-shirt")).toBeNull();
+    expect(read("2-person tent")).toBeNull();
+    expect(read("sleeping bag -10")).toBeNull();
+    expect(read("pan - cast iron")).toBeNull();
+  });
+
+  it("adds to the caller's exclude, up to its limit", () => {
+    expect(read("jacket -down", { exclude: "fleece" })?.adds.exclude).toEqual(["fleece", "down"]);
+    const many = read("jacket -a1 -a2 -a3 -a4 -a5 -a6 -a7 -a8 -a9 -a10 -a11");
+    expect(many?.adds.exclude).toHaveLength(10);
+    expect(many?.notApplied).toEqual([expect.objectContaining({ filter: "exclude", value: "a11", reason: "at most 10 words can be excluded" })]);
+    expect(many?.query).toBe("jacket");
+  });
+});
