@@ -117,6 +117,7 @@ const NO_FLOORS = {
   faint: NONE,
   otherKind: Number.POSITIVE_INFINITY,
   otherDepartment: Number.POSITIVE_INFINITY,
+  otherSort: false,
 };
 /** The floors as shipped. */
 const DEFAULT_FLOORS = {
@@ -125,6 +126,7 @@ const DEFAULT_FLOORS = {
   faint: DEFAULT_WEIGHTS.faint,
   otherKind: DEFAULT_WEIGHTS.otherKind,
   otherDepartment: DEFAULT_WEIGHTS.otherDepartment,
+  otherSort: DEFAULT_WEIGHTS.otherSort,
 };
 const LINEAR = ["bm25", "coverage", "coverageAll", "phrase", "sequence", "cosine", "head", "type", "headNamed", "accessory"] as const;
 const VALUES = [0, 0.25, 0.5, 1, 1.5, 2, 3, 4];
@@ -229,17 +231,28 @@ for (const otherKind of [Number.POSITIVE_INFINITY, 2, 1, 0.5, 0]) {
 // Faint evidence, for every query, beside the three above.
 for (const coverage of [0, 0.4, 0.5, 0.6])
   for (const cosine of [0.15, 0.2, 0.25, 0.3]) {
-    const weights = { ...overall.weights, ...DEFAULT_FLOORS, faint: { coverage, cosine }, otherDepartment: Number.POSITIVE_INFINITY };
+    const weights = {
+      ...overall.weights,
+      ...DEFAULT_FLOORS,
+      faint: { coverage, cosine },
+      otherDepartment: Number.POSITIVE_INFINITY,
+      otherSort: false,
+    };
     console.log(
       `faint below coverage ${coverage} and cosine ${cosine}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
     );
   }
 // Candidates of a kind asked from another department than the best, beside all the floors above.
 for (const otherDepartment of [Number.POSITIVE_INFINITY, 0.3, 0.2, 0.1, 0]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherDepartment };
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherDepartment, otherSort: false };
   console.log(
     `other department, covering ${otherDepartment} less: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
   );
+}
+// Another sort of the kind asked than the best is named for, beside all the floors above.
+for (const otherSort of [false, true]) {
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherSort };
+  console.log(`other sort ${otherSort ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 await dev.close();
 await sample.handle.close();

@@ -32,28 +32,43 @@ function bare(token: string): string {
   return last.replace(/['’]s?$/u, "").toLowerCase();
 }
 
-/**
- * The words of a product name that say what it is, most telling first: the last plain word before the
- * qualifiers, and the word before it when that one only says how it is sold, or the word before "and" ("&"). Codes (digits, or two or three
- * capitals: "PA", "GTX") are skipped.
- */
-export function nameHeads(name: string): string[] {
+/** A name's plain words before its qualifiers, lower-cased: codes (digits, or two or three capitals: "PA", "GTX") and sizes left out. */
+function nameWords(name: string): string[] {
   const segment = (name.split(QUALIFIER)[0] ?? name).replace(/\s&\s/gu, " and ");
   const tokens = segment.match(/[\p{L}\p{N}][\p{L}\p{N}'’\-‐/.+]*/gu) ?? [];
   // A unit after a number is a size, not a kind ("Chef's Knife 20 *cm*").
-  const words = tokens
+  return tokens
     .filter(
       (token, i) =>
         !/\p{N}/u.test(token) && !/^\p{Lu}{2,3}$/u.test(token) && !(i > 0 && /^\p{N}/u.test(tokens[i - 1]!) && UNITS.has(token.toLowerCase())),
     )
     .map(bare)
     .filter((word) => word.length > 1);
+}
+
+/**
+ * The words of a product name that say what it is, most telling first: the last plain word before the
+ * qualifiers, and the word before it when that one only says how it is sold, or the word before "and" ("&").
+ */
+export function nameHeads(name: string): string[] {
+  const words = nameWords(name);
   const last = words.at(-1);
   if (last === undefined) return [];
   const before = words.at(-2);
   // Two kinds joined ("Refrigerator and Freezer", "Kettle & Teapot"): the product is both.
   if (before === "and" && words.length > 2) return [last, words.at(-3)!];
   return PACKAGING.has(last) && before !== undefined ? [last, before] : [last];
+}
+
+/**
+ * The word that says which sort of its kind a name names, right before the kind ("Alder *Dining* Chair", "Cast
+ * Iron *Grill* Pan"); undefined when the kind stands alone or two kinds are joined.
+ */
+export function nameSort(name: string): string | undefined {
+  const words = nameWords(name);
+  const kind = PACKAGING.has(words.at(-1) ?? "") ? words.length - 2 : words.length - 1;
+  const sort = words[kind - 1];
+  return sort === "and" || words[kind - 2] === "and" ? undefined : sort;
 }
 
 /** The kinds a category's last segment names: "Clothing > Jackets > Rain Jackets" → jackets; "Kettles & Teapots" → both. */
@@ -70,6 +85,14 @@ export function categoryHeads(category: string | null | undefined): string[] {
     .filter((word) => word.length > 1);
 }
 
+const numeric = (word: string | undefined) => word !== undefined && /^\p{N}/u.test(word);
+
+/** Whether the query's word `i` is a number, a code with digits, or the unit after a number ("500 *gb*"). */
+export function isQuantity(words: readonly string[], i: number): boolean {
+  const word = words[i]!;
+  return /\p{N}/u.test(word) || (numeric(words[i - 1]) && UNITS.has(word));
+}
+
 /**
  * Which of the query's words (lower-cased, in order) names the kind of product asked for: the last one before
  * the first preposition that follows such a word ("tent for 2 people" → tent), else the last one; never a
@@ -79,11 +102,10 @@ export function categoryHeads(category: string | null | undefined): string[] {
 export function queryHead(words: readonly string[], isContent: (index: number) => boolean): number | undefined {
   let head: number | undefined;
   let label: number | undefined;
-  const numeric = (word: string | undefined) => word !== undefined && /^\p{N}/u.test(word);
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     if (PREPOSITIONS.has(word) && (head ?? label) !== undefined) return head ?? label;
-    if (!isContent(i) || /\p{N}/u.test(word) || VAGUE.has(word) || (numeric(words[i - 1]) && UNITS.has(word))) continue;
+    if (!isContent(i) || VAGUE.has(word) || isQuantity(words, i)) continue;
     // A number with its unit is a size ("disk 500 gb"); a bare number, the value of a property ("spf 50").
     if (numeric(words[i + 1]) && !UNITS.has(words[i + 2] ?? "")) label = i;
     else head = i;

@@ -48,6 +48,9 @@ const CATALOG: TestRecord[] = [
   { url: shop("co2"), name: "SodaStream CO2 Cylinder", desc: "A spare cylinder for the maker.", category: "Kitchen > Drinks" },
   { url: shop("film"), name: "Alpine Documentary Blu-ray", desc: "Four hours of mountain footage on Blu-ray.", category: "Media > Films" },
   { url: shop("activity-cube"), name: "Toddler Activity Cube", desc: "Beads, gears and a clock on five sides.", category: "Toys > Baby & Toddler" },
+  { url: shop("task-chair"), name: "Ellis Task Chair, Charcoal", desc: "An ergonomic chair with lumbar support.", category: "Furniture > Chairs" },
+  { url: shop("dining-chair"), name: "Alder Dining Chair, Oak", desc: "A solid oak chair with a rush seat.", category: "Furniture > Chairs" },
+  { url: shop("chair-pad"), name: "Wool Chair Pad", desc: "A felted pad for any dining chair.", category: "Home > Cushions" },
 ];
 
 let t: TestApp;
@@ -184,6 +187,15 @@ describe("the relevance floor", () => {
   it("leaves out products whose category is of another kind when the best is of the kind asked", async () => {
     // The gaiters and boots are waterproof too, but their categories say they are not jackets; the shell is one by synonym.
     expect(await urls("waterproof jacket")).toEqual([shop("rain-shell")]);
+  });
+
+  it("leaves out another sort of the kind asked when the best is named as the query sorts it", async () => {
+    // The task chair is an office chair by the built-in synonyms; the dining chair is a chair, of another sort.
+    expect(await urls("office chair")).toEqual([shop("task-chair")]);
+    expect((await urls("dining chair"))[0]).toBe(shop("dining-chair"));
+    expect(await urls("dining chair")).not.toContain(shop("task-chair"));
+    // With no sort asked, every chair answers.
+    expect(await urls("chair")).toEqual(expect.arrayContaining([shop("task-chair"), shop("dining-chair")]));
   });
 
   it("keeps a product whose description covers the query when none is of the kind", async () => {

@@ -31,7 +31,7 @@ import { products } from "../../db/schema.js";
 import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term } from "../lexical.js";
-import { categoryHeads, nameHeads, queryHead } from "../product-type.js";
+import { categoryHeads, isQuantity, nameHeads, nameSort, queryHead } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
@@ -50,7 +50,17 @@ export type Features = Record<
  * and its department, the first segment of its category (lower-cased), or null without a category, when its kind
  * is only guessed from its name.
  */
-export type Scored = Features & { kindAsked: boolean; department: string | null };
+export type Scored = Features & {
+  kindAsked: boolean;
+  department: string | null;
+  /**
+   * For each query word before the head word but numbers (its sort: "*office* chair"), whether the candidate holds
+   * it in some form in its name, and anywhere at all.
+   */
+  sorts: { named: boolean; held: boolean }[];
+  /** Its name names the kind the head word asks for, and no other sort of it ("Frying Pan", not "Grill Pan"). */
+  namedAsAsked: boolean;
+};
 
 /** A weight per feature (`accessory`'s is subtracted), and the parameters inside them. */
 export type LocalWeights = Features & {
@@ -85,6 +95,12 @@ export type LocalWeights = Features & {
    * thing that shares a name (Infinity: never).
    */
   otherDepartment: number;
+  /**
+   * When the best candidate is of the kind the query's head word names and its name holds a word the query puts
+   * before it, a candidate with a category, of a kind asked but not named as asked, that holds that word nowhere is
+   * unrelated: another sort of the kind (the dining chair for "office chair").
+   */
+  otherSort: boolean;
 };
 
 /** Tuned with `npm run bench:tune-local` on the dev queries and the sample-catalog set; see docs/search.md. */
@@ -116,6 +132,9 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   // From bench:tune-local's other-department table: the teepee play tent for "tent for 2 people", coffee paper filters
   // for "water filter for hiking" out; no dev query changes (that catalog has no categories).
   otherDepartment: 0.1,
+  // From bench:tune-local's other-sort line: dining, accent and lounge chairs for "office chair", the music player for
+  // "record player" out; no graded product cut, no dev query changes (that catalog has no categories).
+  otherSort: true,
 };
 
 interface Document {
@@ -125,10 +144,12 @@ interface Document {
   category: Set<string>;
   /** Lexemes of the kinds its name and category name. */
   kinds: Set<string>;
+  /** Lexemes of the kinds its name alone names, and of the word before them, which says the sort ("dining" chair). */
+  named: { kinds: Set<string>; sort: string[] };
 }
 
-function toDocument(terms: readonly Term[], category: Set<string>, kinds: Set<string>): Document {
-  const document: Document = { terms: new Map(), length: { name: 0, brands: 0, desc: 0 }, category, kinds };
+function toDocument(terms: readonly Term[], category: Set<string>, kinds: Set<string>, named: Document["named"]): Document {
+  const document: Document = { terms: new Map(), length: { name: 0, brands: 0, desc: 0 }, category, kinds, named };
   for (const term of terms) {
     let entry = document.terms.get(term.lexeme);
     if (!entry) {
@@ -154,6 +175,8 @@ interface StemmedForm {
 interface Clause {
   forms: StemmedForm[];
   idf: number;
+  /** A word before the query's head word, not a number nor its unit: the sort of the kind asked ("*office* chair"). */
+  sort: boolean;
 }
 
 interface Query {
@@ -179,6 +202,7 @@ function features(
   let inName = 0;
   let anywhere = 0;
   let total = 0;
+  const sorts: Scored["sorts"] = [];
   for (const clause of query.clauses) {
     total += clause.idf;
     let best = 0;
@@ -205,6 +229,7 @@ function features(
     bm25 += clause.idf * best;
     inName += clause.idf * name;
     anywhere += clause.idf * any;
+    if (clause.sort) sorts.push({ named: name > 0, held: any > 0 });
   }
   // Neighbouring query words side by side in the name, in any of their forms.
   let pairs = 0;
@@ -251,6 +276,11 @@ function features(
     accessory: 0,
     // A kind reached only through a guessed correction ("dress" read as "press") is no evidence that the catalog has what was asked.
     kindAsked: query.clauses.some((clause) => names(clause, true)),
+    sorts,
+    // The word before the name's kind, when the query holds it in no form, names another sort ("Alder *Dining* Chair").
+    namedAsAsked:
+      (headClause?.forms.some((form) => document.named.kinds.has(form.lexemes.at(-1)!)) ?? false) &&
+      document.named.sort.every((lexeme) => query.clauses.some((clause) => clause.forms.some((form) => form.lexemes.includes(lexeme)))),
   };
 }
 
@@ -290,7 +320,8 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
 /**
  * Candidates best first (ties keep retrieval order), each marked unrelated when it falls under the relevance
  * floor: far below the best; weak on its own when no candidate is of a kind the query names, or very weak; or, when the best
- * is of the kind asked, of another kind by its category, or of a kind asked from another department.
+ * is of the kind asked, of another kind by its category, of a kind asked from another department, or another sort
+ * of the kind than the one the query puts before it and the best is named for.
  */
 export function rankScored(scored: readonly Scored[], ids: readonly string[], weights: LocalWeights) {
   const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
@@ -316,10 +347,21 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
     f.department !== top.department &&
     f.type > 0 &&
     f.coverageAll < top.coverageAll - weights.otherDepartment;
+  // Of a kind asked, but of another sort than the best names and the query puts before its kind: the dining chair
+  // for "office chair" when the best is a task chair (a synonym), the coffee subscription for "decaf coffee".
+  const otherSort = (f: Scored) =>
+    weights.otherSort &&
+    bestOfKind &&
+    top !== f &&
+    top.department !== null &&
+    f.department !== null &&
+    f.type > 0 &&
+    !f.namedAsAsked &&
+    top.sorts.some((sort, k) => sort.named && f.sorts[k]?.held === false);
   return order.map(({ id, score, features: f }) => ({
     id,
     score,
-    unrelated: related(f, score) < best - weights.floor || weak(f) || otherKind(f, related(f, score)) || otherDepartment(f),
+    unrelated: related(f, score) < best - weights.floor || weak(f) || otherKind(f, related(f, score)) || otherDepartment(f) || otherSort(f),
   }));
 }
 
@@ -422,7 +464,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const frequencies = await documentFrequencies(all);
     const idfOf = (frequency: number) => Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5));
     const idf = (lexeme: string) => idfOf(frequencies.get(lexeme) ?? 0);
-    const byWord = plan.words.map((_, i): Clause | null => {
+    const byWord = plan.words.map((_, i): Omit<Clause, "sort"> | null => {
       const forms = plan.forms
         .filter((form) => form.start <= i && i < form.end)
         .flatMap((form) => {
@@ -439,7 +481,9 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       return { forms: forms.map(({ lexemes: l, weight, kind }) => ({ lexemes: l, weight, corrected: kind === "correction" })), idf: clauseIdf };
     });
     const head = queryHead(plan.words, (i) => byWord[i] !== null);
-    const clauses = byWord.filter((clause): clause is Clause => clause !== null);
+    const clauses = byWord.flatMap((clause, i) =>
+      clause === null ? [] : [{ ...clause, sort: head !== undefined && i < head && !isQuantity(plan.words, i) }],
+    );
     return { clauses, head: head === undefined ? undefined : byWord.slice(0, head).filter((clause) => clause !== null).length };
   }
 
@@ -462,9 +506,15 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       .from(products)
       .where(inArray(products.id, ids));
     // Every form of the query, and each candidate's kinds and category, stemmed in one query.
-    const kinds = candidates.map((candidate) => [...nameHeads(candidate.name), ...categoryHeads(candidate.category)]);
+    const named = candidates.map((candidate) => ({ kinds: nameHeads(candidate.name), sort: nameSort(candidate.name) ?? "" }));
+    const kinds = candidates.map((candidate, index) => [...named[index]!.kinds, ...categoryHeads(candidate.category)]);
     const texts = [
-      ...new Set([...plan.forms.map((form) => form.words.join(" ")), ...kinds.flat(), ...candidates.map((candidate) => candidate.category ?? "")]),
+      ...new Set([
+        ...plan.forms.map((form) => form.words.join(" ")),
+        ...kinds.flat(),
+        ...named.map((name) => name.sort),
+        ...candidates.map((candidate) => candidate.category ?? ""),
+      ]),
     ];
     const stemmedTexts = await stems(texts);
     const stemmed = new Map(texts.map((text, i) => [text, stemmedTexts[i] ?? []]));
@@ -476,6 +526,10 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         parseTsvector(row?.doc ?? ""),
         new Set(stemmed.get(candidate.category ?? "") ?? []),
         new Set(kinds[index]!.flatMap((kind) => stemmed.get(kind) ?? [])),
+        {
+          kinds: new Set(named[index]!.kinds.flatMap((kind) => stemmed.get(kind) ?? [])),
+          sort: stemmed.get(named[index]!.sort) ?? [],
+        },
       );
       return { document, cosine: known.get(candidate.id) ?? (row?.cosine || 0) };
     });

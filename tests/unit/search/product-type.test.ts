@@ -1,6 +1,6 @@
 /** What kind of product a name, a category or a query names (issue 15). */
 import { describe, expect, it } from "vitest";
-import { categoryHeads, nameHeads, queryHead } from "../../../server/search/product-type.js";
+import { categoryHeads, nameHeads, nameSort, queryHead } from "../../../server/search/product-type.js";
 
 describe("nameHeads", () => {
   it.each([
@@ -18,6 +18,18 @@ describe("nameHeads", () => {
     ["Stoneware Kettle & Teapot", ["teapot", "kettle"]],
   ])("%s → %j", (name, heads) => {
     expect(nameHeads(name)).toEqual(heads);
+  });
+});
+
+describe("nameSort", () => {
+  it.each([
+    ["Alder Dining Chair, Oak and Rush Seat, Set of 2", "dining"],
+    ["Pocket 64 GB Hi-Res Music Player", "music"], // codes and sizes skipped
+    ["Silicone Spatula Set", "silicone"], // the word before what it is, not before how it is sold
+    ["Chair", undefined],
+    ["Igloo Refrigerator and Freezer", undefined], // two kinds, no sort
+  ])("%s → %s", (name, sort) => {
+    expect(nameSort(name)).toBe(sort);
   });
 });
 

@@ -15,6 +15,8 @@ const candidate = (features: Partial<Scored>): Scored => ({
   accessory: 0,
   kindAsked: true,
   department: "outdoor",
+  sorts: [],
+  namedAsAsked: true,
   ...features,
 });
 
@@ -43,6 +45,19 @@ describe("the relevance floor", () => {
     // From the same department, or covering as much of the query ("knife": chef's and pocket knives), it stays.
     expect(unrelated([tent, candidate({ coverageAll: 0.34 })])).toEqual([]);
     expect(unrelated([tent, candidate({ coverageAll: 0.57, department: "toys" })])).toEqual([]);
+  });
+
+  it("leaves out another sort of the kind asked, which lacks the sort the best is named for", async () => {
+    // "office chair": the task chair names the sort (through a synonym); the dining chair is a chair, of another sort.
+    const task = candidate({ sorts: [{ named: true, held: true }] });
+    const dining = candidate({ coverageAll: 0.6, sorts: [{ named: false, held: false }], namedAsAsked: false });
+    expect(unrelated([task, dining])).toEqual(["p1"]);
+    // It stays if it holds the sort anywhere, if its name names the kind as asked ("Chair"), if the best's name does
+    // not hold the sort, or without a category, when its kind is a guess.
+    expect(unrelated([task, { ...dining, sorts: [{ named: false, held: true }] }])).toEqual([]);
+    expect(unrelated([task, { ...dining, namedAsAsked: true }])).toEqual([]);
+    expect(unrelated([{ ...task, sorts: [{ named: false, held: true }] }, dining])).toEqual([]);
+    expect(unrelated([task, { ...dining, department: null }])).toEqual([]);
   });
 
   it("measures how far below the best a product is without the signals that only order related products", () => {
