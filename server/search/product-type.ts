@@ -47,28 +47,22 @@ function nameWords(name: string): string[] {
 }
 
 /**
- * The words of a product name that say what it is, most telling first: the last plain word before the
- * qualifiers, and the word before it when that one only says how it is sold, or the word before "and" ("&").
- */
-export function nameHeads(name: string): string[] {
-  const words = nameWords(name);
-  const last = words.at(-1);
-  if (last === undefined) return [];
-  const before = words.at(-2);
-  // Two kinds joined ("Refrigerator and Freezer", "Kettle & Teapot"): the product is both.
-  if (before === "and" && words.length > 2) return [last, words.at(-3)!];
-  return PACKAGING.has(last) && before !== undefined ? [last, before] : [last];
-}
-
-/**
- * The word that says which sort of its kind a name names, right before the kind ("Alder *Dining* Chair", "Cast
+ * What a product name says it is. `kinds`, most telling first: the last plain word before the qualifiers, and the
+ * word before it when that one only says how it is sold ("Spatula *Set*"), or the word before "and" ("&"): two
+ * kinds joined. `sort`: the word right before the kind, which says which sort of it ("Alder *Dining* Chair", "Cast
  * Iron *Grill* Pan"); undefined when the kind stands alone or two kinds are joined.
  */
-export function nameSort(name: string): string | undefined {
+export function readName(name: string): { kinds: string[]; sort: string | undefined } {
   const words = nameWords(name);
-  const kind = PACKAGING.has(words.at(-1) ?? "") ? words.length - 2 : words.length - 1;
+  const last = words.at(-1);
+  if (last === undefined) return { kinds: [], sort: undefined };
+  const before = words.at(-2);
+  // Two kinds joined ("Refrigerator and Freezer", "Kettle & Teapot"): the product is both.
+  if (before === "and" && words.length > 2) return { kinds: [last, words.at(-3)!], sort: undefined };
+  const sold = PACKAGING.has(last) && before !== undefined;
+  const kind = sold ? words.length - 2 : words.length - 1;
   const sort = words[kind - 1];
-  return sort === "and" || words[kind - 2] === "and" ? undefined : sort;
+  return { kinds: sold ? [last, before] : [last], sort: sort === "and" || words[kind - 2] === "and" ? undefined : sort };
 }
 
 /** The kinds a category's last segment names: "Clothing > Jackets > Rain Jackets" → jackets; "Kettles & Teapots" → both. */

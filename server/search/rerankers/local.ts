@@ -31,7 +31,7 @@ import { products } from "../../db/schema.js";
 import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term } from "../lexical.js";
-import { categoryHeads, isQuantity, nameHeads, nameSort, queryHead } from "../product-type.js";
+import { categoryHeads, isQuantity, queryHead, readName } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
@@ -183,6 +183,8 @@ interface Query {
   clauses: Clause[];
   /** Index in `clauses` of the word naming the kind of product asked for. */
   head: number | undefined;
+  /** Every lexeme of every form of the query. */
+  lexemes: Set<string>;
 }
 
 /** Raw features of one candidate (all but `accessory`). */
@@ -280,7 +282,7 @@ function features(
     // The word before the name's kind, when the query holds it in no form, names another sort ("Alder *Dining* Chair").
     namedAsAsked:
       (headClause?.forms.some((form) => document.named.kinds.has(form.lexemes.at(-1)!)) ?? false) &&
-      document.named.sort.every((lexeme) => query.clauses.some((clause) => clause.forms.some((form) => form.lexemes.includes(lexeme)))),
+      document.named.sort.every((lexeme) => query.lexemes.has(lexeme)),
   };
 }
 
@@ -338,26 +340,25 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   const top = order[0]?.features;
   const bestOfKind = top?.type === 1;
   const otherKind = (f: Scored, score: number) => bestOfKind && f.department !== null && f.type === 0 && score <= best - weights.otherKind;
+  // The two floors below judge by category, beside the best when it is of the kind the query's head word names and
+  // has a category: candidates of a kind asked, with a category.
+  const kindBest = bestOfKind && top.department !== null ? top : undefined;
+  const askedBeside = (f: Scored) => f !== kindBest && f.department !== null && f.type > 0;
   // Of a kind asked, but sold in another department than the best and covering clearly less of the query: the
   // teepee play tent (toys) for "tent for 2 people", when the best is a two-person tent (outdoor).
   const otherDepartment = (f: Scored) =>
-    bestOfKind &&
-    top.department !== null &&
-    f.department !== null &&
-    f.department !== top.department &&
-    f.type > 0 &&
-    f.coverageAll < top.coverageAll - weights.otherDepartment;
+    kindBest !== undefined &&
+    askedBeside(f) &&
+    f.department !== kindBest.department &&
+    f.coverageAll < kindBest.coverageAll - weights.otherDepartment;
   // Of a kind asked, but of another sort than the best names and the query puts before its kind: the dining chair
   // for "office chair" when the best is a task chair (a synonym), the coffee subscription for "decaf coffee".
   const otherSort = (f: Scored) =>
     weights.otherSort &&
-    bestOfKind &&
-    top !== f &&
-    top.department !== null &&
-    f.department !== null &&
-    f.type > 0 &&
+    kindBest !== undefined &&
+    askedBeside(f) &&
     !f.namedAsAsked &&
-    top.sorts.some((sort, k) => sort.named && f.sorts[k]?.held === false);
+    kindBest.sorts.some((sort, k) => sort.named && f.sorts[k]?.held === false);
   return order.map(({ id, score, features: f }) => ({
     id,
     score,
@@ -484,7 +485,11 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const clauses = byWord.flatMap((clause, i) =>
       clause === null ? [] : [{ ...clause, sort: head !== undefined && i < head && !isQuantity(plan.words, i) }],
     );
-    return { clauses, head: head === undefined ? undefined : byWord.slice(0, head).filter((clause) => clause !== null).length };
+    return {
+      clauses,
+      head: head === undefined ? undefined : byWord.slice(0, head).filter((clause) => clause !== null).length,
+      lexemes: new Set(all),
+    };
   }
 
   /** Per-candidate features, in candidate order. */
@@ -506,13 +511,13 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       .from(products)
       .where(inArray(products.id, ids));
     // Every form of the query, and each candidate's kinds and category, stemmed in one query.
-    const named = candidates.map((candidate) => ({ kinds: nameHeads(candidate.name), sort: nameSort(candidate.name) ?? "" }));
+    const named = candidates.map((candidate) => readName(candidate.name));
     const kinds = candidates.map((candidate, index) => [...named[index]!.kinds, ...categoryHeads(candidate.category)]);
     const texts = [
       ...new Set([
         ...plan.forms.map((form) => form.words.join(" ")),
         ...kinds.flat(),
-        ...named.map((name) => name.sort),
+        ...named.map((name) => name.sort ?? ""),
         ...candidates.map((candidate) => candidate.category ?? ""),
       ]),
     ];
@@ -528,7 +533,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         new Set(kinds[index]!.flatMap((kind) => stemmed.get(kind) ?? [])),
         {
           kinds: new Set(named[index]!.kinds.flatMap((kind) => stemmed.get(kind) ?? [])),
-          sort: stemmed.get(named[index]!.sort) ?? [],
+          sort: stemmed.get(named[index]!.sort ?? "") ?? [],
         },
       );
       return { document, cosine: known.get(candidate.id) ?? (row?.cosine || 0) };

@@ -1,8 +1,8 @@
 /** What kind of product a name, a category or a query names (issue 15). */
 import { describe, expect, it } from "vitest";
-import { categoryHeads, nameHeads, nameSort, queryHead } from "../../../server/search/product-type.js";
+import { categoryHeads, queryHead, readName } from "../../../server/search/product-type.js";
 
-describe("nameHeads", () => {
+describe("readName: kinds", () => {
   it.each([
     ["Stormline 3L Rain Shell, Men's", ["shell"]],
     ["Ridgeline 2P Backpacking Tent", ["tent"]],
@@ -17,11 +17,11 @@ describe("nameHeads", () => {
     ["Kettle & Teapot Set", ["set", "teapot"]],
     ["Stoneware Kettle & Teapot", ["teapot", "kettle"]],
   ])("%s → %j", (name, heads) => {
-    expect(nameHeads(name)).toEqual(heads);
+    expect(readName(name).kinds).toEqual(heads);
   });
 });
 
-describe("nameSort", () => {
+describe("readName: sort", () => {
   it.each([
     ["Alder Dining Chair, Oak and Rush Seat, Set of 2", "dining"],
     ["Pocket 64 GB Hi-Res Music Player", "music"], // codes and sizes skipped
@@ -29,7 +29,7 @@ describe("nameSort", () => {
     ["Chair", undefined],
     ["Igloo Refrigerator and Freezer", undefined], // two kinds, no sort
   ])("%s → %s", (name, sort) => {
-    expect(nameSort(name)).toBe(sort);
+    expect(readName(name).sort).toBe(sort);
   });
 });
 
