@@ -140,6 +140,16 @@ function failedQuery(error: Error): ReturnType<Sql["unsafe"]> {
 }
 
 /**
+ * postgres.js fetches the array types on every new connection, in a promise it drops (porsager/postgres#1192): a
+ * connection destroyed during that fetch, as a pool replaced at a deadline is, rejects that promise unhandled, which
+ * ends the process. The types never change, so once a pool has them (its parsers then include array ones), its new
+ * connections, and the pools that replace it, skip the fetch: only the first connection of a process still makes it.
+ */
+function skipTypeFetchOnceKnown(pool: Sql): void {
+  if (pool.options.fetch_types && Object.values(pool.options.parsers).some((parser) => "array" in parser)) pool.options.fetch_types = false;
+}
+
+/**
  * A postgres.js pool behind a stable `Sql` facade with query deadlines. When a
  * deadline passes, the pool is replaced: the old one is destroyed (its queued
  * and in-flight queries fail as unavailable) and new queries go to fresh
@@ -156,9 +166,12 @@ function resilientPool(make: () => Sql, queryMs: number): { sql: Sql; end: (time
     if (wedged !== current) return; // already replaced by another query's deadline
     failFastUntil = performance.now() + queryMs;
     const next = make();
-    // drizzle registers its type parsers on the pool it is given; the new pool needs them too.
+    // drizzle registers its type parsers on the pool it is given, and postgres.js the array types it fetched; the new
+    // pool needs them too, and need not fetch the array types again.
     Object.assign(next.options.parsers, wedged.options.parsers);
     Object.assign(next.options.serializers, wedged.options.serializers);
+    skipTypeFetchOnceKnown(wedged);
+    next.options.fetch_types = wedged.options.fetch_types;
     current = next;
     const ending = wedged.end({ timeout: 0 }).catch(() => undefined);
     retiring.add(ending);
@@ -170,6 +183,7 @@ function resilientPool(make: () => Sql, queryMs: number): { sql: Sql; end: (time
   const facade = new Proxy(current, {
     get(_target, property) {
       const pool = current;
+      skipTypeFetchOnceKnown(pool);
       if (property === "unsafe") {
         return (...args: Parameters<Sql["unsafe"]>) =>
           failingFast() ? failedQuery(recentTimeout()) : deadlineQuery(pool.unsafe(...args), queryMs, () => replace(pool));

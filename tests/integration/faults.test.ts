@@ -28,6 +28,10 @@ const BOUND_MS = TIMEOUTS.queryMs + TIMEOUTS.connectMs + 1_000;
 /** A TCP relay to the database that can go silent: it keeps every connection open and drops all bytes. */
 interface Relay {
   port: number;
+  /** How many times a client asked for postgres.js's array types (it does on connecting, unless told not to). */
+  typeFetches: number;
+  /** Whether a connection that asks for the array types goes silent from then on. */
+  stallTypeFetches: boolean;
   silence(): void;
   /** Forwards again; connections opened while silent are cut, as a recovering network would. */
   restore(): void;
@@ -36,6 +40,7 @@ interface Relay {
 
 async function startRelay(target: () => { host: string; port: number }): Promise<Relay> {
   let silent = false;
+  let stalled: Socket | null = null;
   const pairs = new Set<{ client: Socket; upstream: Socket | null }>();
   const server: Server = createServer((client) => {
     const pair: { client: Socket; upstream: Socket | null } = { client, upstream: null };
@@ -51,12 +56,20 @@ async function startRelay(target: () => { host: string; port: number }): Promise
     pair.upstream = upstream;
     upstream.on("error", () => client.destroy());
     upstream.on("close", () => client.destroy());
-    upstream.on("data", (chunk) => silent || client.write(chunk));
-    client.on("data", (chunk) => silent || upstream.write(chunk));
+    upstream.on("data", (chunk) => silent || stalled === client || client.write(chunk));
+    client.on("data", (chunk) => {
+      if (chunk.includes("typarray")) {
+        relay.typeFetches++;
+        if (relay.stallTypeFetches) stalled = client;
+      }
+      if (!silent && stalled !== client) upstream.write(chunk);
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
+  const relay: Relay = {
     port: (server.address() as AddressInfo).port,
+    typeFetches: 0,
+    stallTypeFetches: false,
     silence: () => {
       silent = true;
     },
@@ -69,6 +82,7 @@ async function startRelay(target: () => { host: string; port: number }): Promise
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return relay;
 }
 
 let pglite: PGlite;
@@ -196,6 +210,24 @@ describe("postgres.js path: the database stops answering, then comes back", () =
     );
     relay.restore();
     await expectRecovery();
+  });
+
+  it("a pool replaced at a deadline does not fetch the array types again, so no such fetch is left for a deadline to cut", async () => {
+    // postgres.js drops the promise of that fetch: a connection destroyed during it would reject it unhandled, ending
+    // the process (porsager/postgres#1192). Here every fetch would stall, and the pool be replaced at its deadline.
+    const fetched = relay.typeFetches;
+    relay.stallTypeFetches = true;
+    try {
+      relay.silence();
+      expect((await timed(SEARCH)).status).toBe(503);
+      relay.restore();
+      await expectRecovery();
+      expect(relay.typeFetches).toBe(fetched);
+      // The replacement parses arrays with the types its predecessor fetched.
+      expect(await t.database.db.execute(sql`select array['a','b']::text[] as a`)).toEqual([{ a: ["a", "b"] }]);
+    } finally {
+      relay.stallTypeFetches = false;
+    }
   });
 
   it("answers normally afterwards, with the same data", async () => {
