@@ -216,6 +216,7 @@ describe("postgres.js path: the database stops answering, then comes back", () =
     // postgres.js drops the promise of that fetch: a connection destroyed during it would reject it unhandled, ending
     // the process (porsager/postgres#1192). Here every fetch would stall, and the pool be replaced at its deadline.
     const fetched = relay.typeFetches;
+    expect(fetched, "the relay recognises postgres.js's type fetch").toBeGreaterThan(0);
     relay.stallTypeFetches = true;
     try {
       relay.silence();
