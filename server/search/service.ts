@@ -214,13 +214,14 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const result: SearchResult = { hits, rerank: page.rerank };
       if (nextCursor) result.nextCursor = nextCursor;
       if (params.facets) result.facets = await facetCounts(page.facetScope(), params.facets);
-      if (reading || (plan && (plan.corrections.length > 0 || plan.synonyms.length > 0))) {
+      if (reading || (plan && (plan.corrections.length > 0 || plan.synonyms.length > 0 || plan.ages))) {
         result.interpretation = {
           query: reading ? reading.query : (query ?? ""),
           applied: reading?.applied ?? [],
           ...(reading && reading.notApplied.length > 0 ? { not_applied: reading.notApplied } : {}),
           ...(plan && plan.corrections.length > 0 ? { corrections: plan.corrections } : {}),
           ...(plan && plan.synonyms.length > 0 ? { synonyms: plan.synonyms } : {}),
+          ...(plan?.ages ? { ages: { text: plan.ages.text, from_months: plan.ages.from, to_months: plan.ages.to } } : {}),
         };
       }
       if (messages.length > 0) result.messages = messages;

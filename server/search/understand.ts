@@ -5,9 +5,11 @@
  * synonyms add (synonyms.ts). Retrieval searches every
  * form; the reranker scores a word by the best form a product holds, a typed
  * word above a correction or synonym; the sentence encoder reads the query
- * with its typos corrected. Nothing is applied silently: the answer's
- * `interpretation` lists corrections and synonyms.
+ * with its typos corrected; the ages it shops for order products by the ages
+ * they state (ages.ts). Nothing is applied silently: the answer's
+ * `interpretation` lists corrections, synonyms and ages.
  */
+import { type AskedAges, askedAges } from "./ages.js";
 import { isCommonWord } from "./common-words.js";
 import { corrections, joined, split } from "./typos.js";
 import { expand, type SynonymSet } from "./synonyms.js";
@@ -32,6 +34,8 @@ export interface QueryPlan {
   synonyms: { from: string; to: string[] }[];
   /** The query for the sentence encoder: as typed, with each typo replaced by its best correction. */
   embedText: string;
+  /** The ages the query shops for ("toddlers"), or null (ages.ts). */
+  ages: AskedAges | null;
 }
 
 /** Postgres's English stop words of four letters or more (shorter words are never corrected): never typos. */
@@ -138,6 +142,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     corrections: fixes,
     synonyms: expansions.map((e) => ({ from: primary.slice(e.start, e.end).join(" "), to: e.forms.map((form) => form.join(" ")) })),
     embedText,
+    ages: askedAges(query),
   };
 }
 

@@ -86,6 +86,16 @@ export const InterpretationSchema = z
       )
       .optional()
       .describe("Synonyms applied: the built-in set for shopping English and the operator's SYNONYMS_FILE."),
+    ages: z
+      .object({
+        text: z.string().describe('The words of `q` they were read from ("toddlers", "1 year old").'),
+        from_months: z.int32().min(0).meta({ format: "int32" }).describe("The youngest age asked, in months."),
+        to_months: z.int32().min(1).meta({ format: "int32" }).describe("The age asked for no more, in months (excluded)."),
+      })
+      .optional()
+      .describe(
+        'The ages the query shops for. Products whose descriptions state ages that leave them all out ("for children aged 3 to 6" for toddlers) rank after the others; none is left out for it.',
+      ),
   })
   .meta({ id: "Interpretation" });
 
@@ -97,7 +107,7 @@ export const SearchResponseSchema = z
     next_cursor: z.string().optional().describe("Present when there is more: pass it as `cursor` for the next page."),
     facets: FacetsSchema.optional(),
     interpretation: InterpretationSchema.optional().describe(
-      "Present when constraints were read from `q`, or a typo corrected, or a synonym applied.",
+      "Present when constraints were read from `q`, or a typo corrected, a synonym applied, or ages read.",
     ),
     messages: z
       .array(MessageSchema)

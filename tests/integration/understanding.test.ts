@@ -51,6 +51,13 @@ const CATALOG: TestRecord[] = [
   { url: shop("task-chair"), name: "Ellis Task Chair, Charcoal", desc: "An ergonomic chair with lumbar support.", category: "Furniture > Chairs" },
   { url: shop("dining-chair"), name: "Alder Dining Chair, Oak", desc: "A solid oak chair with a rush seat.", category: "Furniture > Chairs" },
   { url: shop("chair-pad"), name: "Wool Chair Pad", desc: "A felted pad for any dining chair.", category: "Home > Cushions" },
+  {
+    url: shop("marble-run"),
+    name: "Wooden Marble Run Toy",
+    desc: "Wooden chutes and glass marbles. Not suitable for children under three because of small parts.",
+    category: "Toys > Building",
+  },
+  { url: shop("stacker"), name: "Wooden Rainbow Stacker", desc: "Seven arcs that toddlers stack.", category: "Toys > Baby & Toddler" },
 ];
 
 let t: TestApp;
@@ -61,7 +68,11 @@ afterAll(() => t.close());
 
 interface Answer {
   urls: string[];
-  interpretation?: { corrections?: { from: string; to: string }[]; synonyms?: { from: string; to: string[] }[] };
+  interpretation?: {
+    corrections?: { from: string; to: string }[];
+    synonyms?: { from: string; to: string[] }[];
+    ages?: { text: string; from_months: number; to_months: number };
+  };
 }
 
 async function search(app: TestApp["app"], key: string, query: string): Promise<Answer> {
@@ -119,7 +130,7 @@ describe("synonyms", () => {
 
   it("reads an age as the stage shops label: a 1 year old is a toddler or a baby", async () => {
     const answer = await ask("gift for a 1 year old");
-    expect(answer.urls).toEqual([shop("activity-cube")]);
+    expect(answer.urls.sort()).toEqual([shop("activity-cube"), shop("stacker")]);
     expect(answer.interpretation?.synonyms).toEqual([{ from: "1 year old", to: ["toddler", "baby"] }]);
   });
 
@@ -159,6 +170,19 @@ describe("product types", () => {
 
   it("puts the sofa above a cushion cover for it", async () => {
     expect((await ask("linen sofa")).urls[0]).toBe(shop("sofa"));
+  });
+});
+
+describe("ages", () => {
+  it("ranks a product whose description states other ages after those that suit, keeps it, and says so", async () => {
+    // The marble run holds more of the query; with no ages asked it comes first.
+    expect((await ask("wooden toys")).urls[0]).toBe(shop("marble-run"));
+    const answer = await ask("wooden toys for toddlers");
+    expect(answer.urls.slice(0, 2).sort()).toEqual([shop("activity-cube"), shop("stacker")]);
+    expect(answer.urls).toContain(shop("marble-run"));
+    expect(answer.interpretation?.ages).toEqual({ text: "toddlers", from_months: 12, to_months: 36 });
+    // From three, the marble run suits.
+    expect((await ask("wooden toys for a 4 year old")).urls[0]).toBe(shop("marble-run"));
   });
 });
 

@@ -20,6 +20,8 @@
  *   anywhere in the name counts too;
  * - whether the product is only an accessory of what was asked for ("case
  *   *for* iPhone" for "iphone");
+ * - whether its description states ages that leave out those the query asks
+ *   for (ages.ts: the 3-to-6 play kitchen for "toys for toddlers");
  * - the sentence-encoder similarity of query and product.
  *
  * Weights were tuned on the dev queries of bench/relevance.ts and the
@@ -31,6 +33,7 @@ import { products } from "../../db/schema.js";
 import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term } from "../lexical.js";
+import { type AgeRange, excludes, statedAges } from "../ages.js";
 import { categoryHeads, isQuantity, queryHead, readName } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
@@ -39,9 +42,9 @@ import { CATEGORY_SEPARATOR, categoryKey } from "../../catalog/structured.js";
 import { wordFrequenciesOf } from "../statistics.js";
 import { type FormKind, literalPlan, type QueryPlan } from "../understand.js";
 
-/** One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory` counts against. */
+/** One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory` and `ages` count against. */
 export type Features = Record<
-  "bm25" | "coverage" | "coverageAll" | "phrase" | "sequence" | "cosine" | "head" | "type" | "headNamed" | "accessory",
+  "bm25" | "coverage" | "coverageAll" | "phrase" | "sequence" | "cosine" | "head" | "type" | "headNamed" | "accessory" | "ages",
   number
 >;
 
@@ -62,7 +65,7 @@ export type Scored = Features & {
   namedAsAsked: boolean;
 };
 
-/** A weight per feature (`accessory`'s is subtracted), and the parameters inside them. */
+/** A weight per feature (`accessory`'s and `ages`' are subtracted), and the parameters inside them. */
 export type LocalWeights = Features & {
   /** Field weights inside BM25F. */
   fields: Record<Field, number>;
@@ -115,6 +118,9 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   type: 1,
   headNamed: 1.5,
   accessory: 0.5,
+  // Enough to put a product for other ages after every toy that suits for "wooden toys for toddlers" (the marble
+  // run "not suitable for children under three"); the floor judges without it (rankScored): it orders, never cuts.
+  ages: 2,
   fields: { name: 5, brands: 2, desc: 1 },
   k1: 1.2,
   b: 0.5,
@@ -187,7 +193,7 @@ interface Query {
   lexemes: Set<string>;
 }
 
-/** Raw features of one candidate (all but `accessory`). */
+/** Raw features of one candidate (all but `accessory` and `ages`). */
 function features(
   query: Query,
   document: Document,
@@ -276,6 +282,7 @@ function features(
     // colours ("… Grappling Headgear Black M"): the query's head word anywhere in the name is evidence of it too.
     headNamed: document.category.size === 0 && headClause?.forms.some((form) => holds(form, "name")) ? 1 : 0,
     accessory: 0,
+    ages: 0,
     // A kind reached only through a guessed correction ("dress" read as "press") is no evidence that the catalog has what was asked.
     kindAsked: query.clauses.some((clause) => names(clause, true)),
     sorts,
@@ -284,6 +291,12 @@ function features(
       (headClause?.forms.some((form) => document.named.kinds.has(form.lexemes.at(-1)!)) ?? false) &&
       document.named.sort.every((lexeme) => query.lexemes.has(lexeme)),
   };
+}
+
+/** Whether the ages a product's name and description state leave out every age asked. */
+function excludesAges(candidate: Product, asked: AgeRange): boolean {
+  const stated = statedAges(`${candidate.name}. ${candidate.desc}`);
+  return stated !== null && excludes(stated, asked);
 }
 
 const ACCESSORY_MARKERS = new Set(["for", "fits", "compatible"]);
@@ -315,7 +328,8 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
     weights.head * f.head +
     weights.type * f.type +
     weights.headNamed * f.headNamed -
-    weights.accessory * f.accessory
+    weights.accessory * f.accessory -
+    weights.ages * f.ages
   );
 }
 
@@ -334,6 +348,9 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // and the head word read from an uncategorised name, only order related products (measured: counted here, they
   // cut the Vitas without "system" for "playstation vita system").
   const related = (f: Scored, score: number) => score - weights.sequence * f.sequence - weights.headNamed * f.headNamed;
+  // So do ages: a product for other ages is judged without them, but does not set the bar for the others (the marble
+  // run that holds "wooden" and "toys" would leave the stacker that toddlers stack below the floor).
+  const judged = (f: Scored, score: number) => related(f, score) + weights.ages * f.ages;
   const best = Math.max(...order.map((o) => related(o.features, o.score)));
   const below = (f: Scored, floor: { coverage: number; cosine: number }) => f.coverageAll < floor.coverage && f.cosine < floor.cosine;
   const weak = (f: Scored) => (!kindFound && below(f, weights.weak)) || below(f, weights.faint);
@@ -362,7 +379,7 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   return order.map(({ id, score, features: f }) => ({
     id,
     score,
-    unrelated: related(f, score) < best - weights.floor || weak(f) || otherKind(f, related(f, score)) || otherDepartment(f) || otherSort(f),
+    unrelated: judged(f, score) < best - weights.floor || weak(f) || otherKind(f, judged(f, score)) || otherDepartment(f) || otherSort(f),
   }));
 }
 
@@ -545,6 +562,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     return documents.map(({ document, cosine }, index) => ({
       ...features(parsed, document, averageLength, cosine, weights),
       accessory: accessoryOf(query, candidates[index]!.name),
+      ages: plan.ages && excludesAges(candidates[index]!, plan.ages) ? 1 : 0,
       // Spelt as filters and facets spell categories, so "Outdoor" and " outdoor  " are one department.
       department: categoryKey(candidates[index]!.category ?? "").split(CATEGORY_SEPARATOR)[0] || null,
     }));

@@ -13,6 +13,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   type: 1,
   headNamed: 0,
   accessory: 0,
+  ages: 0,
   kindAsked: true,
   department: "outdoor",
   sorts: [],
@@ -68,5 +69,20 @@ describe("the relevance floor", () => {
     expect(spread).toBeGreaterThan(DEFAULT_WEIGHTS.floor); // counted, they would put it under the floor
     expect(unrelated([best, other])).toEqual([]);
     expect(unrelated([best, candidate({ coverage: 0.2, coverageAll: 0.2, department: null })])).toEqual(["p1"]);
+  });
+
+  it("ranks a product for other ages after those that suit, judges it without the penalty, and lets it set no bar", () => {
+    // "wooden toys for toddlers": the marble run (from three) holds more of the query than the stacker toddlers stack.
+    const order = (scored: Scored[]) => rankScored(scored, ["marble", "stacker"], DEFAULT_WEIGHTS).map((o) => [o.id, o.unrelated]);
+    const stacker = candidate({ coverageAll: 0.6 });
+    expect(order([candidate({ coverageAll: 0.8, ages: 1 }), stacker])).toEqual([
+      ["stacker", false],
+      ["marble", false],
+    ]);
+    expect(order([candidate({ coverageAll: 0.8 }), stacker])[0]).toEqual(["marble", false]);
+    // Far ahead on the words, it would put the stacker under the floor; for other ages it does not.
+    const weakStacker = candidate({ coverageAll: 0.45, cosine: 0.45 });
+    expect(unrelated([candidate({ coverageAll: 1 }), weakStacker])).toEqual(["p1"]);
+    expect(unrelated([candidate({ coverageAll: 1, ages: 1 }), weakStacker])).toEqual([]);
   });
 });

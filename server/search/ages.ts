@@ -1,0 +1,144 @@
+/**
+ * Ages: who a query shops for ("wooden toys for toddlers", "gift for a 1 year
+ * old") and who a product's description says it suits ("for children aged 3
+ * to 6", "Age: 18 months+", "not suitable for children under three"). The
+ * local reranker ranks a product whose stated ages leave out every age asked
+ * after those that suit or say nothing (a marble run with small parts is no
+ * toddler's toy). It orders and never filters: most pages state no ages, and
+ * a shopper buying ahead still finds the rest. The answer's `interpretation`
+ * shows the ages read.
+ */
+
+/** Ages in months, `from` included, `to` excluded (Infinity: no upper bound). */
+export interface AgeRange {
+  from: number;
+  to: number;
+}
+
+/** The ages a query asks for, and the words they were read from. */
+export interface AskedAges extends AgeRange {
+  text: string;
+}
+
+const NUMBER_WORDS: Record<string, number> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  eighteen: 18,
+};
+
+const NUMBER = String.raw`(\d{1,2}|${Object.keys(NUMBER_WORDS).join("|")})`;
+const UNIT = `(months?|mos?|years?|yrs?)`;
+
+function count(text: string): number {
+  return NUMBER_WORDS[text.toLowerCase()] ?? Number(text);
+}
+
+/** A number of months or (by default) years, in months. */
+function months(amount: string, unit: string | undefined): number {
+  return /^mo/i.test(unit ?? "") ? count(amount) : count(amount) * 12;
+}
+
+/** Stages of childhood a shopper names, by the usual bounds. */
+const STAGES: [RegExp, AgeRange][] = [
+  [/\b(?:new ?borns?|infants?|bab(?:y|ies))\b/i, { from: 0, to: 12 }],
+  [/\btoddlers?\b/i, { from: 12, to: 36 }],
+  [/\bpre-?schoolers?\b/i, { from: 36, to: 60 }],
+  [/\bteen(?:s|agers?)?\b/i, { from: 156, to: 228 }],
+];
+
+/** "1 year old", "18-month-old", "3 yo", "ages 3-5", "age 4". */
+const ASKED: [RegExp, (m: RegExpMatchArray) => AgeRange][] = [
+  [
+    new RegExp(String.raw`\b${NUMBER}[\s-]*${UNIT}[\s-]*olds?\b`, "i"),
+    (m) => {
+      const from = months(m[1]!, m[2]);
+      return { from, to: from + (/^mo/i.test(m[2]!) ? 1 : 12) };
+    },
+  ],
+  [new RegExp(String.raw`\b${NUMBER}\s*yo\b`, "i"), (m) => ({ from: months(m[1]!, "y"), to: months(m[1]!, "y") + 12 })],
+  [
+    new RegExp(String.raw`\bages?\s+${NUMBER}\s*(?:-|–|to)\s*${NUMBER}(?:\s*${UNIT})?\b`, "i"),
+    (m) => ({ from: months(m[1]!, m[3]), to: months(m[2]!, m[3]) + (/^mo/i.test(m[3] ?? "") ? 1 : 12) }),
+  ],
+];
+
+/** The ages a query asks for, or null when it names none. */
+export function askedAges(query: string): AskedAges | null {
+  for (const [pattern, read] of ASKED) {
+    const match = query.match(pattern);
+    if (match) return { ...read(match), text: match[0] };
+  }
+  for (const [pattern, range] of STAGES) {
+    const match = query.match(pattern);
+    if (match) return { ...range, text: match[0] };
+  }
+  return null;
+}
+
+const WHO = `(?:children|kids|child|babies|infants|ages?|aged)`;
+const UNTIL = `(?:-|–|to)`;
+
+/** Statements of the ages a product suits, each read as a range. */
+const STATED: [RegExp, (m: RegExpMatchArray) => AgeRange][] = [
+  // "for children aged 3 to 6", "children from 3 to 8 years", "ages 2-4"
+  [
+    new RegExp(String.raw`\b${WHO}\s+(?:aged\s+|from\s+|of\s+)?${NUMBER}\s*${UNTIL}\s*${NUMBER}(?:\s*${UNIT})?`, "gi"),
+    (m) => ({ from: months(m[1]!, m[3]), to: months(m[2]!, m[3]) + (/^mo/i.test(m[3] ?? "") ? 1 : 12) }),
+  ],
+  // "from 6 to 36 months" (a unit is needed: "a seat from 30 to 40 cm" is no age)
+  [
+    new RegExp(String.raw`\bfrom\s+${NUMBER}\s*${UNTIL}\s*${NUMBER}\s*${UNIT}\b`, "gi"),
+    (m) => ({ from: months(m[1]!, m[3]), to: months(m[2]!, m[3]) + (/^mo/i.test(m[3]!) ? 1 : 12) }),
+  ],
+  // "not suitable for children under three", "not recommended for babies under 6 months"
+  [
+    new RegExp(
+      String.raw`\bnot\s+(?:suitable|recommended|intended|for)\s+(?:for\s+)?(?:use\s+by\s+)?${WHO}?\s*(?:under|below|younger than|less than)\s+(?:the\s+age\s+of\s+)?${NUMBER}(?:\s*${UNIT})?`,
+      "gi",
+    ),
+    (m) => ({ from: months(m[1]!, m[2]), to: Infinity }),
+  ],
+  // "Age: 18 months+", "ages 3+", "aged 5 and up"
+  [
+    new RegExp(String.raw`\b(?:ages?|aged)\s*:?\s*${NUMBER}(?:\s*${UNIT})?\s*(?:\+|and\s+(?:up|over|older|above))`, "gi"),
+    (m) => ({ from: months(m[1]!, m[2]), to: Infinity }),
+  ],
+  // "3+ years", "18 months and up", "from 12 months"
+  [
+    new RegExp(String.raw`\b${NUMBER}\s*(?:\+\s*${UNIT}|${UNIT}\s*(?:\+|and\s+(?:up|over|older|above)))`, "gi"),
+    (m) => ({ from: months(m[1]!, m[2] ?? m[3]), to: Infinity }),
+  ],
+  [
+    new RegExp(String.raw`\b(?:for|suitable)\s+(?:children\s+|kids\s+)?from\s+${NUMBER}\s*${UNIT}(?!\s*${UNTIL})`, "gi"),
+    (m) => ({ from: months(m[1]!, m[2]), to: Infinity }),
+  ],
+];
+
+/** The ages a product's text says it suits (every statement at once), or null when it states none. */
+export function statedAges(text: string): AgeRange | null {
+  let range: AgeRange | null = null;
+  for (const [pattern, read] of STATED) {
+    for (const match of text.matchAll(pattern)) {
+      const stated = read(match);
+      if (!(stated.from < stated.to)) continue;
+      range = range ? { from: Math.max(range.from, stated.from), to: Math.min(range.to, stated.to) } : stated;
+    }
+  }
+  // Statements that contradict each other say nothing usable.
+  return range && range.from < range.to ? range : null;
+}
+
+/** Whether the ages stated leave out every age asked. */
+export function excludes(stated: AgeRange, asked: AgeRange): boolean {
+  return stated.from >= asked.to || stated.to <= asked.from;
+}
