@@ -118,6 +118,7 @@ const NO_FLOORS = {
   otherKind: Number.POSITIVE_INFINITY,
   otherDepartment: Number.POSITIVE_INFINITY,
   otherSort: false,
+  headless: false,
 };
 /** The floors as shipped. */
 const DEFAULT_FLOORS = {
@@ -127,7 +128,9 @@ const DEFAULT_FLOORS = {
   otherKind: DEFAULT_WEIGHTS.otherKind,
   otherDepartment: DEFAULT_WEIGHTS.otherDepartment,
   otherSort: DEFAULT_WEIGHTS.otherSort,
+  headless: DEFAULT_WEIGHTS.headless,
 };
+/** `ages` is not climbed: no dev query names an age, so it would be tuned on two sample queries. */
 const LINEAR = ["bm25", "coverage", "coverageAll", "phrase", "sequence", "cosine", "head", "type", "headNamed", "accessory"] as const;
 const VALUES = [0, 0.25, 0.5, 1, 1.5, 2, 3, 4];
 const show = (weights: LocalWeights, a: Prepared, b: Prepared) => `dev ${evaluate(a, weights).toFixed(4)} sample ${evaluate(b, weights).toFixed(4)}`;
@@ -237,6 +240,7 @@ for (const coverage of [0, 0.4, 0.5, 0.6])
       faint: { coverage, cosine },
       otherDepartment: Number.POSITIVE_INFINITY,
       otherSort: false,
+      headless: false,
     };
     console.log(
       `faint below coverage ${coverage} and cosine ${cosine}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
@@ -244,15 +248,20 @@ for (const coverage of [0, 0.4, 0.5, 0.6])
   }
 // Candidates of a kind asked from another department than the best, beside all the floors above.
 for (const otherDepartment of [Number.POSITIVE_INFINITY, 0.3, 0.2, 0.1, 0]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherDepartment, otherSort: false };
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherDepartment, otherSort: false, headless: false };
   console.log(
     `other department, covering ${otherDepartment} less: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
   );
 }
 // Another sort of the kind asked than the best is named for, beside all the floors above.
 for (const otherSort of [false, true]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherSort };
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherSort, headless: false };
   console.log(`other sort ${otherSort ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
+}
+// Nothing kept of the kind asked nor holding the query's head word, beside all the floors above.
+for (const headless of [false, true]) {
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, headless };
+  console.log(`headless ${headless ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 await dev.close();
 await sample.handle.close();

@@ -222,6 +222,12 @@ describe("the relevance floor", () => {
     expect(await urls("chair")).toEqual(expect.arrayContaining([shop("task-chair"), shop("dining-chair")]));
   });
 
+  it("answers nothing when nothing is of the kind asked nor holds the word naming it", async () => {
+    // No trousers: the waterproof gaiters, boots and shell share only "waterproof".
+    expect(await urls("waterproof trousers")).toEqual([]);
+    expect((await urls("waterproof boots"))[0]).toBe(shop("waterproof-boots"));
+  });
+
   it("keeps a product whose description covers the query when none is of the kind", async () => {
     expect(await urls("warm midlayer")).toContain(shop("fleece"));
   });

@@ -63,6 +63,8 @@ export type Scored = Features & {
   sorts: { named: boolean; held: boolean }[];
   /** Its name names the kind the head word asks for, and no other sort of it ("Frying Pan", not "Grill Pan"). */
   namedAsAsked: boolean;
+  /** It holds the query's head word in some form somewhere (name, brands, category, description); true without one. */
+  headHeld: boolean;
 };
 
 /** A weight per feature (`accessory`'s and `ages`' are subtracted), and the parameters inside them. */
@@ -104,6 +106,12 @@ export type LocalWeights = Features & {
    * unrelated: another sort of the kind (the dining chair for "office chair").
    */
   otherSort: boolean;
+  /**
+   * When no candidate is of a kind the query names and none the other floors keep holds the query's head word in any
+   * form anywhere, the candidates with a category are unrelated: they share only its qualifiers (winter running
+   * tights for "winter tyres").
+   */
+  headless: boolean;
 };
 
 /** Tuned with `npm run bench:tune-local` on the dev queries and the sample-catalog set; see docs/search.md. */
@@ -141,6 +149,9 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   // From bench:tune-local's other-sort line: dining, accent and lounge chairs for "office chair", the music player for
   // "record player" out; no graded product cut, no dev query changes (that catalog has no categories).
   otherSort: true,
+  // From bench:tune-local's headless line: "winter tyres" answers nothing instead of winter tights; no other sample
+  // query changes, nor any dev query (that catalog has no categories).
+  headless: true,
 };
 
 interface Document {
@@ -211,6 +222,7 @@ function features(
   let anywhere = 0;
   let total = 0;
   const sorts: Scored["sorts"] = [];
+  let headHeld = true;
   for (const clause of query.clauses) {
     total += clause.idf;
     let best = 0;
@@ -238,6 +250,7 @@ function features(
     inName += clause.idf * name;
     anywhere += clause.idf * any;
     if (clause.sort) sorts.push({ named: name > 0, held: any > 0 });
+    if (clause === query.clauses[query.head ?? -1]) headHeld = any > 0;
   }
   // Neighbouring query words side by side in the name, in any of their forms.
   let pairs = 0;
@@ -286,6 +299,7 @@ function features(
     // A kind reached only through a guessed correction ("dress" read as "press") is no evidence that the catalog has what was asked.
     kindAsked: query.clauses.some((clause) => names(clause, true)),
     sorts,
+    headHeld,
     // The word before the name's kind, when the query holds it in no form, names another sort ("Alder *Dining* Chair").
     namedAsAsked:
       (headClause?.forms.some((form) => document.named.kinds.has(form.lexemes.at(-1)!)) ?? false) &&
@@ -337,7 +351,8 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
  * Candidates best first (ties keep retrieval order), each marked unrelated when it falls under the relevance
  * floor: far below the best; weak on its own when no candidate is of a kind the query names, or very weak; or, when the best
  * is of the kind asked, of another kind by its category, of a kind asked from another department, or another sort
- * of the kind than the one the query puts before it and the best is named for.
+ * of the kind than the one the query puts before it and the best is named for; or, when nothing kept is of the kind
+ * asked or holds the query's head word, any with a category.
  */
 export function rankScored(scored: readonly Scored[], ids: readonly string[], weights: LocalWeights) {
   const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
@@ -376,11 +391,16 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
     askedBeside(f) &&
     !f.namedAsAsked &&
     kindBest.sorts.some((sort, k) => sort.named && f.sorts[k]?.held === false);
-  return order.map(({ id, score, features: f }) => ({
+  const ranked = order.map(({ id, score, features: f }) => ({
     id,
     score,
+    features: f,
     unrelated: judged(f, score) < best - weights.floor || weak(f) || otherKind(f, judged(f, score)) || otherDepartment(f) || otherSort(f),
   }));
+  // Nothing kept is of the kind asked or holds the word naming it: what is left shares only the query's qualifiers.
+  // Only products with a category are judged so, their kind being known to differ.
+  const headless = weights.headless && !kindFound && !ranked.some((o) => !o.unrelated && o.features.headHeld);
+  return ranked.map(({ id, score, features: f, unrelated }) => ({ id, score, unrelated: unrelated || (headless && f.department !== null) }));
 }
 
 export interface LocalRerankerDeps {

@@ -18,6 +18,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   department: "outdoor",
   sorts: [],
   namedAsAsked: true,
+  headHeld: true,
   ...features,
 });
 
@@ -84,5 +85,17 @@ describe("the relevance floor", () => {
     const weakStacker = candidate({ coverageAll: 0.45, cosine: 0.45 });
     expect(unrelated([candidate({ coverageAll: 1 }), weakStacker])).toEqual(["p1"]);
     expect(unrelated([candidate({ coverageAll: 1, ages: 1 }), weakStacker])).toEqual([]);
+  });
+
+  it("leaves out what shares only the query's qualifiers when nothing kept is of the kind asked or holds its head word", () => {
+    // "winter tyres" with no tyres for sale: winter running tights, a winter sleeping bag.
+    const tights = candidate({ kindAsked: false, type: 0, coverageAll: 0.39, cosine: 0.45, headHeld: false });
+    const bag = candidate({ kindAsked: false, type: 0, coverageAll: 0.39, cosine: 0.41, headHeld: false, department: "camping" });
+    expect(unrelated([tights, bag])).toEqual(["p0", "p1"]);
+    // A product that holds the head word somewhere keeps them all; so does one of the kind asked.
+    expect(unrelated([tights, { ...bag, headHeld: true }])).toEqual([]);
+    expect(unrelated([tights, { ...bag, kindAsked: true }])).toEqual([]);
+    // Without a category its kind is a guess: it stays.
+    expect(unrelated([tights, { ...bag, department: null }])).toEqual(["p0"]);
   });
 });
