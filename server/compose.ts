@@ -21,6 +21,7 @@ import type { Embedder } from "./search/embedder.js";
 import { createEmbedder, createReranker } from "./search/providers.js";
 import { checkEmbeddingModel } from "./search/reindex.js";
 import { loadSynonyms, type SynonymSet } from "./search/synonyms.js";
+import { type ExchangeRates, loadExchangeRates } from "./search/exchange-rates.js";
 import type { Reranker } from "./search/reranker.js";
 import type { RetrievalMode } from "./search/service.js";
 import { type BaseServices, createBaseServices, createServices, type Services } from "./services.js";
@@ -54,6 +55,8 @@ export interface Root {
   reranker(): Promise<Reranker>;
   /** SYNONYMS_FILE and the built-in set, read and checked (a mistake throws a SynonymsError naming the line). */
   synonyms(): Promise<SynonymSet>;
+  /** FX_RATES_FILE read and checked (a mistake throws an ExchangeRatesError), or null without one. */
+  exchangeRates(): Promise<ExchangeRates | null>;
   /** The services that need no embedder (keys, catalog lookups, health). */
   base(): Promise<BaseServices>;
   /** Every service, on an embedder whose model made the catalog's vectors (or it refuses, naming the fix). */
@@ -110,6 +113,7 @@ export function createRoot(config: Config, options: RootOptions): Root {
   });
 
   const synonyms = once(async () => loadSynonyms({ builtin: config.SYNONYMS_BUILTIN, file: config.SYNONYMS_FILE }));
+  const exchangeRates = once(async () => loadExchangeRates(config.FX_RATES_FILE));
 
   const base = once(async () => {
     const built = createBaseServices({
@@ -124,8 +128,9 @@ export function createRoot(config: Config, options: RootOptions): Root {
   });
 
   const services = once(async () => {
-    // Before anything slow: a mistake in the synonyms file stops a start at once.
+    // Before anything slow: a mistake in the synonyms or rates file stops a start at once.
     const rules = await synonyms();
+    const rates = await exchangeRates();
     const [handle, encoder] = await Promise.all([database(), embedder()]);
     await checkEmbeddingModel(handle.db, encoder);
     // One fetcher for every live lookup, so one host's politeness (a request at a time, its delay) holds across requests.
@@ -136,6 +141,7 @@ export function createRoot(config: Config, options: RootOptions): Root {
       embedder: encoder,
       reranker: await reranker(),
       synonyms: rules,
+      exchangeRates: rates,
       clock,
       settings: config,
       fetcher,
@@ -175,6 +181,7 @@ export function createRoot(config: Config, options: RootOptions): Root {
     embedder,
     reranker,
     synonyms,
+    exchangeRates,
     base,
     services,
     app,

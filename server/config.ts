@@ -223,6 +223,12 @@ export const ConfigSchema = z.object({
   SYNONYMS_FILE: z.string().min(1).optional(),
   /** The built-in synonyms for shopping English (server/search/synonyms.txt), applied beside SYNONYMS_FILE. */
   SYNONYMS_BUILTIN: boolean(true),
+  /**
+   * The operator's exchange rates, `{"base", "date", "rates"}` as Frankfurter and the ECB give them: price filters
+   * then apply to prices in every currency they know, converted (docs/search.md). None: prices are never converted.
+   * A file with a mistake stops the server at start, naming the problem.
+   */
+  FX_RATES_FILE: z.string().min(1).optional(),
   /** The most products one search matches, and so pages through by relevance (the facets count these). */
   SEARCH_MAX_RESULTS: z.coerce.number().int().min(10).max(1000).default(200),
   RERANK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),

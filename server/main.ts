@@ -18,6 +18,7 @@ import { issueFirstKey, keyWasShown, loadSampleCatalog, markKeyShown } from "./o
 import { SAMPLE_CATALOG_PATH } from "./sample/index.js";
 import { EmbeddingMismatchError } from "./search/reindex.js";
 import { SynonymsError } from "./search/synonyms.js";
+import { ExchangeRatesError } from "./search/exchange-rates.js";
 
 /** How often last-used times of keys are written (batched: one write per interval, not per request). */
 const USAGE_FLUSH_MS = 30_000;
@@ -128,8 +129,9 @@ async function serve(config: Config, options: { worker?: number; note?: string }
   // A worker's counters are scraped through the primary, which adds them up: from the start, since a worker that
   // does not answer holds up every scrape (until prom-client gives up, after 5 s).
   if (worker !== undefined) answerClusterScrapes(root.metrics);
-  // A mistake in SYNONYMS_FILE stops the start before the database and the model are opened.
+  // A mistake in SYNONYMS_FILE or FX_RATES_FILE stops the start before the database and the model are opened.
   await root.synonyms();
+  await root.exchangeRates();
   say("Starting: opening the database and loading the sentence encoder (a few seconds)…");
   const app = await root.app();
   const services = await root.services();
@@ -212,6 +214,7 @@ main().catch((error: unknown) => {
     error instanceof DataDirBusyError ||
     error instanceof EmbeddingMismatchError ||
     error instanceof SynonymsError ||
+    error instanceof ExchangeRatesError ||
     error instanceof PortBusyError
   ) {
     process.stderr.write(`${error.message}\n`);

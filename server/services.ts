@@ -11,6 +11,7 @@ import { createHealthService, type HealthService } from "./health.js";
 import type { Embedder } from "./search/embedder.js";
 import type { Reranker } from "./search/reranker.js";
 import type { SynonymSet } from "./search/synonyms.js";
+import type { ExchangeRates } from "./search/exchange-rates.js";
 import type { Fetcher } from "./fetch/fetcher.js";
 import { createLiveLookup, type LiveLookupService } from "./fetch/live.js";
 import { importLimits } from "./ingest/limits.js";
@@ -30,6 +31,8 @@ export interface ServiceDeps {
   reranker: Reranker;
   /** Synonyms applied to every search (SYNONYMS_FILE and SYNONYMS_BUILTIN). */
   synonyms: SynonymSet;
+  /** The operator's exchange rates (FX_RATES_FILE), or null: price filters never convert. */
+  exchangeRates: ExchangeRates | null;
   /** The key service's clock (expiry, its cache) and the product cache's. */
   clock: () => Date;
   settings: Pick<
@@ -87,6 +90,7 @@ export function createServices(base: BaseServices, deps: ServiceDeps): Services 
       embedder: deps.embedder,
       reranker: deps.reranker,
       synonyms: deps.synonyms,
+      exchangeRates: deps.exchangeRates,
       vectorSettingsInSession: database.vectorSettingsInSession,
       rerankCandidates: deps.settings.RERANK_CANDIDATES,
       minSimilarity: deps.settings.SEARCH_MIN_SIMILARITY,

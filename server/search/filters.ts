@@ -12,6 +12,7 @@ import { AVAILABILITY_GROUPS, type SearchParams } from "../../shared/schemas/ind
 import { brandHost } from "../../shared/url.js";
 import { brandKey, categoryKey } from "../catalog/structured.js";
 import { type productFacets, products } from "../db/schema.js";
+import { convertBounds, type ExchangeRates, type PriceBounds } from "./exchange-rates.js";
 
 export interface Filters {
   /** Host of `brand_url`. */
@@ -20,6 +21,8 @@ export interface Filters {
   /** Inclusive bounds in minor units of `currency`. */
   priceMin?: number;
   priceMax?: number;
+  /** The same bounds in the other currencies the operator's exchange rates know: products priced in them pass too. */
+  converted?: PriceBounds[];
   /** schema.org names, any of them. */
   availability?: string[];
   /** Category keys (structured.ts), any of them, each matching itself or anything under it. */
@@ -41,9 +44,10 @@ export type FilterParams = Pick<
 
 /**
  * The filters the parameters ask for; the parameters have been validated (currency known, bounds decimal).
- * `priced`: only products priced in the currency (for a price sort).
+ * `priced`: only products priced in the currency (for a price sort, which orders prices in one currency only).
+ * `rates`: price bounds also apply, converted, to products priced in the other currencies they know.
  */
-export function filtersFrom(params: FilterParams, options: { priced?: boolean } = {}): Filters {
+export function filtersFrom(params: FilterParams, options: { priced?: boolean; rates?: ExchangeRates | null } = {}): Filters {
   const filters: Filters = options.priced ? { priced: true } : {};
   if (params.brand_url !== undefined) {
     const host = brandHost(params.brand_url);
@@ -56,6 +60,10 @@ export function filtersFrom(params: FilterParams, options: { priced?: boolean } 
   const priceMax = minor(params.price_max);
   if (priceMin !== undefined) filters.priceMin = priceMin;
   if (priceMax !== undefined) filters.priceMax = priceMax;
+  if (options.rates && !options.priced && params.currency && (priceMin !== undefined || priceMax !== undefined)) {
+    const converted = convertBounds({ currency: params.currency, min: priceMin, max: priceMax }, options.rates);
+    if (converted.length > 0) filters.converted = converted;
+  }
   if (params.availability) filters.availability = [...new Set(params.availability.flatMap((group) => AVAILABILITY_GROUPS[group]))];
   if (params.category) filters.categories = [...new Set(params.category.map(categoryKey).filter(Boolean))];
   if (params.brand) filters.brands = [...new Set(params.brand.map(brandKey).filter(Boolean))];
@@ -97,9 +105,15 @@ export function filterSql(filters: Filters, table: FilterColumns | FacetColumns 
   if (filters.brandHost !== undefined) conditions.push(eq(table.brandHost, filters.brandHost));
   const pricing = filters.priceMin !== undefined || filters.priceMax !== undefined || filters.priced;
   if (pricing && filters.currency) {
-    conditions.push(eq(table.currency, filters.currency), isNotNull(table.priceMinor));
-    if (filters.priceMin !== undefined) conditions.push(gte(table.priceMinor, filters.priceMin));
-    if (filters.priceMax !== undefined) conditions.push(lte(table.priceMinor, filters.priceMax));
+    const within = ({ currency, min, max }: PriceBounds) =>
+      and(
+        eq(table.currency, currency),
+        isNotNull(table.priceMinor),
+        min === undefined ? undefined : gte(table.priceMinor, min),
+        max === undefined ? undefined : lte(table.priceMinor, max),
+      );
+    const asked = within({ currency: filters.currency, min: filters.priceMin, max: filters.priceMax });
+    conditions.push(filters.converted ? or(asked, ...filters.converted.map(within)) : asked);
   }
   if (filters.availability) conditions.push(inArray(table.availability, filters.availability));
   if (filters.categories) {

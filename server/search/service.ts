@@ -28,6 +28,7 @@ import { brandIndex, interpret, type Reading } from "./interpret.js";
 import { parseTsvector } from "./lexical.js";
 import type { Reranker, RerankResult } from "./reranker.js";
 import { fullTextRanked, type Ranked, vectorRanked, withinExactScope } from "./retrieve.js";
+import { convertedText, type ExchangeRates } from "./exchange-rates.js";
 import { NO_SYNONYMS, type SynonymSet } from "./synonyms.js";
 import { type QueryPlan, understand } from "./understand.js";
 import { vocabularyOf } from "./vocabulary.js";
@@ -49,6 +50,8 @@ export interface SearchResult {
 
 export interface SearchService {
   search(params: SearchParams): Promise<SearchResult>;
+  /** The operator's exchange rates, which price filters convert with (FX_RATES_FILE); null: prices are never converted. */
+  readonly exchangeRates: ExchangeRates | null;
   /** Reads what the first search would otherwise wait for (the catalog's vocabulary). */
   warm(): Promise<void>;
 }
@@ -80,6 +83,8 @@ export interface SearchDeps {
   queryCacheSize?: number;
   /** Synonyms applied to every query (SYNONYMS_FILE and the built-in set); none when absent. */
   synonyms?: SynonymSet;
+  /** The operator's exchange rates (FX_RATES_FILE): price filters apply to prices in the other currencies they know. */
+  exchangeRates?: ExchangeRates | null;
   /** Milliseconds since the epoch, for cursor ages. */
   now?: () => number;
   /** The catalog's version as this process's caches know it (CatalogService.version): browse facets are kept per version. */
@@ -151,6 +156,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
   }
 
   return {
+    exchangeRates: deps.exchangeRates ?? null,
     async warm() {
       await vocabulary();
     },
@@ -165,18 +171,21 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const print = fingerprintOf(params, sort);
       const position = params.cursor === undefined ? undefined : (await cursors()).decode(params.cursor, print);
       const priced = sort === "price_asc" || sort === "price_desc";
-      const filters = filtersFrom(effective, { priced });
+      const filters = filtersFrom(effective, { priced, rates: deps.exchangeRates });
       const withRawData = params.include_raw_data || params.view === "full";
 
       const messages: Message[] = [];
-      const currencyOnly: Message | undefined =
+      const { converted } = filters;
+      const priceNote: Message | undefined =
         (effective.price_min !== undefined || effective.price_max !== undefined || priced) && effective.currency
-          ? {
-              code: "currency_only",
-              text: `Prices are never converted: only products priced in ${effective.currency} were considered for the price ${priced ? "sort" : "filter"}.`,
-            }
+          ? converted && deps.exchangeRates
+            ? { code: "converted", text: convertedText(effective.currency, converted.length, deps.exchangeRates) }
+            : {
+                code: "currency_only",
+                text: `Prices are ${deps.exchangeRates ? `not converted for a price sort, nor from ${effective.currency}, which the exchange rates lack` : "never converted"}: only products priced in ${effective.currency} were considered for the price ${priced ? "sort" : "filter"}.`,
+              }
           : undefined;
-      if (currencyOnly) messages.push(currencyOnly);
+      if (priceNote) messages.push(priceNote);
       for (const skipped of reading?.notApplied ?? []) {
         messages.push({ code: "filter_not_applied", text: `"${skipped.text}" was not applied as ${skipped.filter}: ${skipped.reason}.` });
       }
@@ -189,13 +198,14 @@ export function createSearchService(deps: SearchDeps): SearchService {
       // An empty answer that only prices in one currency says where else the search matches, so that the caller (an
       // agent, often) can ask again in that currency rather than conclude the catalog has nothing. It costs one more
       // search, only then.
-      if (currencyOnly && hits.length === 0 && position === undefined) {
-        const elsewhere = await pricedElsewhere(query, plan, effective);
+      if (priceNote && hits.length === 0 && position === undefined) {
+        const considered = new Set([effective.currency, ...(converted ?? []).map((bounds) => bounds.currency)]);
+        const elsewhere = (await pricedElsewhere(query, plan, effective)).filter(({ currency }) => !considered.has(currency));
         if (elsewhere.length > 0) {
           const counts = elsewhere.map(({ currency, count }) => `${count} ${count === 1 ? "product" : "products"} priced in ${currency}`);
           const step = priced ? "sort" : "filter";
           const where = elsewhere.length === 1 ? "that currency" : "one of those currencies";
-          currencyOnly.text += ` None matched. Without the price ${step} the search matches ${counts.join(", ")}; to ${step} by price, ask in ${where}.`;
+          priceNote.text += ` None matched. Without the price ${step} the search matches ${counts.join(", ")}; to ${step} by price, ask in ${where}.`;
         }
       }
       if (params.explain) await explainHits(hits, plan, effective, page.scores);

@@ -5,6 +5,7 @@
  * lookup and get_product resolve identifiers through the catalog's batch
  * lookup. Nothing here searches or reads the database itself.
  */
+import { convertedText, type ExchangeRates } from "../search/exchange-rates.js";
 import { parseGtin } from "../../shared/gtin.js";
 import {
   type LookupInput,
@@ -58,11 +59,14 @@ async function drafts(services: CatalogServices, products: readonly Product[]): 
 }
 
 /** The search parameters a UCP search asks for, with the messages about what it did not apply. */
-function searchParams(input: UcpSearchRequest): { params: SearchParamsInput; applied: AppliedFilters; messages: UcpMessage[] } {
+function searchParams(
+  input: UcpSearchRequest,
+  rates: ExchangeRates | null,
+): { params: SearchParamsInput; applied: AppliedFilters; messages: UcpMessage[] } {
   const query = input.query?.trim();
   if (input.query !== undefined && !query)
     throw new RequestError("invalid_parameter", "query must not be empty: leave it out to browse by filters.", "query");
-  const { applied, messages } = readFilters(input.filters, input.context);
+  const { applied, messages } = readFilters(input.filters, input.context, rates);
   if (!query && isEmpty(applied)) {
     throw new RequestError(
       "invalid_parameter",
@@ -97,7 +101,7 @@ function searchParams(input: UcpSearchRequest): { params: SearchParamsInput; app
 }
 
 export async function ucpSearch(services: CatalogServices, input: UcpSearchRequest): Promise<{ response: UcpSearchResponse; result: SearchResult }> {
-  const { params, applied, messages } = searchParams(input);
+  const { params, applied, messages } = searchParams(input, services.search.exchangeRates);
   const parsed = SearchParamsSchema.safeParse(params);
   // Everything was checked above; a refusal here is a request member this mapping let through.
   if (!parsed.success) throw new RequestError("invalid_parameter", parsed.error.issues.map((issue) => issue.message).join("; "));
@@ -190,15 +194,21 @@ function exactVariant(draft: DraftProduct, resolution: Resolution): DraftVariant
   });
 }
 
-function currencyMessage(applied: AppliedFilters): UcpMessage[] {
-  return applied.price
-    ? [info("currency_only", `Prices are never converted: only variants priced in ${applied.price.currency} were considered for the price filter.`)]
-    : [];
+function currencyMessage(applied: AppliedFilters, rates: ExchangeRates | null): UcpMessage[] {
+  const { price } = applied;
+  if (!price) return [];
+  if (price.converted && rates) return [info("converted", convertedText(price.currency, price.converted.length, rates))];
+  return [
+    info(
+      "currency_only",
+      `Prices are never converted${rates ? ` from ${price.currency}, which the exchange rates lack` : ""}: only variants priced in ${price.currency} were considered for the price filter.`,
+    ),
+  ];
 }
 
 export async function ucpLookup(services: CatalogServices, input: UcpLookupRequest): Promise<UcpLookupResponse> {
-  const { applied, messages } = readFilters(input.filters, input.context);
-  messages.push(...currencyMessage(applied));
+  const { applied, messages } = readFilters(input.filters, input.context, services.search.exchangeRates);
+  messages.push(...currencyMessage(applied, services.search.exchangeRates));
   const ids = [...new Set(input.ids)];
   const resolved = await resolve(services, ids);
   const unique = [...new Map([...resolved.values()].map((resolution) => [resolution.product.id, resolution.product])).values()];
@@ -268,8 +278,8 @@ function failed(code: string, content: string, severity: "recoverable" | "unreco
 }
 
 export async function ucpGetProduct(services: CatalogServices, input: UcpGetProductRequest): Promise<UcpGetProductResponse> {
-  const { applied, messages } = readFilters(input.filters, input.context);
-  messages.push(...currencyMessage(applied));
+  const { applied, messages } = readFilters(input.filters, input.context, services.search.exchangeRates);
+  messages.push(...currencyMessage(applied, services.search.exchangeRates));
   const resolution = (await resolve(services, [input.id])).get(input.id);
   if (!resolution) return failed("not_found", `Product not found: ${input.id}`, "unrecoverable");
   const made = await drafts(services, [resolution.product]);

@@ -2,13 +2,16 @@
  * The protocol's search filters as this catalog applies them: `categories`
  * and `price` (the protocol's), `brands` and `availability` (this catalog's
  * own, as the protocol allows). A price is in minor units of
- * `context.currency` and prices are never converted; without that currency
- * the price filter is ignored, as the protocol allows, and a message says so.
+ * `context.currency`, converted to the other currencies the operator's
+ * exchange rates know (FX_RATES_FILE; without them prices are never
+ * converted); without that currency the price filter is ignored, as the
+ * protocol allows, and a message says so.
  * Filters this catalog does not know are ignored the same way.
  */
 import { isCurrencyCode, minorUnitExponent } from "../../shared/currency.js";
 import type { UcpContext, UcpMessage, UcpSearchFilters, UCP_AVAILABILITY_FILTERS } from "../../shared/schemas/index.js";
 import { RequestError } from "../errors.js";
+import { convertBounds, type ExchangeRates, type PriceBounds } from "../search/exchange-rates.js";
 import { info } from "./envelope.js";
 import { type DraftProduct, type DraftVariant, inCategories } from "./products.js";
 
@@ -16,8 +19,8 @@ export interface AppliedFilters {
   categories?: string[];
   brands?: string[];
   availability?: (typeof UCP_AVAILABILITY_FILTERS)[number][];
-  /** Bounds in minor units of `currency`, inclusive. */
-  price?: { currency: string; min?: number; max?: number };
+  /** Bounds in minor units of `currency`, inclusive, and the same converted to the currencies the exchange rates know. */
+  price?: PriceBounds & { converted?: PriceBounds[] };
 }
 
 const KNOWN = new Set(["categories", "price", "brands", "availability"]);
@@ -26,6 +29,7 @@ const KNOWN = new Set(["categories", "price", "brands", "availability"]);
 export function readFilters(
   filters: UcpSearchFilters | undefined,
   context: UcpContext | undefined,
+  rates: ExchangeRates | null = null,
 ): { applied: AppliedFilters; messages: UcpMessage[] } {
   const applied: AppliedFilters = {};
   const messages: UcpMessage[] = [];
@@ -56,7 +60,9 @@ export function readFilters(
     } else if (!isCurrencyCode(currency)) {
       messages.push(info("filter_ignored", `The price filter was ignored: context.currency "${context?.currency}" is not an ISO 4217 code.`));
     } else {
-      applied.price = { currency, ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
+      const bounds: PriceBounds = { currency, ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
+      const converted = rates ? convertBounds(bounds, rates) : [];
+      applied.price = converted.length > 0 ? { ...bounds, converted } : bounds;
     }
   }
   return { applied, messages };
@@ -78,9 +84,10 @@ export function decimal(amount: number, currency: string): string | undefined {
 export function variantPasses(variant: DraftVariant, applied: AppliedFilters): boolean {
   const { price, availability } = applied;
   if (price) {
-    if (variant.ucp.price.currency !== price.currency) return false;
-    if (price.min !== undefined && variant.amount < price.min) return false;
-    if (price.max !== undefined && variant.amount > price.max) return false;
+    const bounds = [price, ...(price.converted ?? [])].find((each) => each.currency === variant.ucp.price.currency);
+    if (!bounds) return false;
+    if (bounds.min !== undefined && variant.amount < bounds.min) return false;
+    if (bounds.max !== undefined && variant.amount > bounds.max) return false;
   }
   if (availability) {
     const status = variant.status === "discontinued" ? "out_of_stock" : variant.status;

@@ -154,7 +154,9 @@ const CurrencySchema = text()
   .transform((value) => value.toUpperCase())
   .refine(isCurrencyCode, "must be an ISO 4217 currency code such as USD or EUR")
   .optional()
-  .describe("ISO 4217 code of the price bounds and price sorts; prices are never converted, so only products priced in it match them.");
+  .describe(
+    "ISO 4217 code of the price bounds and price sorts. A price sort considers only products priced in it; so do price bounds, unless the operator set exchange rates (then prices in the currencies they know are compared converted, and a `converted` message says so).",
+  );
 
 export const SearchParamsSchema = z
   .object({
@@ -228,7 +230,8 @@ export const SearchParamsSchema = z
         issue("q", `is required unless a filter is given (${FILTERS.join(", ")})`);
       }
       for (const bound of ["price_min", "price_max"] as const) {
-        if (params[bound] !== undefined && params.currency === undefined) issue("currency", `is required with ${bound}: prices are never converted`);
+        if (params[bound] !== undefined && params.currency === undefined)
+          issue("currency", `is required with ${bound}: it says what the amount is in`);
       }
       if (typeof params.sort === "string" && params.sort.startsWith("price_") && params.currency === undefined) {
         issue("currency", `is required with sort=${params.sort}: prices in different currencies cannot be ordered`);

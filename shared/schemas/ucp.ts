@@ -34,7 +34,10 @@ export const UcpContextSchema = z
     location: z.string().optional(),
     intent: z.string().optional(),
     language: z.string().optional(),
-    currency: z.string().optional().describe("ISO 4217: the currency the price filter is in (prices are never converted)."),
+    currency: z
+      .string()
+      .optional()
+      .describe("ISO 4217: the currency the price filter is in (converted to others only with the operator's exchange rates)."),
     eligibility: z.array(z.string()).optional(),
     payment: z.array(z.looseObject({ handler: z.string(), types: z.array(z.string()).optional() })).optional(),
   })

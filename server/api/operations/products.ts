@@ -53,7 +53,7 @@ export const search = query({
     description:
       "Search the product catalog for what a shopper wants, in plain words (kind of product, features, use, brand), or browse with filters alone. " +
       'Constraints in the words ("under $200", "in stock", a brand name) are applied as filters and echoed back in `interpretation`; filters can also be given: ' +
-      '`price_min`/`price_max` with `currency` (ISO 4217; prices are never converted), `availability` (in_stock, out_of_stock, preorder, backorder), `category` (a path prefix such as "Outdoor > Tents"), `brand` (names), `brand_url` (one merchant\'s site). ' +
+      '`price_min`/`price_max` with `currency` (ISO 4217; prices in other currencies are compared only with exchange rates the operator set), `availability` (in_stock, out_of_stock, preorder, backorder), `category` (a path prefix such as "Outdoor > Tents"), `brand` (names), `brand_url` (one merchant\'s site). ' +
       "`sort`: relevance, price_asc, price_desc (with currency), newest. Only matching products are returned ({products: [{pdp}]}, possibly none); pass `next_cursor` as `cursor` for more. " +
       `${VIEW_NOTE} Use get_product_by_id for one product by id, get_product_by_url for a page URL or GTIN, lookup_products for many at once.`,
     defaults: COMPACT_FOR_AGENTS,
