@@ -63,12 +63,16 @@ export const products = pgTable(
     contentHash: text("content_hash").notNull(),
     embedding: vector("embedding", { dimensions: EMBEDDING_DIMENSIONS }),
     embeddingModel: text("embedding_model"),
-    /** Weighted full-text document: name (A) over brands (B) over description (C). */
+    /**
+     * Weighted full-text document: name (A) over brands (B) over description (C) over the category's last segment (D),
+     * which names the kind ("Coffee & Tea > *Coffee*"), so that "coffee" finds the coffees whose pages never say the
+     * word. Not the whole path: its first segments are departments, and "coffee" would find every tea in "Coffee & Tea".
+     */
     search: tsvector("search")
       .notNull()
       .generatedAlwaysAs(
         (): SQL =>
-          sql`setweight(to_tsvector('english', ${products.name}), 'A') || setweight(to_tsvector('english', ${products.brands}), 'B') || setweight(to_tsvector('english', ${products.desc}), 'C')`,
+          sql`setweight(to_tsvector('english', ${products.name}), 'A') || setweight(to_tsvector('english', ${products.brands}), 'B') || setweight(to_tsvector('english', ${products.desc}), 'C') || setweight(to_tsvector('english', regexp_replace(coalesce(${products.category}, ''), '^.*>', '')), 'D')`,
       ),
     // Freshness (see docs/operations.md, "Keeping the catalog fresh"). `updated_at` (in `timestamps`) moves only when the
     // record's content changes; these say when the page was read and confirmed, and whether it is still there.

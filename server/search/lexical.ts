@@ -1,6 +1,6 @@
 /**
  * Reading Postgres tsvectors in JS: the stored `search` document (name at
- * weight A, brands B, description C, with word positions) and the query's
+ * weight A, brands B, description C, category D, with word positions) and the query's
  * own tsvector, both stemmed by Postgres's english configuration, so JS
  * scoring sees exactly the words full-text search matched.
  */
@@ -10,10 +10,11 @@ export type Field = "name" | "brands" | "desc";
 export interface Term {
   lexeme: string;
   position: number;
-  field: Field;
+  /** Where the word is; a tsvector without weights (a query's) reads as the category's D. */
+  field: Field | "category";
 }
 
-const FIELD_BY_WEIGHT: Record<string, Field> = { A: "name", B: "brands", C: "desc", D: "desc" };
+const FIELD_BY_WEIGHT: Record<string, Term["field"]> = { A: "name", B: "brands", C: "desc", D: "category" };
 
 /** `'red':1A,5C 'shoe':2A` → terms. Lexemes are quoted with '' for a quote. */
 export function parseTsvector(text: string): Term[] {

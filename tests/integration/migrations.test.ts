@@ -2,7 +2,8 @@
  * Migrations on a database that already holds products, as an operator upgrading finds it: a catalog migrated up to
  * the migration before freshness (0008), products stored the way the code of then stored them, then the rest applied.
  * 0009 adds the freshness columns (defaulting to the moment of the upgrade); 0010 must backfill them from what the
- * rows knew, put every product in the change feed oldest change first, and make product_facets mirror them.
+ * rows knew, put every product in the change feed oldest change first, and make product_facets mirror them. 0011
+ * remakes the full-text document with the category's last segment in it.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -67,8 +68,8 @@ beforeAll(async () => {
   // Stored as the importer of then wrote rows: the columns of 0001–0008 only (the schema of today has more).
   for (const old of OLD) {
     await client.query(
-      `INSERT INTO products (id, url, url_key, brand_host, name, content_hash, brand, brand_keys, availability, currency, price_minor, created_at, updated_at)
-       VALUES ($1, $2, $3, 'old.example', $4, $5, 'Old Brand', '{old brand}', 'InStock', 'USD', 1999, $6, $7)`,
+      `INSERT INTO products (id, url, url_key, brand_host, name, content_hash, brand, brand_keys, availability, currency, price_minor, category, created_at, updated_at)
+       VALUES ($1, $2, $3, 'old.example', $4, $5, 'Old Brand', '{old brand}', 'InStock', 'USD', 1999, 'Coffee & Tea > Coffee', $6, $7)`,
       [old.id, old.url, old.url.replace("https://", ""), `Old ${old.id}`, `hash-${old.id}`, old.created, old.updated],
     );
   }
@@ -85,7 +86,18 @@ describe("0009 and 0010 on a catalog stored before freshness", () => {
   it("stopped at 0008 first (no freshness columns when the products were stored), then applied the rest", async () => {
     expect(freshnessColumnsBefore).toEqual([]);
     const applied = await client.query<{ n: number }>("select count(*)::int as n from drizzle.__drizzle_migrations");
-    expect(applied.rows[0]?.n).toBe(11);
+    expect(applied.rows[0]?.n).toBe(12);
+  });
+
+  it("0011 puts the last segment of each stored product's category in its full-text document, not the departments", async () => {
+    const matching = async (word: string) =>
+      (await client.query<{ id: string }>("select id from products where search @@ to_tsquery('english', $1) order by id", [word])).rows.map(
+        (row) => row.id,
+      );
+    expect(await matching("coffee")).toEqual(["prod_a", "prod_b", "prod_c"]);
+    expect(await matching("tea")).toEqual([]);
+    const index = await client.query("select 1 from pg_indexes where indexname = 'products_search_idx'");
+    expect(index.rows).toHaveLength(1);
   });
 
   it("fetched_at and checked_at are each product's last change, not the moment of the upgrade", async () => {

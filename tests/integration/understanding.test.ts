@@ -57,6 +57,8 @@ const CATALOG: TestRecord[] = [
     desc: "Wooden chutes and glass marbles. Not suitable for children under three because of small parts.",
     category: "Toys > Building",
   },
+  { url: shop("kenya"), name: "Kenya Nyeri AA, Light Roast", desc: "Blackcurrant acidity and a syrupy finish.", category: "Coffee & Tea > Coffee" },
+  { url: shop("sencha"), name: "Uji Sencha, Loose Leaf", desc: "Grassy and sweet.", category: "Coffee & Tea > Tea" },
   { url: shop("stacker"), name: "Wooden Rainbow Stacker", desc: "Seven arcs that toddlers stack.", category: "Toys > Baby & Toddler" },
 ];
 
@@ -161,6 +163,14 @@ describe("synonyms", () => {
 });
 
 describe("product types", () => {
+  it("finds a product by the kind its category's last segment names, which its page never says", async () => {
+    const coffee = (await ask("coffee")).urls;
+    expect(coffee).toContain(shop("kenya"));
+    // Not by the department: a tea is in "Coffee & Tea" too.
+    expect(coffee).not.toContain(shop("sencha"));
+    expect((await ask("tea")).urls).toContain(shop("sencha"));
+  });
+
   it("puts a product of the kind asked for above one sharing only adjectives", async () => {
     const { urls } = await ask("waterproof jacket");
     expect(urls[0]).toBe(shop("rain-shell"));

@@ -168,6 +168,8 @@ interface Document {
 function toDocument(terms: readonly Term[], category: Set<string>, kinds: Set<string>, named: Document["named"]): Document {
   const document: Document = { terms: new Map(), length: { name: 0, brands: 0, desc: 0 }, category, kinds, named };
   for (const term of terms) {
+    // The category is read whole, as the document's `category`, not as one more field of BM25F.
+    if (term.field === "category") continue;
     let entry = document.terms.get(term.lexeme);
     if (!entry) {
       entry = { tf: { name: 0, brands: 0, desc: 0 }, positions: [] };
