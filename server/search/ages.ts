@@ -50,7 +50,8 @@ function months(amount: string, unit: string | undefined): number {
 
 /** Stages of childhood a shopper names, by the usual bounds. */
 const STAGES: [RegExp, AgeRange][] = [
-  [/\b(?:new ?borns?|infants?|bab(?:y|ies))\b/i, { from: 0, to: 12 }],
+  // Not "baby blue", "baby pink": colours; nor a "baby shower", which is for the parents.
+  [/\b(?:new ?borns?|infants?|bab(?:y|ies)(?!\s+(?:blue|pink|shower)))\b/i, { from: 0, to: 12 }],
   [/\btoddlers?\b/i, { from: 12, to: 36 }],
   [/\bpre-?schoolers?\b/i, { from: 36, to: 60 }],
   [/\bteen(?:s|agers?)?\b/i, { from: 156, to: 228 }],

@@ -14,7 +14,7 @@ describe("askedAges", () => {
     expect(askedAges(query)).toEqual(ages);
   });
 
-  it.each(["sunscreen for kids", "teenage mutant ninja turtles", "45 litre backpack", "2 year warranty kettle"])("reads no ages in %s", (query) => {
+  it.each(["sunscreen for kids", "teenage mutant ninja turtles", "45 litre backpack", "2 year warranty kettle", "baby blue sweater"])("reads no ages in %s", (query) => {
     expect(askedAges(query)).toBeNull();
   });
 });
