@@ -14,9 +14,12 @@ describe("askedAges", () => {
     expect(askedAges(query)).toEqual(ages);
   });
 
-  it.each(["sunscreen for kids", "teenage mutant ninja turtles", "45 litre backpack", "2 year warranty kettle", "baby blue sweater"])("reads no ages in %s", (query) => {
-    expect(askedAges(query)).toBeNull();
-  });
+  it.each(["sunscreen for kids", "teenage mutant ninja turtles", "45 litre backpack", "2 year warranty kettle", "baby blue sweater"])(
+    "reads no ages in %s",
+    (query) => {
+      expect(askedAges(query)).toBeNull();
+    },
+  );
 });
 
 describe("statedAges", () => {
