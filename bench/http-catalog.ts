@@ -41,8 +41,11 @@ export interface BenchCatalog {
   queries?: string[];
 }
 
-function cacheDir(label: string, extra: string): string {
-  const key = createHash("sha256").update(`${label}:${GENERATOR_VERSION}:${extra}`).digest("hex").slice(0, 16);
+/** The migrations are in every key: a catalog built before a migration (a new table, a remade column) lacks it. */
+const JOURNAL = readFileSync(new URL("../drizzle/meta/_journal.json", import.meta.url));
+
+function cacheDir(label: string, extra: string | Buffer): string {
+  const key = createHash("sha256").update(`${label}:${GENERATOR_VERSION}:`).update(extra).update(JOURNAL).digest("hex").slice(0, 16);
   return join(ROOT, "bench", ".cache", `http-${label}-${key}`);
 }
 
@@ -50,10 +53,7 @@ const log = (message: string) => process.stderr.write(message);
 
 /** The sample catalog, imported once with the configured local embedder. */
 export async function sampleCatalog(): Promise<BenchCatalog> {
-  const sample = readFileSync(SAMPLE_CATALOG_PATH);
-  // The migrations are in the key too: a catalog built before a new table (e.g. the vocabulary) lacks it.
-  const journal = readFileSync(new URL("../drizzle/meta/_journal.json", import.meta.url));
-  const dir = cacheDir("sample", createHash("sha256").update(sample).update(journal).digest("hex"));
+  const dir = cacheDir("sample", readFileSync(SAMPLE_CATALOG_PATH));
   const dataDir = join(dir, "pg");
   const done = join(dir, ".complete");
   if (!existsSync(done)) {
