@@ -98,5 +98,6 @@ export function convertBounds(bounds: PriceBounds, rates: ExchangeRates): PriceB
 
 /** What a `converted` message says: that and how prices in other currencies were compared. */
 export function convertedText(currency: string, currencies: number, rates: ExchangeRates): string {
-  return `Prices in ${currencies} other currencies were converted to ${currency} for the price filter, at the operator's exchange rates of ${rates.date}; products priced in a currency without a rate were not considered.`;
+  const others = currencies === 1 ? "1 other currency" : `${currencies} other currencies`;
+  return `Prices in ${others} were converted to ${currency} for the price filter, at the operator's exchange rates of ${rates.date}; products priced in a currency without a rate were not considered.`;
 }

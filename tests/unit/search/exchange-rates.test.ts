@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { convertBounds, ExchangeRatesError, parseExchangeRates } from "../../../server/search/exchange-rates.js";
+import { convertBounds, convertedText, ExchangeRatesError, parseExchangeRates } from "../../../server/search/exchange-rates.js";
 
 const RATES = parseExchangeRates(JSON.stringify({ amount: 1, base: "EUR", date: "2026-11-20", rates: { USD: 1.1, SEK: 11.55, JPY: 165.2 } }), "test");
 
@@ -42,5 +42,12 @@ describe("convertBounds", () => {
 
   it("converts nothing from a currency the rates lack", () => {
     expect(convertBounds({ currency: "GBP", max: 2000 }, RATES)).toEqual([]);
+  });
+});
+
+describe("convertedText", () => {
+  it("counts the other currencies in words that agree", () => {
+    expect(convertedText("USD", 1, RATES)).toContain("Prices in 1 other currency were converted to USD");
+    expect(convertedText("USD", 3, RATES)).toContain("Prices in 3 other currencies were converted to USD");
   });
 });
