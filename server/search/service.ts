@@ -182,7 +182,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
             ? { code: "converted", text: convertedText(effective.currency, converted.length, deps.exchangeRates) }
             : {
                 code: "currency_only",
-                text: `Prices are ${deps.exchangeRates ? `not converted for a price sort, nor from ${effective.currency}, which the exchange rates lack` : "never converted"}: only products priced in ${effective.currency} were considered for the price ${priced ? "sort" : "filter"}.`,
+                text: `Prices are ${!deps.exchangeRates ? "never converted" : priced ? "not converted for a price sort" : `not converted from ${effective.currency}, which the exchange rates lack`}: only products priced in ${effective.currency} were considered for the price ${priced ? "sort" : "filter"}.`,
               }
           : undefined;
       if (priceNote) messages.push(priceNote);
