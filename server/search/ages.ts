@@ -38,6 +38,9 @@ const NUMBER_WORDS: Record<string, number> = {
 
 const NUMBER = String.raw`(\d{1,2}|${Object.keys(NUMBER_WORDS).join("|")})`;
 const UNIT = `(months?|mos?|years?|yrs?)`;
+const UNTIL = `(?:-|–|to)`;
+/** "+" or "and up" after an age: from it on. */
+const AND_UP = String.raw`(?:\+|and\s+(?:up|over|older|above))`;
 
 function count(text: string): number {
   return NUMBER_WORDS[text.toLowerCase()] ?? Number(text);
@@ -46,6 +49,16 @@ function count(text: string): number {
 /** A number of months or (by default) years, in months. */
 function months(amount: string, unit: string | undefined): number {
   return /^mo/i.test(unit ?? "") ? count(amount) : count(amount) * 12;
+}
+
+/** From `first` to `last` months or years, both included: "3 to 6" years runs up to the 7th birthday. */
+function between(first: string, last: string, unit: string | undefined): AgeRange {
+  return { from: months(first, unit), to: months(last, unit) + months("1", unit) };
+}
+
+/** From an age on, with no upper bound. */
+function fromAge(amount: string, unit: string | undefined): AgeRange {
+  return { from: months(amount, unit), to: Infinity };
 }
 
 /** Stages of childhood a shopper names, by the usual bounds. */
@@ -59,18 +72,9 @@ const STAGES: [RegExp, AgeRange][] = [
 
 /** "1 year old", "18-month-old", "3 yo", "ages 3-5", "age 4". */
 const ASKED: [RegExp, (m: RegExpMatchArray) => AgeRange][] = [
-  [
-    new RegExp(String.raw`\b${NUMBER}[\s-]*${UNIT}[\s-]*olds?\b`, "i"),
-    (m) => {
-      const from = months(m[1]!, m[2]);
-      return { from, to: from + (/^mo/i.test(m[2]!) ? 1 : 12) };
-    },
-  ],
-  [new RegExp(String.raw`\b${NUMBER}\s*yo\b`, "i"), (m) => ({ from: months(m[1]!, "y"), to: months(m[1]!, "y") + 12 })],
-  [
-    new RegExp(String.raw`\bages?\s+${NUMBER}\s*(?:-|–|to)\s*${NUMBER}(?:\s*${UNIT})?\b`, "i"),
-    (m) => ({ from: months(m[1]!, m[3]), to: months(m[2]!, m[3]) + (/^mo/i.test(m[3] ?? "") ? 1 : 12) }),
-  ],
+  [new RegExp(String.raw`\b${NUMBER}[\s-]*${UNIT}[\s-]*olds?\b`, "i"), (m) => between(m[1]!, m[1]!, m[2])],
+  [new RegExp(String.raw`\b${NUMBER}\s*yo\b`, "i"), (m) => between(m[1]!, m[1]!, undefined)],
+  [new RegExp(String.raw`\bages?\s+${NUMBER}\s*${UNTIL}\s*${NUMBER}(?:\s*${UNIT})?\b`, "i"), (m) => between(m[1]!, m[2]!, m[3])],
 ];
 
 /** The ages a query asks for, or null when it names none. */
@@ -87,42 +91,29 @@ export function askedAges(query: string): AskedAges | null {
 }
 
 const WHO = `(?:children|kids|child|babies|infants|ages?|aged)`;
-const UNTIL = `(?:-|–|to)`;
 
 /** Statements of the ages a product suits, each read as a range. */
 const STATED: [RegExp, (m: RegExpMatchArray) => AgeRange][] = [
   // "for children aged 3 to 6", "children from 3 to 8 years", "ages 2-4"
   [
     new RegExp(String.raw`\b${WHO}\s+(?:aged\s+|from\s+|of\s+)?${NUMBER}\s*${UNTIL}\s*${NUMBER}(?:\s*${UNIT})?`, "gi"),
-    (m) => ({ from: months(m[1]!, m[3]), to: months(m[2]!, m[3]) + (/^mo/i.test(m[3] ?? "") ? 1 : 12) }),
+    (m) => between(m[1]!, m[2]!, m[3]),
   ],
   // "from 6 to 36 months" (a unit is needed: "a seat from 30 to 40 cm" is no age)
-  [
-    new RegExp(String.raw`\bfrom\s+${NUMBER}\s*${UNTIL}\s*${NUMBER}\s*${UNIT}\b`, "gi"),
-    (m) => ({ from: months(m[1]!, m[3]), to: months(m[2]!, m[3]) + (/^mo/i.test(m[3]!) ? 1 : 12) }),
-  ],
+  [new RegExp(String.raw`\bfrom\s+${NUMBER}\s*${UNTIL}\s*${NUMBER}\s*${UNIT}\b`, "gi"), (m) => between(m[1]!, m[2]!, m[3])],
   // "not suitable for children under three", "not recommended for babies under 6 months"
   [
     new RegExp(
       String.raw`\bnot\s+(?:suitable|recommended|intended|for)\s+(?:for\s+)?(?:use\s+by\s+)?${WHO}?\s*(?:under|below|younger than|less than)\s+(?:the\s+age\s+of\s+)?${NUMBER}(?:\s*${UNIT})?`,
       "gi",
     ),
-    (m) => ({ from: months(m[1]!, m[2]), to: Infinity }),
+    (m) => fromAge(m[1]!, m[2]),
   ],
   // "Age: 18 months+", "ages 3+", "aged 5 and up"
-  [
-    new RegExp(String.raw`\b(?:ages?|aged)\s*:?\s*${NUMBER}(?:\s*${UNIT})?\s*(?:\+|and\s+(?:up|over|older|above))`, "gi"),
-    (m) => ({ from: months(m[1]!, m[2]), to: Infinity }),
-  ],
+  [new RegExp(String.raw`\b(?:ages?|aged)\s*:?\s*${NUMBER}(?:\s*${UNIT})?\s*${AND_UP}`, "gi"), (m) => fromAge(m[1]!, m[2])],
   // "3+ years", "18 months and up", "from 12 months"
-  [
-    new RegExp(String.raw`\b${NUMBER}\s*(?:\+\s*${UNIT}|${UNIT}\s*(?:\+|and\s+(?:up|over|older|above)))`, "gi"),
-    (m) => ({ from: months(m[1]!, m[2] ?? m[3]), to: Infinity }),
-  ],
-  [
-    new RegExp(String.raw`\b(?:for|suitable)\s+(?:children\s+|kids\s+)?from\s+${NUMBER}\s*${UNIT}(?!\s*${UNTIL})`, "gi"),
-    (m) => ({ from: months(m[1]!, m[2]), to: Infinity }),
-  ],
+  [new RegExp(String.raw`\b${NUMBER}\s*(?:\+\s*${UNIT}|${UNIT}\s*${AND_UP})`, "gi"), (m) => fromAge(m[1]!, m[2] ?? m[3])],
+  [new RegExp(String.raw`\b(?:for|suitable)\s+(?:children\s+|kids\s+)?from\s+${NUMBER}\s*${UNIT}(?!\s*${UNTIL})`, "gi"), (m) => fromAge(m[1]!, m[2])],
 ];
 
 /** The ages a product's text says it suits (every statement at once), or null when it states none. */
