@@ -224,6 +224,7 @@ function features(
   let anywhere = 0;
   let total = 0;
   const sorts: Scored["sorts"] = [];
+  const headClause = query.head === undefined ? undefined : query.clauses[query.head];
   let headHeld = true;
   for (const clause of query.clauses) {
     total += clause.idf;
@@ -252,7 +253,7 @@ function features(
     inName += clause.idf * name;
     anywhere += clause.idf * any;
     if (clause.sort) sorts.push({ named: name > 0, held: any > 0 });
-    if (clause === query.clauses[query.head ?? -1]) headHeld = any > 0;
+    if (clause === headClause) headHeld = any > 0;
   }
   // Neighbouring query words side by side in the name, in any of their forms.
   let pairs = 0;
@@ -282,7 +283,6 @@ function features(
   // The kind of product: the query's head word among the kinds the name and category name, or else another query word.
   const names = (clause: Clause | undefined, typed = false) =>
     clause?.forms.some((form) => (!typed || !form.corrected) && form.lexemes.length === 1 && document.kinds.has(form.lexemes[0]!)) ?? false;
-  const headClause = query.head === undefined ? undefined : query.clauses[query.head];
   const type = names(headClause) ? 1 : query.clauses.some((clause) => names(clause)) ? 0.5 : 0;
   return {
     bm25,
