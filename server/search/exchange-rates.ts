@@ -46,12 +46,12 @@ export function parseExchangeRates(text: string, source: string): ExchangeRates 
   if (typeof rates !== "object" || rates === null || Array.isArray(rates)) return fail('"rates" must be an object of ISO 4217 codes to numbers');
   const perBase = new Map<string, number>([[base, 1]]);
   for (const [code, rate] of Object.entries(rates)) {
-    if (!isCurrencyCode(code)) fail(`"rates" holds ${JSON.stringify(code)}, which is not an ISO 4217 code in capitals`);
+    if (!isCurrencyCode(code)) return fail(`"rates" holds ${JSON.stringify(code)}, which is not an ISO 4217 code in capitals`);
     if (typeof rate !== "number" || !Number.isFinite(rate) || rate <= 0)
-      fail(`the rate of ${code} must be a positive number, not ${JSON.stringify(rate)}`);
-    perBase.set(code, rate as number);
+      return fail(`the rate of ${code} must be a positive number, not ${JSON.stringify(rate)}`);
+    perBase.set(code, rate);
   }
-  if (perBase.size < 2) fail('"rates" is empty');
+  if (perBase.size < 2) return fail('"rates" is empty');
   return { date, perBase };
 }
 
