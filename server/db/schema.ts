@@ -64,15 +64,16 @@ export const products = pgTable(
     embedding: vector("embedding", { dimensions: EMBEDDING_DIMENSIONS }),
     embeddingModel: text("embedding_model"),
     /**
-     * Weighted full-text document: name (A) over brands (B) over description (C) over the category's last segment (D),
-     * which names the kind ("Coffee & Tea > *Coffee*"), so that "coffee" finds the coffees whose pages never say the
-     * word. Not the whole path: its first segments are departments, and "coffee" would find every tea in "Coffee & Tea".
+     * Weighted full-text document: name (A) over brands (B) over description (C) over the category (D), whose segments
+     * name kinds ("Kitchen > Cookware > Pans"), so that "coffee" finds the coffees whose pages never say the word and
+     * "cookware" finds the pans. A segment joining several ("Coffee & Tea", "Kitchen, Dining") is left out unless it is
+     * the last: "coffee" would find every tea. `categoryKinds` (search/product-type.ts) reads the same segments.
      */
     search: tsvector("search")
       .notNull()
       .generatedAlwaysAs(
         (): SQL =>
-          sql`setweight(to_tsvector('english', ${products.name}), 'A') || setweight(to_tsvector('english', ${products.brands}), 'B') || setweight(to_tsvector('english', ${products.desc}), 'C') || setweight(to_tsvector('english', regexp_replace(coalesce(${products.category}, ''), '^.*>', '')), 'D')`,
+          sql`setweight(to_tsvector('english', ${products.name}), 'A') || setweight(to_tsvector('english', ${products.brands}), 'B') || setweight(to_tsvector('english', ${products.desc}), 'C') || setweight(to_tsvector('english', regexp_replace(coalesce(${products.category}, ''), '[^>]*(&|,|/|\\mand\\M)[^>]*>', ' ', 'g')), 'D')`,
       ),
     // Freshness (see docs/operations.md, "Keeping the catalog fresh"). `updated_at` (in `timestamps`) moves only when the
     // record's content changes; these say when the page was read and confirmed, and whether it is still there.

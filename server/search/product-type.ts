@@ -65,18 +65,29 @@ export function readName(name: string): { kinds: string[]; sort: string | undefi
   return { kinds: sold ? [last, before] : [last], sort: sort === "and" || words[kind - 2] === "and" ? undefined : sort };
 }
 
-/** The kinds a category's last segment names: "Clothing > Jackets > Rain Jackets" → jackets; "Kettles & Teapots" → both. */
+/** A segment joining several kinds ("Coffee & Tea", "Kitchen, Dining", "Bed and Bath"): the same test as schema.ts's `search`. */
+const JOINED = /&|,|\/|\band\b/iu;
+
+/**
+ * The kinds a category names, the last segment's first: "Kitchen > Cookware > Pans" → pans, cookware, kitchen. The last
+ * segment may join several, and the product is one of them ("Kettles & Teapots" → both); a segment before it that joins
+ * several names none ("Coffee & Tea > Coffee" is no tea).
+ */
 export function categoryHeads(category: string | null | undefined): string[] {
-  const leaf = category?.split(">").at(-1)?.trim();
+  const segments = (category ?? "").split(">").map((segment) => segment.trim());
+  const leaf = segments.pop();
   if (!leaf) return [];
-  return leaf
-    .split(/\s*(?:&|,|\/|\band\b)\s*/iu)
-    .flatMap((part) => {
-      const words = part.match(/[\p{L}'’-]+/gu) ?? [];
-      const last = words.at(-1);
-      return last ? [bare(last)] : [];
-    })
-    .filter((word) => word.length > 1);
+  const parts = [...leaf.split(/\s*(?:&|,|\/|\band\b)\s*/iu), ...segments.filter((segment) => !JOINED.test(segment)).reverse()];
+  return [
+    ...new Set(
+      parts
+        .flatMap((part) => {
+          const last = part.match(/[\p{L}'’-]+/gu)?.at(-1);
+          return last ? [bare(last)] : [];
+        })
+        .filter((word) => word.length > 1),
+    ),
+  ];
 }
 
 const numeric = (word: string | undefined) => word !== undefined && /^\p{N}/u.test(word);

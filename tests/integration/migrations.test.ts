@@ -3,7 +3,7 @@
  * the migration before freshness (0008), products stored the way the code of then stored them, then the rest applied.
  * 0009 adds the freshness columns (defaulting to the moment of the upgrade); 0010 must backfill them from what the
  * rows knew, put every product in the change feed oldest change first, and make product_facets mirror them. 0011
- * remakes the full-text document with the category's last segment in it.
+ * remakes the full-text document with the category's last segment in it, and 0012 with every segment naming one kind.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,9 +39,27 @@ function migrationsUpTo(lastTag: string): { folder: string; remove(): void } {
 
 /** Old products, each last changed on its own day (out of id order, so the feed's order is the dates', not the ids'). */
 const OLD = [
-  { id: "prod_b", url: "https://old.example/p/b", updated: "2025-03-02T10:00:00Z", created: "2025-01-01T00:00:00Z" },
-  { id: "prod_a", url: "https://old.example/p/a", updated: "2025-05-20T08:30:00Z", created: "2025-01-02T00:00:00Z" },
-  { id: "prod_c", url: "https://old.example/p/c", updated: "2025-04-11T23:59:59Z", created: "2025-01-03T00:00:00Z" },
+  {
+    id: "prod_b",
+    url: "https://old.example/p/b",
+    updated: "2025-03-02T10:00:00Z",
+    created: "2025-01-01T00:00:00Z",
+    category: "Coffee & Tea > Coffee",
+  },
+  {
+    id: "prod_a",
+    url: "https://old.example/p/a",
+    updated: "2025-05-20T08:30:00Z",
+    created: "2025-01-02T00:00:00Z",
+    category: "Coffee & Tea > Coffee",
+  },
+  {
+    id: "prod_c",
+    url: "https://old.example/p/c",
+    updated: "2025-04-11T23:59:59Z",
+    created: "2025-01-03T00:00:00Z",
+    category: "Kitchen > Cookware > Pans",
+  },
 ] as const;
 
 let close: () => Promise<void>;
@@ -69,8 +87,8 @@ beforeAll(async () => {
   for (const old of OLD) {
     await client.query(
       `INSERT INTO products (id, url, url_key, brand_host, name, content_hash, brand, brand_keys, availability, currency, price_minor, category, created_at, updated_at)
-       VALUES ($1, $2, $3, 'old.example', $4, $5, 'Old Brand', '{old brand}', 'InStock', 'USD', 1999, 'Coffee & Tea > Coffee', $6, $7)`,
-      [old.id, old.url, old.url.replace("https://", ""), `Old ${old.id}`, `hash-${old.id}`, old.created, old.updated],
+       VALUES ($1, $2, $3, 'old.example', $4, $5, 'Old Brand', '{old brand}', 'InStock', 'USD', 1999, $8, $6, $7)`,
+      [old.id, old.url, old.url.replace("https://", ""), `Old ${old.id}`, `hash-${old.id}`, old.created, old.updated, old.category],
     );
   }
   // The rest, as the server applies them at start.
@@ -86,15 +104,18 @@ describe("0009 and 0010 on a catalog stored before freshness", () => {
   it("stopped at 0008 first (no freshness columns when the products were stored), then applied the rest", async () => {
     expect(freshnessColumnsBefore).toEqual([]);
     const applied = await client.query<{ n: number }>("select count(*)::int as n from drizzle.__drizzle_migrations");
-    expect(applied.rows[0]?.n).toBe(12);
+    expect(applied.rows[0]?.n).toBe(13);
   });
 
-  it("0011 puts the last segment of each stored product's category in its full-text document, not the departments", async () => {
+  it("0011 and 0012 put each segment of a stored product's category naming one kind in its full-text document", async () => {
     const matching = async (word: string) =>
       (await client.query<{ id: string }>("select id from products where search @@ to_tsquery('english', $1) order by id", [word])).rows.map(
         (row) => row.id,
       );
-    expect(await matching("coffee")).toEqual(["prod_a", "prod_b", "prod_c"]);
+    expect(await matching("coffee")).toEqual(["prod_a", "prod_b"]);
+    expect(await matching("cookware")).toEqual(["prod_c"]);
+    expect(await matching("kitchen")).toEqual(["prod_c"]);
+    // A department joining several kinds names none: "Coffee & Tea" is no tea.
     expect(await matching("tea")).toEqual([]);
     const index = await client.query("select 1 from pg_indexes where indexname = 'products_search_idx'");
     expect(index.rows).toHaveLength(1);

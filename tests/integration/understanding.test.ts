@@ -47,17 +47,23 @@ const CATALOG: TestRecord[] = [
   { url: shop("soda-maker"), name: "SodaStream Terra Sparkling Water Maker", desc: "Carbonates tap water at home.", category: "Kitchen > Drinks" },
   { url: shop("co2"), name: "SodaStream CO2 Cylinder", desc: "A spare cylinder for the maker.", category: "Kitchen > Drinks" },
   { url: shop("film"), name: "Alpine Documentary Blu-ray", desc: "Four hours of mountain footage on Blu-ray.", category: "Media > Films" },
-  { url: shop("activity-cube"), name: "Toddler Activity Cube", desc: "Beads, gears and a clock on five sides.", category: "Toys > Baby & Toddler" },
+  {
+    url: shop("activity-cube"),
+    name: "Toddler Activity Cube",
+    desc: "Wooden beads, gears and a clock on five sides.",
+    category: "Toys > Baby & Toddler",
+  },
   { url: shop("task-chair"), name: "Ellis Task Chair, Charcoal", desc: "An ergonomic chair with lumbar support.", category: "Furniture > Chairs" },
   { url: shop("dining-chair"), name: "Alder Dining Chair, Oak", desc: "A solid oak chair with a rush seat.", category: "Furniture > Chairs" },
   { url: shop("chair-pad"), name: "Wool Chair Pad", desc: "A felted pad for any dining chair.", category: "Home > Cushions" },
   {
     url: shop("marble-run"),
     name: "Wooden Marble Run Toy",
-    desc: "Wooden chutes and glass marbles. Not suitable for children under three because of small parts.",
+    desc: "Wooden chutes and glass marbles that toddlers love to watch. Not suitable for children under three because of small parts.",
     category: "Toys > Building",
   },
   { url: shop("kenya"), name: "Kenya Nyeri AA, Light Roast", desc: "Blackcurrant acidity and a syrupy finish.", category: "Coffee & Tea > Coffee" },
+  { url: shop("frying-pan"), name: "Tri-Ply Frying Pan, 24 cm", desc: "Sears evenly on gas and induction.", category: "Kitchen > Cookware > Pans" },
   { url: shop("sencha"), name: "Uji Sencha, Loose Leaf", desc: "Grassy and sweet.", category: "Coffee & Tea > Tea" },
   { url: shop("stacker"), name: "Wooden Rainbow Stacker", desc: "Seven arcs that toddlers stack.", category: "Toys > Baby & Toddler" },
 ];
@@ -163,12 +169,15 @@ describe("synonyms", () => {
 });
 
 describe("product types", () => {
-  it("finds a product by the kind its category's last segment names, which its page never says", async () => {
+  it("finds a product by a kind its category names, which its page never says, at any level", async () => {
     const coffee = (await ask("coffee")).urls;
     expect(coffee).toContain(shop("kenya"));
-    // Not by the department: a tea is in "Coffee & Tea" too.
+    // Not by a department joining several kinds: a tea is in "Coffee & Tea" too.
     expect(coffee).not.toContain(shop("sencha"));
     expect((await ask("tea")).urls).toContain(shop("sencha"));
+    // "Kitchen > Cookware > Pans": the pan is cookware, and the kettle ("Kitchen > Kettles") is not.
+    const cookware = (await ask("cookware")).urls;
+    expect(cookware).toEqual([shop("frying-pan")]);
   });
 
   it("puts a product of the kind asked for above one sharing only adjectives", async () => {

@@ -34,9 +34,14 @@ describe("readName: sort", () => {
 });
 
 describe("categoryHeads", () => {
-  it("reads the last segment of a category path, each of its parts", () => {
-    expect(categoryHeads("Clothing > Jackets > Rain Jackets")).toEqual(["jackets"]);
-    expect(categoryHeads("Kitchen > Kettles & Teapots")).toEqual(["kettles", "teapots"]);
+  it("reads every segment of a category path naming one kind, the last first, and each part of the last", () => {
+    expect(categoryHeads("Clothing > Jackets > Rain Jackets")).toEqual(["jackets", "clothing"]);
+    expect(categoryHeads("Kitchen > Cookware > Pans")).toEqual(["pans", "cookware", "kitchen"]);
+    expect(categoryHeads("Kitchen > Kettles & Teapots")).toEqual(["kettles", "teapots", "kitchen"]);
+    // Segments before the last that join several kinds name none: a coffee is no tea, a towel no bed.
+    expect(categoryHeads("Coffee & Tea > Coffee")).toEqual(["coffee"]);
+    expect(categoryHeads("Bed and Bath > Towels")).toEqual(["towels"]);
+    expect(categoryHeads("Food, Beverages > Coffee")).toEqual(["coffee"]);
     expect(categoryHeads(null)).toEqual([]);
     expect(categoryHeads("")).toEqual([]);
   });
