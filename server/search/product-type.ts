@@ -90,6 +90,11 @@ export function categoryHeads(category: string | null | undefined): string[] {
   ];
 }
 
+/** Whether a lower-cased word says how a product is sold ("set", "pack") rather than what it is. */
+export function isPackaging(word: string): boolean {
+  return PACKAGING.has(word);
+}
+
 const numeric = (word: string | undefined) => word !== undefined && /^\p{N}/u.test(word);
 
 /** Whether the query's word `i` is a number, a code with digits, or the unit after a number ("500 *gb*"). */
@@ -102,9 +107,19 @@ export function isQuantity(words: readonly string[], i: number): boolean {
  * Which of the query's words (lower-cased, in order) names the kind of product asked for: the last one before
  * the first preposition that follows such a word ("tent for 2 people" → tent), else the last one; never a
  * number, a unit after a number ("500 *gb*") or a stop word, and a word before a bare number ("*spf* 50",
- * "*size* 10") only when no other qualifies: it names a property. Undefined when no word qualifies.
+ * "*size* 10") only when no other qualifies: it names a property. A word saying how it is sold gives way to the
+ * word before it, as in names ("*knife* set": a sheet mask set is no answer). Undefined when no word qualifies.
  */
 export function queryHead(words: readonly string[], isContent: (index: number) => boolean): number | undefined {
+  const found = headWord(words, isContent);
+  if (found === undefined || !isPackaging(words[found]!)) return found;
+  // The count between them is the pack's size ("socks 3 pack").
+  let before = found - 1;
+  while (before >= 0 && isQuantity(words, before)) before--;
+  return before >= 0 && isContent(before) && !VAGUE.has(words[before]!) ? before : found;
+}
+
+function headWord(words: readonly string[], isContent: (index: number) => boolean): number | undefined {
   let head: number | undefined;
   let label: number | undefined;
   for (let i = 0; i < words.length; i++) {

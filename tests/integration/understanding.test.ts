@@ -63,6 +63,8 @@ const CATALOG: TestRecord[] = [
     category: "Toys > Building",
   },
   { url: shop("kenya"), name: "Kenya Nyeri AA, Light Roast", desc: "Blackcurrant acidity and a syrupy finish.", category: "Coffee & Tea > Coffee" },
+  { url: shop("paring-knife"), name: "Paring Knife, 9 cm", desc: "A short blade for peeling and trimming.", category: "Kitchen > Knives" },
+  { url: shop("mask-set"), name: "Hydrating Sheet Mask Set, 7 Masks", desc: "A week of sheet masks.", category: "Beauty > Masks" },
   { url: shop("frying-pan"), name: "Tri-Ply Frying Pan, 24 cm", desc: "Sears evenly on gas and induction.", category: "Kitchen > Cookware > Pans" },
   { url: shop("sencha"), name: "Uji Sencha, Loose Leaf", desc: "Grassy and sweet.", category: "Coffee & Tea > Tea" },
   { url: shop("stacker"), name: "Wooden Rainbow Stacker", desc: "Seven arcs that toddlers stack.", category: "Toys > Baby & Toddler" },
@@ -185,6 +187,12 @@ describe("product types", () => {
     expect(urls[0]).toBe(shop("rain-shell"));
     const hiking = await ask("waterproof hiking jacket");
     expect(hiking.urls[0]).toBe(shop("rain-shell"));
+  });
+
+  it("reads the kind asked before a word saying how it is sold: knives for a knife set, not another set", async () => {
+    const { urls } = await ask("knife set");
+    expect(urls[0]).toBe(shop("paring-knife"));
+    expect(urls).not.toContain(shop("mask-set"));
   });
 
   it("puts the sofa above a cushion cover for it", async () => {

@@ -34,7 +34,7 @@ import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term } from "../lexical.js";
 import { type AgeRange, excludes, statedAges } from "../ages.js";
-import { categoryHeads, isQuantity, queryHead, readName } from "../product-type.js";
+import { categoryHeads, isPackaging, isQuantity, queryHead, readName } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
@@ -196,6 +196,8 @@ interface Clause {
   idf: number;
   /** A word before the query's head word, not a number nor its unit: the sort of the kind asked ("*office* chair"). */
   sort: boolean;
+  /** A word after the head word saying how it is sold ("knife *set*"): it names a kind asked only beside the head word. */
+  sold: boolean;
 }
 
 interface Query {
@@ -283,7 +285,9 @@ function features(
   // The kind of product: the query's head word among the kinds the name and category name, or else another query word.
   const names = (clause: Clause | undefined, typed = false) =>
     clause?.forms.some((form) => (!typed || !form.corrected) && form.lexemes.length === 1 && document.kinds.has(form.lexemes[0]!)) ?? false;
-  const type = names(headClause) ? 1 : query.clauses.some((clause) => names(clause)) ? 0.5 : 0;
+  // A set is of a kind asked when it is a set of what was asked: the tea tasting set for "tea set", not a mask set.
+  const asked = (clause: Clause, typed = false) => (!clause.sold || headHeld) && names(clause, typed);
+  const type = names(headClause) ? 1 : query.clauses.some((clause) => asked(clause)) ? 0.5 : 0;
   return {
     bm25,
     coverage: total > 0 ? inName / total : 0,
@@ -299,7 +303,7 @@ function features(
     accessory: 0,
     ages: 0,
     // A kind reached only through a guessed correction ("dress" read as "press") is no evidence that the catalog has what was asked.
-    kindAsked: query.clauses.some((clause) => names(clause, true)),
+    kindAsked: query.clauses.some((clause) => asked(clause, true)),
     sorts,
     headHeld,
     // The word before the name's kind, when the query holds it in no form, names another sort ("Alder *Dining* Chair").
@@ -504,7 +508,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const frequencies = await documentFrequencies(all);
     const idfOf = (frequency: number) => Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5));
     const idf = (lexeme: string) => idfOf(frequencies.get(lexeme) ?? 0);
-    const byWord = plan.words.map((_, i): Omit<Clause, "sort"> | null => {
+    const byWord = plan.words.map((_, i): Omit<Clause, "sort" | "sold"> | null => {
       const forms = plan.forms
         .filter((form) => form.start <= i && i < form.end)
         .flatMap((form) => {
@@ -522,7 +526,15 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     });
     const head = queryHead(plan.words, (i) => byWord[i] !== null);
     const clauses = byWord.flatMap((clause, i) =>
-      clause === null ? [] : [{ ...clause, sort: head !== undefined && i < head && !isQuantity(plan.words, i) }],
+      clause === null
+        ? []
+        : [
+            {
+              ...clause,
+              sort: head !== undefined && i < head && !isQuantity(plan.words, i),
+              sold: head !== undefined && i > head && isPackaging(plan.words[i]!),
+            },
+          ],
     );
     return {
       clauses,

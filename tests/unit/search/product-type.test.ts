@@ -65,6 +65,15 @@ describe("queryHead", () => {
     expect(head("gift for a runner", ["a"])).toBe("runner"); // a gift names no kind
   });
 
+  it("is the word before one saying how the product is sold, as in names", () => {
+    expect(head("knife set")).toBe("knife");
+    expect(head("queen comforter sets")).toBe("comforter");
+    expect(head("socks 3 pack")).toBe("socks");
+    expect(head("set")).toBe("set");
+    expect(head("gift set")).toBe("set"); // a gift names no kind
+    expect(head("a set for the kitchen", ["a", "the"])).toBe("set");
+  });
+
   it("is undefined when no word names anything", () => {
     expect(head("the", ["the"])).toBeUndefined();
     expect(head("500")).toBeUndefined();
