@@ -65,6 +65,8 @@ const CATALOG: TestRecord[] = [
   { url: shop("kenya"), name: "Kenya Nyeri AA, Light Roast", desc: "Blackcurrant acidity and a syrupy finish.", category: "Coffee & Tea > Coffee" },
   { url: shop("paring-knife"), name: "Paring Knife, 9 cm", desc: "A short blade for peeling and trimming.", category: "Kitchen > Knives" },
   { url: shop("mask-set"), name: "Hydrating Sheet Mask Set, 7 Masks", desc: "A week of sheet masks.", category: "Beauty > Masks" },
+  { url: shop("jacquard-throw"), name: "Jacquard Throw, Lake Pattern", desc: "Cotton and wool, fringed.", category: "Home > Textiles" },
+  { url: shop("merino-throw"), name: "Merino Throw Blanket, Fern", desc: "Woven from fine merino.", category: "Home > Textiles" },
   { url: shop("frying-pan"), name: "Tri-Ply Frying Pan, 24 cm", desc: "Sears evenly on gas and induction.", category: "Kitchen > Cookware > Pans" },
   { url: shop("sencha"), name: "Uji Sencha, Loose Leaf", desc: "Grassy and sweet.", category: "Coffee & Tea > Tea" },
   { url: shop("stacker"), name: "Wooden Rainbow Stacker", desc: "Seven arcs that toddlers stack.", category: "Toys > Baby & Toddler" },
@@ -193,6 +195,10 @@ describe("product types", () => {
     const { urls } = await ask("knife set");
     expect(urls[0]).toBe(shop("paring-knife"));
     expect(urls).not.toContain(shop("mask-set"));
+  });
+
+  it("takes a synonym of several words for the kind it names: a throw blanket is a throw", async () => {
+    expect((await ask("throw")).urls.sort()).toEqual([shop("jacquard-throw"), shop("merino-throw")]);
   });
 
   it("puts the sofa above a cushion cover for it", async () => {

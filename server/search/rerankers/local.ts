@@ -284,7 +284,13 @@ function features(
   const head = last?.forms.some((form) => holds(form, "name")) ? 1 : 0;
   // The kind of product: the query's head word among the kinds the name and category name, or else another query word.
   const names = (clause: Clause | undefined, typed = false) =>
-    clause?.forms.some((form) => (!typed || !form.corrected) && form.lexemes.length === 1 && document.kinds.has(form.lexemes[0]!)) ?? false;
+    clause?.forms.some(
+      (form) =>
+        (!typed || !form.corrected) &&
+        document.kinds.has(form.lexemes.at(-1)!) &&
+        // A form of several words names the kind its last word names when the name holds them all ("*throw blanket*").
+        (form.lexemes.length === 1 || holds(form, "name")),
+    ) ?? false;
   // A set is of a kind asked when it is a set of what was asked: the tea tasting set for "tea set", not a mask set.
   const asked = (clause: Clause, typed = false) => (!clause.sold || headHeld) && names(clause, typed);
   const type = names(headClause) ? 1 : query.clauses.some((clause) => asked(clause)) ? 0.5 : 0;
