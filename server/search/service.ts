@@ -30,6 +30,7 @@ import type { Reranker, RerankResult } from "./reranker.js";
 import { fullTextRanked, type Ranked, vectorRanked, withinExactScope } from "./retrieve.js";
 import { convertedText, type ExchangeRates } from "./exchange-rates.js";
 import { NO_SYNONYMS, type SynonymSet } from "./synonyms.js";
+import { loadWordLists } from "./common-words.js";
 import { type QueryPlan, understand } from "./understand.js";
 import { vocabularyOf } from "./vocabulary.js";
 
@@ -158,6 +159,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
   return {
     exchangeRates: deps.exchangeRates ?? null,
     async warm() {
+      loadWordLists();
       await vocabulary();
     },
     async search(params) {

@@ -10,8 +10,8 @@
  * `interpretation` lists corrections, synonyms and ages.
  */
 import { type AskedAges, askedAges } from "./ages.js";
-import { isCommonWord } from "./common-words.js";
-import { corrections, joined, split } from "./typos.js";
+import { isCommonWord, isEnglishWord } from "./common-words.js";
+import { corrections, editDistance, joined, split } from "./typos.js";
 import { expand, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
 
@@ -117,7 +117,9 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     // A common English word the catalog lacks is what the shopper meant: nothing in the catalog is it.
     if (unknown && isCommonWord(token.word)) return;
     if (unknown && ++looked > MAX_UNKNOWN_WORDS) return;
-    const closest = corrections(token.word, vocabulary);
+    const candidates = corrections(token.word, vocabulary);
+    // An English word the catalog lacks is corrected one edit away at most ("pats" → pants, not "slippers" → sleepers).
+    const closest = unknown && isEnglishWord(token.word) ? candidates.filter((to) => editDistance(token.word, to, 1) <= 1) : candidates;
     if (unknown && closest.length > 0) primary[i] = closest[0]!;
     for (const to of closest) correct(i, i + 1, [to]);
     const halves = split(token.word, vocabulary);

@@ -7,6 +7,8 @@ import { buildVocabulary } from "../../../server/search/vocabulary.js";
 
 const vocabulary = buildVocabulary([
   ["headphones", 40],
+  ["sleepers", 6],
+  ["pants", 20],
   ["headphone", 12],
   ["espresso", 30],
   ["express", 4],
@@ -108,6 +110,13 @@ describe("typos in a query", () => {
     expect(plan("500 tnet-2 ABX-500 XTENT sku1234 hedphones2").corrections).toEqual([]);
     expect(plan("mixr").corrections).toEqual([{ from: "mixr", to: "mixer" }]);
     expect(plan("TENTT").corrections).toEqual([{ from: "tentt", to: "tent" }]); // a whole query in capitals is not a code
+  });
+
+  it("corrects an English word the catalog lacks one edit away at most: 'slippers' is no typo of 'sleepers'", () => {
+    expect(plan("slippers").corrections).toEqual([]); // two edits from "sleepers"
+    expect(plan("pats").corrections).toEqual([{ from: "pats", to: "pants" }]); // one edit
+    expect(plan("slippres").corrections).toEqual([]); // not English, but three edits away
+    expect(plan("sleeeprs").corrections).toEqual([{ from: "sleeeprs", to: "sleepers" }]); // not English: two edits
   });
 
   it("corrects nothing without a vocabulary (typos=false)", () => {
