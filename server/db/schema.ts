@@ -67,7 +67,7 @@ export const products = pgTable(
      * Weighted full-text document: name (A) over brands (B) over description (C) over the category (D), whose segments
      * name kinds ("Kitchen > Cookware > Pans"), so that "coffee" finds the coffees whose pages never say the word and
      * "cookware" finds the pans. A segment joining several ("Coffee & Tea", "Kitchen, Dining") is left out unless it is
-     * the last: "coffee" would find every tea. `categoryKinds` (search/product-type.ts) reads the same segments.
+     * the last: "coffee" would find every tea. `categoryHeads` (search/product-type.ts) reads the same segments.
      */
     search: tsvector("search")
       .notNull()

@@ -65,8 +65,10 @@ export function readName(name: string): { kinds: string[]; sort: string | undefi
   return { kinds: sold ? [last, before] : [last], sort: sort === "and" || words[kind - 2] === "and" ? undefined : sort };
 }
 
-/** A segment joining several kinds ("Coffee & Tea", "Kitchen, Dining", "Bed and Bath"): the same test as schema.ts's `search`. */
-const JOINED = /&|,|\/|\band\b/iu;
+/** What joins several kinds in one segment ("Coffee & Tea", "Kitchen, Dining", "Bed and Bath"): as schema.ts's `search` reads it. */
+const JOINERS = String.raw`&|,|\/|\band\b`;
+const JOINED = new RegExp(JOINERS, "iu");
+const JOINS = new RegExp(String.raw`\s*(?:${JOINERS})\s*`, "iu");
 
 /**
  * The kinds a category names, the last segment's first: "Kitchen > Cookware > Pans" → pans, cookware, kitchen. The last
@@ -77,7 +79,7 @@ export function categoryHeads(category: string | null | undefined): string[] {
   const segments = (category ?? "").split(">").map((segment) => segment.trim());
   const leaf = segments.pop();
   if (!leaf) return [];
-  const parts = [...leaf.split(/\s*(?:&|,|\/|\band\b)\s*/iu), ...segments.filter((segment) => !JOINED.test(segment)).reverse()];
+  const parts = [...leaf.split(JOINS), ...segments.filter((segment) => !JOINED.test(segment)).reverse()];
   return [
     ...new Set(
       parts
