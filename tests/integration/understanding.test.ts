@@ -67,6 +67,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("mask-set"), name: "Hydrating Sheet Mask Set, 7 Masks", desc: "A week of sheet masks.", category: "Beauty > Masks" },
   { url: shop("jacquard-throw"), name: "Jacquard Throw, Lake Pattern", desc: "Cotton and wool, fringed.", category: "Home > Textiles" },
   { url: shop("merino-throw"), name: "Merino Throw Blanket, Fern", desc: "Woven from fine merino.", category: "Home > Textiles" },
+  { url: shop("dollhouse"), name: "Three-Storey Dollhouse with 18 Furniture Pieces", desc: "Painted birch.", category: "Toys > Dolls" },
   { url: shop("frying-pan"), name: "Tri-Ply Frying Pan, 24 cm", desc: "Sears evenly on gas and induction.", category: "Kitchen > Cookware > Pans" },
   { url: shop("sencha"), name: "Uji Sencha, Loose Leaf", desc: "Grassy and sweet.", category: "Coffee & Tea > Tea" },
   { url: shop("stacker"), name: "Wooden Rainbow Stacker", desc: "Seven arcs that toddlers stack.", category: "Toys > Baby & Toddler" },
@@ -199,6 +200,12 @@ describe("product types", () => {
 
   it("takes a synonym of several words for the kind it names: a throw blanket is a throw", async () => {
     expect((await ask("throw")).urls.sort()).toEqual([shop("jacquard-throw"), shop("merino-throw")]);
+  });
+
+  it("leaves out a product that only comes with the kind asked, when its category says what it is", async () => {
+    const { urls } = await ask("furniture");
+    expect(urls).toContain(shop("sofa"));
+    expect(urls).not.toContain(shop("dollhouse"));
   });
 
   it("puts the sofa above a cushion cover for it", async () => {

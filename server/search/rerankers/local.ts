@@ -328,15 +328,18 @@ function excludesAges(candidate: Product, asked: AgeRange): boolean {
 const ACCESSORY_MARKERS = new Set(["for", "fits", "compatible"]);
 
 /**
- * 1 when every query word the name holds comes after "for"/"fits"/"compatible"
- * ("Leather Case for iPhone 6") and the query itself has no such word.
+ * 1 when every query word the name holds comes after "for"/"fits"/"compatible" ("Leather Case for iPhone 6"), or,
+ * for a product whose category says what it is, after "with" ("Dollhouse with 18 Furniture Pieces" is no furniture),
+ * and the query itself has no such word. Without a category "with" does not count: such names often sell the pair
+ * ("Camera with Lens"), and the name is all there is to go by.
  */
-function accessoryOf(query: string, name: string): number {
+function accessoryOf(query: string, name: string, categorised: boolean): number {
+  const markers = categorised ? new Set([...ACCESSORY_MARKERS, "with"]) : ACCESSORY_MARKERS;
   const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   const asked = words(query);
-  if (asked.some((word) => ACCESSORY_MARKERS.has(word))) return 0;
+  if (asked.some((word) => markers.has(word))) return 0;
   const tokens = words(name);
-  const marker = tokens.findIndex((token) => ACCESSORY_MARKERS.has(token));
+  const marker = tokens.findIndex((token) => markers.has(token));
   if (marker < 0) return 0;
   const stems = new Set(asked.filter((word) => word.length > 2).map((word) => word.slice(0, 4)));
   const hits = tokens.flatMap((token, index) => (stems.has(token.slice(0, 4)) ? [index] : []));
@@ -601,7 +604,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     }
     return documents.map(({ document, cosine }, index) => ({
       ...features(parsed, document, averageLength, cosine, weights),
-      accessory: accessoryOf(query, candidates[index]!.name),
+      accessory: accessoryOf(query, candidates[index]!.name, Boolean(candidates[index]!.category?.trim())),
       ages: plan.ages && excludesAges(candidates[index]!, plan.ages) ? 1 : 0,
       // Spelt as filters and facets spell categories, so "Outdoor" and " outdoor  " are one department.
       department: categoryKey(candidates[index]!.category ?? "").split(CATEGORY_SEPARATOR)[0] || null,
