@@ -2,7 +2,8 @@
  * Constraints a shopper writes into the query ("under $200", "below 50 €",
  * "between 20 and 40 dollars", "in stock", a brand the catalog has, a word
  * with a minus in front: "jacket -down"), read as filters and taken out of the
- * words searched. Nothing is applied silently:
+ * words searched; words asked to be without ("not wireless"), taken out too and
+ * ranked against. Nothing is applied silently:
  * the answer's `interpretation` lists what was applied and what was read but
  * not applied, and why. Parameters the caller gave win over what the query
  * says. `parse_query=false` turns this off.
@@ -17,6 +18,8 @@ export interface Reading {
   adds: Pick<SearchParams, "price_min" | "price_max" | "currency" | "availability" | "brand" | "exclude">;
   applied: AppliedConstraint[];
   notApplied: (AppliedConstraint & { reason: string })[];
+  /** Words the shopper asks to be without ("not wireless", "without a hood"): ranked against, never filtered on. */
+  avoid: { word: string; text: string }[];
 }
 
 /** The brands a catalog has, by their words lower-cased ("Pebble & Pine" → "pebble pine"). */
@@ -171,7 +174,7 @@ function trimConnectors(text: string): string {
 /** Reads the constraints of `q`; null when it holds none. */
 export function interpret(params: SearchParams & { q: string }, brands: BrandIndex): Reading | null {
   const q = params.q;
-  const reading: Reading = { query: q, adds: {}, applied: [], notApplied: [] };
+  const reading: Reading = { query: q, adds: {}, applied: [], notApplied: [], avoid: [] };
   const spans: { start: number; end: number }[] = [];
 
   // Excluded words first, so that "-northpeak" is not read as the brand. A minus starts a word only after a space
@@ -185,6 +188,14 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
       reading.adds.exclude = [...excluded, shown.value];
       reading.applied.push(shown);
     }
+  }
+
+  // "not wireless", "without a hood": what the shopper does not want. Not a filter, as "-word" is: a page saying what
+  // a product is without ("caffeine free" for "coffee without caffeine") holds the word too. The word is not searched.
+  for (const match of q.matchAll(/(?<=^|\s)(?:not|without)\s+(?:(?:a|an|the|any)\s+)?(\p{L}[\p{L}\p{N}'’-]*)/giu)) {
+    if (spans.some((span) => match.index < span.end && span.start < match.index + match[0].length)) continue;
+    spans.push({ start: match.index, end: match.index + match[0].length });
+    reading.avoid.push({ word: match[1]!.toLowerCase(), text: match[0] });
   }
 
   for (const phrase of findPhrases(q)) {
@@ -240,7 +251,7 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
     }
   }
 
-  if (reading.applied.length === 0 && reading.notApplied.length === 0) return null;
+  if (reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0) return null;
   const kept = [...spans].sort((a, b) => b.start - a.start).reduce((text, span) => `${text.slice(0, span.start)} ${text.slice(span.end)}`, q);
   reading.query = trimConnectors(kept.replace(/\s+/g, " ").trim());
   return reading;

@@ -168,7 +168,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const reading: Reading | null = q && params.parse_query ? interpret({ ...params, q }, await brands()) : null;
       const effective: SearchParams = { ...params, ...reading?.adds };
       const query = reading ? reading.query || undefined : q;
-      const plan = query ? understand(query, { vocabulary: params.typos ? await vocabulary() : null, synonyms }) : null;
+      const avoid = reading?.avoid.map((avoided) => avoided.word);
+      const plan = query ? understand(query, { vocabulary: params.typos ? await vocabulary() : null, synonyms, avoid }) : null;
       const sort: Sort = params.sort ?? (query ? "relevance" : "newest");
       const print = fingerprintOf(params, sort);
       const position = params.cursor === undefined ? undefined : (await cursors()).decode(params.cursor, print);
@@ -234,6 +235,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
           ...(plan && plan.corrections.length > 0 ? { corrections: plan.corrections } : {}),
           ...(plan && plan.synonyms.length > 0 ? { synonyms: plan.synonyms } : {}),
           ...(plan?.ages ? { ages: { text: plan.ages.text, from_months: plan.ages.from, to_months: plan.ages.to } } : {}),
+          ...(reading && reading.avoid.length > 0 ? { avoided: reading.avoid } : {}),
         };
       }
       if (messages.length > 0) result.messages = messages;

@@ -36,6 +36,8 @@ export interface QueryPlan {
   embedText: string;
   /** The ages the query shops for ("toddlers"), or null (ages.ts). */
   ages: AskedAges | null;
+  /** Words the shopper asks to be without ("not *wireless*"; interpret.ts), lower-cased: ranked against, not searched. */
+  avoid: string[];
 }
 
 /** Postgres's English stop words of four letters or more (shorter words are never corrected): never typos. */
@@ -77,6 +79,8 @@ export interface UnderstandDeps {
   /** The catalog's vocabulary; null: no corrections (typos=false). */
   vocabulary: Vocabulary | null;
   synonyms: SynonymSet;
+  /** Words read out of the query as unwanted (interpret.ts). */
+  avoid?: readonly string[];
 }
 
 export function understand(query: string, deps: UnderstandDeps): QueryPlan {
@@ -145,6 +149,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     synonyms: expansions.map((e) => ({ from: primary.slice(e.start, e.end).join(" "), to: e.forms.map((form) => form.join(" ")) })),
     embedText,
     ages: askedAges(query),
+    avoid: [...(deps.avoid ?? [])],
   };
 }
 

@@ -96,6 +96,17 @@ export const InterpretationSchema = z
       .describe(
         'The ages the query shops for. Products whose descriptions state ages that leave them all out ("for children aged 3 to 6" for toddlers) rank after the others; none is left out for it.',
       ),
+    avoided: z
+      .array(
+        z.object({
+          word: z.string().describe("The word not wanted, lower-cased; it is not searched."),
+          text: z.string().describe('The words of `q` it was read from ("not wireless", "without a hood").'),
+        }),
+      )
+      .optional()
+      .describe(
+        "Words the query asks to be without. Products whose names hold them rank after the others; none is left out for it (a page may name what a product is without: `-word` or `exclude` leave out every product holding the word).",
+      ),
   })
   .meta({ id: "Interpretation" });
 
@@ -107,7 +118,7 @@ export const SearchResponseSchema = z
     next_cursor: z.string().optional().describe("Present when there is more: pass it as `cursor` for the next page."),
     facets: FacetsSchema.optional(),
     interpretation: InterpretationSchema.optional().describe(
-      "Present when constraints were read from `q`, or a typo corrected, a synonym applied, or ages read.",
+      "Present when constraints were read from `q`, or a typo corrected, a synonym applied, ages or unwanted words read.",
     ),
     messages: z
       .array(MessageSchema)

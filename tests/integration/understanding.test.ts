@@ -11,6 +11,7 @@ import { products, searchVocabulary } from "../../server/db/schema.js";
 import { SynonymsError } from "../../server/search/synonyms.js";
 import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
 import type { TestRecord } from "../helpers/catalog.js";
+import type { Interpretation } from "../../shared/schemas/index.js";
 
 const shop = (slug: string) => `https://shop.example/p/${slug}`;
 
@@ -68,6 +69,13 @@ const CATALOG: TestRecord[] = [
   { url: shop("jacquard-throw"), name: "Jacquard Throw, Lake Pattern", desc: "Cotton and wool, fringed.", category: "Home > Textiles" },
   { url: shop("merino-throw"), name: "Merino Throw Blanket, Fern", desc: "Woven from fine merino.", category: "Home > Textiles" },
   { url: shop("dollhouse"), name: "Three-Storey Dollhouse with 18 Furniture Pieces", desc: "Painted birch.", category: "Toys > Dolls" },
+  {
+    url: shop("hooded-jacket"),
+    name: "Hooded Rain Jacket, Women's",
+    desc: "A rain jacket for wet commutes: the rain jacket that packs into its hood.",
+    category: "Clothing > Rain Jackets",
+  },
+  { url: shop("hoodless-jacket"), name: "Packable Rain Jacket", desc: "Packs into its chest pocket.", category: "Clothing > Rain Jackets" },
   { url: shop("frying-pan"), name: "Tri-Ply Frying Pan, 24 cm", desc: "Sears evenly on gas and induction.", category: "Kitchen > Cookware > Pans" },
   { url: shop("sencha"), name: "Uji Sencha, Loose Leaf", desc: "Grassy and sweet.", category: "Coffee & Tea > Tea" },
   { url: shop("stacker"), name: "Wooden Rainbow Stacker", desc: "Seven arcs that toddlers stack.", category: "Toys > Baby & Toddler" },
@@ -81,11 +89,7 @@ afterAll(() => t.close());
 
 interface Answer {
   urls: string[];
-  interpretation?: {
-    corrections?: { from: string; to: string }[];
-    synonyms?: { from: string; to: string[] }[];
-    ages?: { text: string; from_months: number; to_months: number };
-  };
+  interpretation?: Interpretation;
 }
 
 async function search(app: TestApp["app"], key: string, query: string): Promise<Answer> {
@@ -213,6 +217,19 @@ describe("product types", () => {
   });
 });
 
+describe("words asked to be without", () => {
+  it("ranks products named with them after the others, keeps them, and says so", async () => {
+    // Without the words, the hooded jacket comes before the rain shell.
+    const plain = (await ask("rain jacket")).urls;
+    expect(plain.indexOf(shop("hooded-jacket"))).toBeLessThan(plain.indexOf(shop("rain-shell")));
+    const answer = await ask("rain jacket without a hood");
+    expect(answer.urls.slice(0, 2).sort()).toEqual([shop("hoodless-jacket"), shop("rain-shell")]);
+    expect(answer.urls[2]).toBe(shop("hooded-jacket"));
+    expect(answer.interpretation?.query).toBe("rain jacket");
+    expect(answer.interpretation?.avoided).toEqual([{ word: "hood", text: "without a hood" }]);
+  });
+});
+
 describe("ages", () => {
   it("ranks a product whose description states other ages after those that suit, keeps it, and says so", async () => {
     // The marble run holds more of the query; with no ages asked it comes first.
@@ -250,7 +267,9 @@ describe("the relevance floor", () => {
 
   it("leaves out products whose category is of another kind when the best is of the kind asked", async () => {
     // The gaiters and boots are waterproof too, but their categories say they are not jackets; the shell is one by synonym.
-    expect(await urls("waterproof jacket")).toEqual([shop("rain-shell")]);
+    const found = await urls("waterproof jacket");
+    expect(found[0]).toBe(shop("rain-shell"));
+    expect([...found].sort()).toEqual([shop("hooded-jacket"), shop("hoodless-jacket"), shop("rain-shell")]);
   });
 
   it("leaves out another sort of the kind asked when the best is named as the query sorts it", async () => {

@@ -2,6 +2,7 @@ import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import type { Product } from "../../shared/schemas/index.js";
 import { createLlmReranker, type LlmRerankerDeps } from "../../server/search/rerankers/llm.js";
+import { literalPlan } from "../../server/search/understand.js";
 import {
   cardsOf,
   chatBody,
@@ -119,6 +120,13 @@ describe("llm reranker: success", () => {
     expect(first.ids).toEqual(["p-compact", "p-machine", "p-frother", "p-beans", "p-descaler"]);
     const second = await reranker().rerank("descaler", candidates);
     expect(second).toEqual({ ids: ["p-descaler", "p-frother", "p-machine", "p-beans", "p-compact"], outcome: "reranked" });
+  });
+
+  it("tells the model the words the shopper does not want, which the query no longer holds", async () => {
+    server.onChat(() => rankedReply(["c2"]));
+    const plan = { ...literalPlan("espresso machine"), avoid: ["compact"] };
+    await reranker().rerank("espresso machine", candidates, { plan });
+    expect(promptOf(chatBody(server.chatRequests()[0]))).toContain('Search query: "espresso machine, without compact"');
   });
 
   it("asks for at most maxRanked and ignores labels beyond it", async () => {

@@ -197,7 +197,10 @@ export function createLlmReranker(deps: LlmRerankerDeps): Reranker {
 
   return {
     name: "llm",
-    async rerank(query, candidates) {
+    async rerank(typed, candidates, context) {
+      // Words read out of the query as unwanted ("not wireless") are not searched, but the model should know them.
+      const avoid = context?.plan?.avoid ?? [];
+      const query = avoid.length > 0 ? `${typed}, without ${avoid.join(", ")}` : typed;
       const retrieval = candidates.map((candidate) => candidate.id);
       if (candidates.length < 2) return { ids: retrieval, outcome: "reranked" }; // nothing to order
       const cards = candidates.map((candidate, index) => ({

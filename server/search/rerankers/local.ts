@@ -42,9 +42,9 @@ import { CATEGORY_SEPARATOR, categoryKey } from "../../catalog/structured.js";
 import { wordFrequenciesOf } from "../statistics.js";
 import { type FormKind, literalPlan, type QueryPlan } from "../understand.js";
 
-/** One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory` and `ages` count against. */
+/** One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory`, `ages` and `avoided` count against. */
 export type Features = Record<
-  "bm25" | "coverage" | "coverageAll" | "phrase" | "sequence" | "cosine" | "head" | "type" | "headNamed" | "accessory" | "ages",
+  "bm25" | "coverage" | "coverageAll" | "phrase" | "sequence" | "cosine" | "head" | "type" | "headNamed" | "accessory" | "ages" | "avoided",
   number
 >;
 
@@ -67,7 +67,7 @@ export type Scored = Features & {
   headHeld: boolean;
 };
 
-/** A weight per feature (`accessory`'s and `ages`' are subtracted), and the parameters inside them. */
+/** A weight per feature (`accessory`'s, `ages`' and `avoided`'s are subtracted), and the parameters inside them. */
 export type LocalWeights = Features & {
   /** Field weights inside BM25F. */
   fields: Record<Field, number>;
@@ -129,6 +129,8 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   // Enough to put a product for other ages after every toy that suits for "wooden toys for toddlers" (the marble
   // run "not suitable for children under three"); the floor judges without it (rankScored): it orders, never cuts.
   ages: 2,
+  // Set as ages is: "headphones not wireless" puts every wired pair before the wireless ones; it orders, never cuts.
+  avoided: 2,
   fields: { name: 5, brands: 2, desc: 1 },
   k1: 1.2,
   b: 0.5,
@@ -308,6 +310,7 @@ function features(
     headNamed: document.category.size === 0 && headClause?.forms.some((form) => holds(form, "name")) ? 1 : 0,
     accessory: 0,
     ages: 0,
+    avoided: 0,
     // A kind reached only through a guessed correction ("dress" read as "press") is no evidence that the catalog has what was asked.
     kindAsked: query.clauses.some((clause) => asked(clause, true)),
     sorts,
@@ -358,7 +361,8 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
     weights.type * f.type +
     weights.headNamed * f.headNamed -
     weights.accessory * f.accessory -
-    weights.ages * f.ages
+    weights.ages * f.ages -
+    weights.avoided * f.avoided
   );
 }
 
@@ -378,9 +382,9 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // and the head word read from an uncategorised name, only order related products (measured: counted here, they
   // cut the Vitas without "system" for "playstation vita system").
   const related = (f: Scored, score: number) => score - weights.sequence * f.sequence - weights.headNamed * f.headNamed;
-  // So do ages: a product for other ages is judged without them, but does not set the bar for the others (the marble
+  // So do ages and words not wanted: a product for other ages is judged without them, but does not set the bar for the others (the marble
   // run that holds "wooden" and "toys" would leave the stacker that toddlers stack below the floor).
-  const judged = (f: Scored, score: number) => related(f, score) + weights.ages * f.ages;
+  const judged = (f: Scored, score: number) => related(f, score) + weights.ages * f.ages + weights.avoided * f.avoided;
   const best = Math.max(...order.map((o) => related(o.features, o.score)));
   const below = (f: Scored, floor: { coverage: number; cosine: number }) => f.coverageAll < floor.coverage && f.cosine < floor.cosine;
   const weak = (f: Scored) => (!kindFound && below(f, weights.weak)) || below(f, weights.faint);
@@ -579,6 +583,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         ...kinds.flat(),
         ...named.map((name) => name.sort ?? ""),
         ...candidates.map((candidate) => candidate.category ?? ""),
+        ...plan.avoid,
       ]),
     ];
     const stemmedTexts = await stems(texts);
@@ -602,8 +607,11 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     for (const { document } of documents) {
       for (const field of ["name", "brands", "desc"] as const) averageLength[field] += document.length[field] / documents.length;
     }
+    const avoided = plan.avoid.flatMap((word) => stemmed.get(word) ?? []);
     return documents.map(({ document, cosine }, index) => ({
       ...features(parsed, document, averageLength, cosine, weights),
+      // Its name holds a word the shopper does not want ("Aria ANC *Wireless* Headphones" for "headphones not wireless").
+      avoided: avoided.some((lexeme) => (document.terms.get(lexeme)?.tf.name ?? 0) > 0) ? 1 : 0,
       accessory: accessoryOf(query, candidates[index]!.name, Boolean(candidates[index]!.category?.trim())),
       ages: plan.ages && excludesAges(candidates[index]!, plan.ages) ? 1 : 0,
       // Spelt as filters and facets spell categories, so "Outdoor" and " outdoor  " are one department.

@@ -86,3 +86,24 @@ describe("words excluded with a minus", () => {
     expect(many?.query).toBe("jacket");
   });
 });
+
+describe("words asked to be without", () => {
+  it.each([
+    ["headphones not wireless", "headphones", "wireless", "not wireless"],
+    ["jacket without a hood", "jacket", "hood", "without a hood"],
+    ["Without Hood jacket", "jacket", "hood", "Without Hood"],
+    ["tent without footprint under $400", "tent", "footprint", "without footprint"],
+  ])("%s", (q, query, word, text) => {
+    const reading = read(q);
+    expect(reading?.query).toBe(query);
+    expect(reading?.avoid).toEqual([{ word, text }]);
+    // Ranked against, not filtered on: a page may say what a product is without.
+    expect(reading?.adds.exclude).toBeUndefined();
+  });
+
+  it("reads no negation in a word or a compound", () => {
+    expect(read("non stick pan")).toBeNull();
+    expect(read("knot tying kit")).toBeNull();
+    expect(read("forget-me-not seeds")).toBeNull();
+  });
+});

@@ -14,6 +14,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   headNamed: 0,
   accessory: 0,
   ages: 0,
+  avoided: 0,
   kindAsked: true,
   department: "outdoor",
   sorts: [],
