@@ -106,8 +106,11 @@ function byProducts(vocabulary: Vocabulary) {
   return (a: string, b: string) => vocabulary.count(b) - vocabulary.count(a) || (a < b ? -1 : 1);
 }
 
-/** The closest catalog words to `word` (lower-case letters), best first; empty when it needs none or none is close. */
-export function corrections(word: string, vocabulary: Vocabulary): string[] {
+/**
+ * The closest catalog words to `word` (lower-case letters), best first; empty when it needs none or none is close.
+ * `twoEdits: false` looks one edit away only, whatever the word's length.
+ */
+export function corrections(word: string, vocabulary: Vocabulary, options: { twoEdits?: boolean } = {}): string[] {
   const length = [...word].length;
   if (length < ONE_EDIT_FROM || length > LONGEST_CORRECTED) return [];
   // A word the catalog lacks but holds in another number counts as held: rarely held, it still gets a far commoner
@@ -122,7 +125,7 @@ export function corrections(word: string, vocabulary: Vocabulary): string[] {
     const best = found[0];
     return best !== undefined && vocabulary.count(best) >= needs ? [best] : [];
   }
-  if (found.length === 0 && length >= TWO_EDITS_FROM) {
+  if (found.length === 0 && length >= TWO_EDITS_FROM && options.twoEdits !== false) {
     found = vocabulary
       .startingWith(word[0]!)
       .filter((candidate) => editDistance(word, candidate, 2) <= 2)

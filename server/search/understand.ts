@@ -11,7 +11,7 @@
  */
 import { type AskedAges, askedAges } from "./ages.js";
 import { isCommonWord, isEnglishWord } from "./common-words.js";
-import { corrections, editDistance, joined, split } from "./typos.js";
+import { corrections, joined, split } from "./typos.js";
 import { expand, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
 
@@ -121,9 +121,8 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     // A common English word the catalog lacks is what the shopper meant: nothing in the catalog is it.
     if (unknown && isCommonWord(token.word)) return;
     if (unknown && ++looked > MAX_UNKNOWN_WORDS) return;
-    const candidates = corrections(token.word, vocabulary);
     // An English word the catalog lacks is corrected one edit away at most ("pats" → pants, not "slippers" → sleepers).
-    const closest = unknown && isEnglishWord(token.word) ? candidates.filter((to) => editDistance(token.word, to, 1) <= 1) : candidates;
+    const closest = corrections(token.word, vocabulary, { twoEdits: !(unknown && isEnglishWord(token.word)) });
     if (unknown && closest.length > 0) primary[i] = closest[0]!;
     for (const to of closest) correct(i, i + 1, [to]);
     const halves = split(token.word, vocabulary);
