@@ -101,3 +101,16 @@ export function convertedText(currency: string, currencies: number, rates: Excha
   const others = currencies === 1 ? "1 other currency" : `${currencies} other currencies`;
   return `Prices in ${others} were converted to ${currency} for the price filter, at the operator's exchange rates of ${rates.date}; products priced in a currency without a rate were not considered.`;
 }
+
+/**
+ * What a `currency_only` message says: that only prices in the currency asked were considered, and why (no rates, a
+ * price sort, which orders one currency, or rates without that currency). `items`: what the caller sees filtered.
+ */
+export function currencyOnlyText(currency: string, rates: ExchangeRates | null, use: { sort: boolean; items: "products" | "variants" }): string {
+  const why = !rates
+    ? "never converted"
+    : use.sort
+      ? "not converted for a price sort"
+      : `not converted from ${currency}, which the exchange rates lack`;
+  return `Prices are ${why}: only ${use.items} priced in ${currency} were considered for the price ${use.sort ? "sort" : "filter"}.`;
+}

@@ -28,7 +28,7 @@ import { brandIndex, interpret, type Reading } from "./interpret.js";
 import { parseTsvector } from "./lexical.js";
 import type { Reranker, RerankResult } from "./reranker.js";
 import { fullTextRanked, type Ranked, vectorRanked, withinExactScope } from "./retrieve.js";
-import { convertedText, type ExchangeRates } from "./exchange-rates.js";
+import { convertedText, currencyOnlyText, type ExchangeRates } from "./exchange-rates.js";
 import { NO_SYNONYMS, type SynonymSet } from "./synonyms.js";
 import { loadWordLists } from "./common-words.js";
 import { type QueryPlan, understand } from "./understand.js";
@@ -183,10 +183,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
         (effective.price_min !== undefined || effective.price_max !== undefined || priced) && effective.currency
           ? converted && deps.exchangeRates
             ? { code: "converted", text: convertedText(effective.currency, converted.length, deps.exchangeRates) }
-            : {
-                code: "currency_only",
-                text: `Prices are ${!deps.exchangeRates ? "never converted" : priced ? "not converted for a price sort" : `not converted from ${effective.currency}, which the exchange rates lack`}: only products priced in ${effective.currency} were considered for the price ${priced ? "sort" : "filter"}.`,
-              }
+            : { code: "currency_only", text: currencyOnlyText(effective.currency, deps.exchangeRates ?? null, { sort: priced, items: "products" }) }
           : undefined;
       if (priceNote) messages.push(priceNote);
       for (const skipped of reading?.notApplied ?? []) {

@@ -5,7 +5,7 @@
  * lookup and get_product resolve identifiers through the catalog's batch
  * lookup. Nothing here searches or reads the database itself.
  */
-import { convertedText, type ExchangeRates } from "../search/exchange-rates.js";
+import { convertedText, currencyOnlyText, type ExchangeRates } from "../search/exchange-rates.js";
 import { parseGtin } from "../../shared/gtin.js";
 import {
   type LookupInput,
@@ -198,12 +198,7 @@ function currencyMessage(applied: AppliedFilters, rates: ExchangeRates | null): 
   const { price } = applied;
   if (!price) return [];
   if (price.converted && rates) return [info("converted", convertedText(price.currency, price.converted.length, rates))];
-  return [
-    info(
-      "currency_only",
-      `Prices are never converted${rates ? ` from ${price.currency}, which the exchange rates lack` : ""}: only variants priced in ${price.currency} were considered for the price filter.`,
-    ),
-  ];
+  return [info("currency_only", currencyOnlyText(price.currency, rates, { sort: false, items: "variants" }))];
 }
 
 export async function ucpLookup(services: CatalogServices, input: UcpLookupRequest): Promise<UcpLookupResponse> {

@@ -105,6 +105,15 @@ describe.each(["PGlite", "postgres.js"] as const)("on %s", (path) => {
     const id = body.products[0]!.id;
     expect((await ucp("product", { id, ...filter(5500) })).json().product?.id).toBe(id);
     expect((await ucp("product", { id, ...filter(5400) })).json().messages?.[0]).toMatchObject({ code: "filtered_out" });
+    // A currency the rates lack: the same words as a REST search's.
+    const francs = await ucp("lookup", { ids: [id], filters: { price: { max: 5500 } }, context: { currency: "CHF" } });
+    expect(francs.json().messages).toContainEqual(
+      expect.objectContaining({
+        code: "currency_only",
+        content:
+          "Prices are not converted from CHF, which the exchange rates lack: only variants priced in CHF were considered for the price filter.",
+      }),
+    );
   });
 });
 
