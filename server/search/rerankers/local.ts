@@ -210,7 +210,7 @@ interface Query {
   lexemes: Set<string>;
 }
 
-/** Raw features of one candidate (all but `accessory` and `ages`). */
+/** Raw features of one candidate (all but `accessory`, `ages` and `avoided`). */
 function features(
   query: Query,
   document: Document,
@@ -329,6 +329,8 @@ function excludesAges(candidate: Product, asked: AgeRange): boolean {
 }
 
 const ACCESSORY_MARKERS = new Set(["for", "fits", "compatible"]);
+/** The same, and "with", for a product whose category says what it is (accessoryOf). */
+const COMPANION_MARKERS = new Set([...ACCESSORY_MARKERS, "with"]);
 
 /**
  * 1 when every query word the name holds comes after "for"/"fits"/"compatible" ("Leather Case for iPhone 6"), or,
@@ -337,7 +339,7 @@ const ACCESSORY_MARKERS = new Set(["for", "fits", "compatible"]);
  * ("Camera with Lens"), and the name is all there is to go by.
  */
 function accessoryOf(query: string, name: string, categorised: boolean): number {
-  const markers = categorised ? new Set([...ACCESSORY_MARKERS, "with"]) : ACCESSORY_MARKERS;
+  const markers = categorised ? COMPANION_MARKERS : ACCESSORY_MARKERS;
   const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   const asked = words(query);
   if (asked.some((word) => markers.has(word))) return 0;
@@ -608,15 +610,19 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       for (const field of ["name", "brands", "desc"] as const) averageLength[field] += document.length[field] / documents.length;
     }
     const avoided = plan.avoid.flatMap((word) => stemmed.get(word) ?? []);
-    return documents.map(({ document, cosine }, index) => ({
-      ...features(parsed, document, averageLength, cosine, weights),
-      // Its name holds a word the shopper does not want ("Aria ANC *Wireless* Headphones" for "headphones not wireless").
-      avoided: avoided.some((lexeme) => (document.terms.get(lexeme)?.tf.name ?? 0) > 0) ? 1 : 0,
-      accessory: accessoryOf(query, candidates[index]!.name, Boolean(candidates[index]!.category?.trim())),
-      ages: plan.ages && excludesAges(candidates[index]!, plan.ages) ? 1 : 0,
+    return documents.map(({ document, cosine }, index) => {
+      const candidate = candidates[index]!;
       // Spelt as filters and facets spell categories, so "Outdoor" and " outdoor  " are one department.
-      department: categoryKey(candidates[index]!.category ?? "").split(CATEGORY_SEPARATOR)[0] || null,
-    }));
+      const department = categoryKey(candidate.category ?? "").split(CATEGORY_SEPARATOR)[0] || null;
+      return {
+        ...features(parsed, document, averageLength, cosine, weights),
+        // Its name holds a word the shopper does not want ("Aria ANC *Wireless* Headphones" for "headphones not wireless").
+        avoided: avoided.some((lexeme) => (document.terms.get(lexeme)?.tf.name ?? 0) > 0) ? 1 : 0,
+        accessory: accessoryOf(query, candidate.name, department !== null),
+        ages: plan.ages && excludesAges(candidate, plan.ages) ? 1 : 0,
+        department,
+      };
+    });
   }
 
   return {
