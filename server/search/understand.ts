@@ -40,9 +40,12 @@ export interface QueryPlan {
   avoid: string[];
 }
 
-/** Postgres's English stop words of four letters or more (shorter words are never corrected): never typos. */
+/**
+ * Postgres's English stop words (tsearch_data/english.stop): never typos, and never corrections either. Full text
+ * drops them, so "lover" read as "over" would search nothing and only mislead the encoder and the shopper.
+ */
 const STOP_WORDS = new Set(
-  "about above after again against because before being below between both does doing down during each from further have having here hers herself himself into itself just more most myself once only other ours ourselves over same should some such than that their theirs them themselves then there these they this those through under until very were what when where which while whom will with your yours yourself yourselves".split(
+  "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its itself they them their theirs themselves what which who whom this that these those am is are was were be been being have has had having do does did doing a an the and but if or because as until while of at by for with about against between into through during before after above below to from up down in out on off over under again further then once here there when where why how all any both each few more most other some such no nor not only own same so than too very s t can will just don should now".split(
     " ",
   ),
 );
@@ -122,7 +125,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     if (unknown && isCommonWord(token.word)) return;
     if (unknown && ++looked > MAX_UNKNOWN_WORDS) return;
     // An English word the catalog lacks is corrected one edit away at most ("pats" → pants, not "slippers" → sleepers).
-    const closest = corrections(token.word, vocabulary, { twoEdits: !(unknown && isEnglishWord(token.word)) });
+    const closest = corrections(token.word, vocabulary, { twoEdits: !(unknown && isEnglishWord(token.word)) }).filter((to) => !STOP_WORDS.has(to));
     if (unknown && closest.length > 0) primary[i] = closest[0]!;
     for (const to of closest) correct(i, i + 1, [to]);
     const halves = split(token.word, vocabulary);

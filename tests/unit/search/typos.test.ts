@@ -36,6 +36,8 @@ const vocabulary = buildVocabulary([
   ["tvstand", 9],
   ["pat", 2],
   ["pants", 60],
+  ["over", 80],
+  ["then", 40],
 ]);
 
 describe("corrections", () => {
@@ -117,6 +119,12 @@ describe("typos in a query", () => {
     expect(plan("pats").corrections).toEqual([{ from: "pats", to: "pants" }]); // one edit
     expect(plan("slippres").corrections).toEqual([]); // not English, but three edits away
     expect(plan("sleeeprs").corrections).toEqual([{ from: "sleeeprs", to: "sleepers" }]); // not English: two edits
+  });
+
+  it("never corrects a word to a stop word, which full text would drop: 'lover' is no typo of 'over'", () => {
+    expect(plan("gift for a coffee lover").corrections).toEqual([]);
+    expect(plan("gift for a coffee lover").embedText).toBe("gift for a coffee lover");
+    expect(plan("thens").corrections).toEqual([]);
   });
 
   it("corrects nothing without a vocabulary (typos=false)", () => {
