@@ -79,6 +79,9 @@ const CATALOG: TestRecord[] = [
   { url: shop("frying-pan"), name: "Tri-Ply Frying Pan, 24 cm", desc: "Sears evenly on gas and induction.", category: "Kitchen > Cookware > Pans" },
   { url: shop("sencha"), name: "Uji Sencha, Loose Leaf", desc: "Grassy and sweet.", category: "Coffee & Tea > Tea" },
   { url: shop("stacker"), name: "Wooden Rainbow Stacker", desc: "Seven arcs that toddlers stack.", category: "Toys > Baby & Toddler" },
+  { url: shop("floor-lamp"), name: "Brass Arc Floor Lamp", desc: "A warm reading light on a marble base.", category: "Home > Lighting" },
+  { url: shop("duvet-cover"), name: "Linen Duvet Cover Set, Queen", desc: "Stonewashed linen, two pillowcases.", category: "Home > Bedding" },
+  { url: shop("bed"), name: "Lakeview Queen Platform Bed", desc: "A solid ash frame with a slatted base.", category: "Furniture > Beds" },
 ];
 
 let t: TestApp;
@@ -194,6 +197,15 @@ describe("product types", () => {
     expect(urls[0]).toBe(shop("rain-shell"));
     const hiking = await ask("waterproof hiking jacket");
     expect(hiking.urls[0]).toBe(shop("rain-shell"));
+  });
+
+  it("reads a word the stemmer cut '-ing' off as written: lighting is no Light Roast, bedding no bed", async () => {
+    const lighting = (await ask("lighting")).urls;
+    expect(lighting[0]).toBe(shop("floor-lamp"));
+    expect(lighting).not.toContain(shop("kenya"));
+    const bedding = (await ask("bedding")).urls;
+    expect(bedding[0]).toBe(shop("duvet-cover"));
+    expect(bedding).not.toContain(shop("bed"));
   });
 
   it("reads the kind asked before a word saying how it is sold: knives for a knife set, not another set", async () => {

@@ -165,10 +165,12 @@ interface Document {
   kinds: Set<string>;
   /** Lexemes of the kinds its name alone names, and of the word before them, which says the sort ("dining" chair). */
   named: { kinds: Set<string>; sort: string[] };
+  /** The words of its name, brands and category as written, lower-cased (StemmedForm's `written`). */
+  words: Set<string>;
 }
 
-function toDocument(terms: readonly Term[], category: Set<string>, kinds: Set<string>, named: Document["named"]): Document {
-  const document: Document = { terms: new Map(), length: { name: 0, brands: 0, desc: 0 }, category, kinds, named };
+function toDocument(terms: readonly Term[], parts: Omit<Document, "terms" | "length">): Document {
+  const document: Document = { terms: new Map(), length: { name: 0, brands: 0, desc: 0 }, ...parts };
   for (const term of terms) {
     // The category is read whole, as the document's `category`, not as one more field of BM25F.
     if (term.field === "category") continue;
@@ -190,6 +192,12 @@ interface StemmedForm {
   weight: number;
   /** A typo's correction, not the word as typed or a synonym. */
   corrected: boolean;
+  /**
+   * For a word the stemmer cut "-ing" off ("light*ing*" → light, "bedd*ing*" → bed), the word as written and in the
+   * other number: name, brands and category hold it only so, since the stem also names another thing ("Light Roast"
+   * coffee is no lighting, a bed no bedding). Found as the stem alone, it counts as the description does.
+   */
+  written?: string[];
 }
 
 /** A query word with lexemes in some form (stop words have none), and its weight in the query. */
@@ -222,7 +230,9 @@ function features(
   for (const field of ["name", "brands", "desc"] as const) {
     norms[field] = 1 - weights.b + weights.b * (document.length[field] / Math.max(1, averageLength[field]));
   }
-  const holds = (form: StemmedForm, field: Field) => form.lexemes.every((lexeme) => (document.terms.get(lexeme)?.tf[field] ?? 0) > 0);
+  const stemIn = (form: StemmedForm, field: Field) => form.lexemes.every((lexeme) => (document.terms.get(lexeme)?.tf[field] ?? 0) > 0);
+  const asWritten = (form: StemmedForm) => form.written?.some((word) => document.words.has(word)) ?? true;
+  const holds = (form: StemmedForm, field: Field) => stemIn(form, field) && (field === "desc" || asWritten(form));
   let bm25 = 0;
   let inName = 0;
   let anywhere = 0;
@@ -243,12 +253,13 @@ function features(
       }
       best = Math.max(best, (form.weight * tf) / (weights.k1 + tf));
       if (holds(form, "name")) name = Math.max(name, form.weight);
+      const inCategory = form.lexemes.every((lexeme) => document.category.has(lexeme));
       const credit =
         holds(form, "name") || holds(form, "brands")
           ? 1
-          : form.lexemes.every((lexeme) => document.category.has(lexeme))
+          : inCategory && asWritten(form)
             ? weights.credit.category
-            : holds(form, "desc")
+            : inCategory || stemIn(form, "desc") || stemIn(form, "name") || stemIn(form, "brands")
               ? weights.credit.desc
               : 0;
       any = Math.max(any, form.weight * credit);
@@ -290,6 +301,7 @@ function features(
       (form) =>
         (!typed || !form.corrected) &&
         document.kinds.has(form.lexemes.at(-1)!) &&
+        asWritten(form) &&
         // A form of several words names the kind its last word names when the name holds them all ("*throw blanket*").
         (form.lexemes.length === 1 || holds(form, "name")),
     ) ?? false;
@@ -317,9 +329,17 @@ function features(
     headHeld,
     // The word before the name's kind, when the query holds it in no form, names another sort ("Alder *Dining* Chair").
     namedAsAsked:
-      (headClause?.forms.some((form) => document.named.kinds.has(form.lexemes.at(-1)!)) ?? false) &&
+      (headClause?.forms.some((form) => document.named.kinds.has(form.lexemes.at(-1)!) && asWritten(form)) ?? false) &&
       document.named.sort.every((lexeme) => query.lexemes.has(lexeme)),
   };
+}
+
+/** A one-word form whose stem lost "-ing" (StemmedForm's `written`): the word, singular and plural; else undefined. */
+function writtenOf(words: readonly string[], lexemes: readonly string[]): string[] | undefined {
+  const word = words.length === 1 ? words[0]! : "";
+  const stem = lexemes.length === 1 ? lexemes[0]! : "";
+  if (!/ings?$/u.test(word) || stem.endsWith("ing")) return undefined;
+  return word.endsWith("s") ? [word, word.slice(0, -1)] : [word, `${word}s`];
 }
 
 /** Whether the ages a product's name and description state leave out every age asked. */
@@ -528,7 +548,16 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         .filter((form) => form.start <= i && i < form.end)
         .flatMap((form) => {
           const found = lexemes(form.words);
-          return found.length === 0 ? [] : [{ lexemes: found, weight: form.kind === "typed" ? 1 : weights.forms[form.kind], kind: form.kind }];
+          return found.length === 0
+            ? []
+            : [
+                {
+                  lexemes: found,
+                  weight: form.kind === "typed" ? 1 : weights.forms[form.kind],
+                  kind: form.kind,
+                  written: writtenOf(form.words, found),
+                },
+              ];
         });
       if (forms.length === 0) return null;
       // The word's weight in the query: as typed when the catalog holds it, else its commonest form the catalog holds.
@@ -537,7 +566,15 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       const weighed = typed ? [typed] : forms.filter(held);
       const rarest = (form: (typeof forms)[number]) => Math.max(...form.lexemes.map(idf));
       const clauseIdf = weighed.length > 0 ? Math.min(...weighed.map(rarest)) : idfOf(0);
-      return { forms: forms.map(({ lexemes: l, weight, kind }) => ({ lexemes: l, weight, corrected: kind === "correction" })), idf: clauseIdf };
+      return {
+        forms: forms.map(({ lexemes: l, weight, kind, written }) => ({
+          lexemes: l,
+          weight,
+          corrected: kind === "correction",
+          ...(written && { written }),
+        })),
+        idf: clauseIdf,
+      };
     });
     const head = queryHead(plan.words, (i) => byWord[i] !== null);
     const clauses = byWord.flatMap((clause, i) =>
@@ -594,15 +631,15 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const byId = new Map(rows.map((row) => [row.id, row]));
     const documents = candidates.map((candidate, index) => {
       const row = byId.get(candidate.id);
-      const document = toDocument(
-        parseTsvector(row?.doc ?? ""),
-        new Set(stemmed.get(candidate.category ?? "") ?? []),
-        new Set(kinds[index]!.flatMap((kind) => stemmed.get(kind) ?? [])),
-        {
+      const document = toDocument(parseTsvector(row?.doc ?? ""), {
+        category: new Set(stemmed.get(candidate.category ?? "") ?? []),
+        kinds: new Set(kinds[index]!.flatMap((kind) => stemmed.get(kind) ?? [])),
+        named: {
           kinds: new Set(named[index]!.kinds.flatMap((kind) => stemmed.get(kind) ?? [])),
           sort: stemmed.get(named[index]!.sort ?? "") ?? [],
         },
-      );
+        words: new Set(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""}`.toLowerCase().match(/[\p{L}\p{N}]+/gu)),
+      });
       return { document, cosine: known.get(candidate.id) ?? (row?.cosine || 0) };
     });
     const averageLength = { name: 0, brands: 0, desc: 0 };
