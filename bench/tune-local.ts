@@ -204,7 +204,7 @@ for (const desc of [0.5, 1])
     const base = {
       ...(overall?.weights ?? DEFAULT_WEIGHTS),
       fields: { name: 5, brands: 2, desc },
-      credit: { category: 0.7, desc: descCredit },
+      credit: { ...DEFAULT_WEIGHTS.credit, desc: descCredit },
       ...NO_FLOORS,
     };
     const found = await ascend(base);

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { products, searchVocabulary } from "../../server/db/schema.js";
+import { createLocalReranker } from "../../server/search/rerankers/local.js";
 import { SynonymsError } from "../../server/search/synonyms.js";
 import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
 import type { TestRecord } from "../helpers/catalog.js";
@@ -79,6 +80,8 @@ const CATALOG: TestRecord[] = [
   { url: shop("frying-pan"), name: "Tri-Ply Frying Pan, 24 cm", desc: "Sears evenly on gas and induction.", category: "Kitchen > Cookware > Pans" },
   { url: shop("sencha"), name: "Uji Sencha, Loose Leaf", desc: "Grassy and sweet.", category: "Coffee & Tea > Tea" },
   { url: shop("stacker"), name: "Wooden Rainbow Stacker", desc: "Seven arcs that toddlers stack.", category: "Toys > Baby & Toddler" },
+  { url: shop("shoe-trees"), name: "Cedar Shoe Trees", desc: "They arrive packed in pairs.", category: "Shoes > Care" },
+  { url: shop("plush-fox"), name: "Organic Cotton Plush Fox", desc: "Soft and washable.", category: "Toys > Soft Toys" },
   { url: shop("floor-lamp"), name: "Brass Arc Floor Lamp", desc: "A warm reading light on a marble base.", category: "Home > Lighting" },
   { url: shop("duvet-cover"), name: "Linen Duvet Cover Set, Queen", desc: "Stonewashed linen, two pillowcases.", category: "Home > Bedding" },
   { url: shop("bed"), name: "Lakeview Queen Platform Bed", desc: "A solid ash frame with a slatted base.", category: "Furniture > Beds" },
@@ -199,13 +202,23 @@ describe("product types", () => {
     expect(hiking.urls[0]).toBe(shop("rain-shell"));
   });
 
-  it("reads a word the stemmer cut '-ing' off as written: lighting is no Light Roast, bedding no bed", async () => {
+  it("reads a word the stemmer cut a suffix off as written: lighting is no Light Roast, bedding no bed, organic no organizer", async () => {
     const lighting = (await ask("lighting")).urls;
     expect(lighting[0]).toBe(shop("floor-lamp"));
     expect(lighting).not.toContain(shop("kenya"));
     const bedding = (await ask("bedding")).urls;
     expect(bedding[0]).toBe(shop("duvet-cover"));
     expect(bedding).not.toContain(shop("bed"));
+    // "organizer" and "organic" share the stem "organ": nothing here is an organizer.
+    expect((await ask("organizer")).urls).toEqual([]);
+  });
+
+  it("counts the stem's own word as the description does, and the stem inside another word less", async () => {
+    const found = await t.services.catalog.lookup([{ url: shop("hoodless-jacket") }, { url: shop("shoe-trees") }], false);
+    const candidates = found.flatMap((entry) => (entry.product ? [entry.product] : []));
+    const [packs, packed] = await createLocalReranker({ db: t.database.db }).scoreCandidates("packing", candidates);
+    expect(packs?.coverageAll).toBe(0.5); // "Packs into its chest pocket": the verb "packing" is
+    expect(packed?.coverageAll).toBe(0.25); // "arrive packed": another word of the stem
   });
 
   it("reads the kind asked before a word saying how it is sold: knives for a knife set, not another set", async () => {

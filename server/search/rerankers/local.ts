@@ -76,7 +76,7 @@ export type LocalWeights = Features & {
   /** What a word found only as a correction or a synonym counts, against 1 for the word as typed. */
   forms: Record<Exclude<FormKind, "typed">, number>;
   /** What a word found only in the category, or only in the description, counts in `coverageAll` (1 in name or brands). */
-  credit: { category: number; desc: number };
+  credit: { category: number; desc: number; stem: number };
   /** The relevance floor: a candidate scoring this much below the best is unrelated, and left out of the answer. */
   floor: number;
   /**
@@ -135,7 +135,7 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   k1: 1.2,
   b: 0.5,
   forms: { correction: 0.8, synonym: 0.8 },
-  credit: { category: 0.7, desc: 0.5 },
+  credit: { category: 0.7, desc: 0.5, stem: 0.25 },
   // Chosen from bench:tune-local's floor table: most unrelated products out for little nDCG (docs/search.md).
   floor: 2.25,
   // Chosen from bench:tune-local's weak-evidence table: no dev nDCG lost (docs/search.md).
@@ -167,6 +167,8 @@ interface Document {
   named: { kinds: Set<string>; sort: string[] };
   /** The words of its name, brands and category as written, lower-cased (StemmedForm's `written`). */
   words: Set<string>;
+  /** The words of its description as written, lower-cased. */
+  descWords: Set<string>;
 }
 
 function toDocument(terms: readonly Term[], parts: Omit<Document, "terms" | "length">): Document {
@@ -193,11 +195,13 @@ interface StemmedForm {
   /** A typo's correction, not the word as typed or a synonym. */
   corrected: boolean;
   /**
-   * For a word the stemmer cut "-ing" off ("light*ing*" → light, "bedd*ing*" → bed), the word as written and in the
-   * other number: name, brands and category hold it only so, since the stem also names another thing ("Light Roast"
-   * coffee is no lighting, a bed no bedding). Found as the stem alone, it counts as the description does.
+   * For a word the stemmer cut a suffix off that makes another word ("light*ing*" → light, "comfort*er*" → comfort),
+   * the word as written in both numbers (`forms`), and the stem's own words ("light", "lights"). Name, brands and
+   * category hold the word only as written, since the stem names another thing ("Light Roast" coffee is no lighting,
+   * a bed no bedding). Found as the stem's own word anywhere it counts as the description does ("hikes" for
+   * "hiking"); found only inside another word ("*organ*ic" for "organizer"), as `credit.stem`.
    */
-  written?: string[];
+  written?: { forms: string[]; stem: string[] };
 }
 
 /** A query word with lexemes in some form (stop words have none), and its weight in the query. */
@@ -231,8 +235,12 @@ function features(
     norms[field] = 1 - weights.b + weights.b * (document.length[field] / Math.max(1, averageLength[field]));
   }
   const stemIn = (form: StemmedForm, field: Field) => form.lexemes.every((lexeme) => (document.terms.get(lexeme)?.tf[field] ?? 0) > 0);
-  const asWritten = (form: StemmedForm) => form.written?.some((word) => document.words.has(word)) ?? true;
+  const asWritten = (form: StemmedForm) => form.written?.forms.some((word) => document.words.has(word)) ?? true;
   const holds = (form: StemmedForm, field: Field) => stemIn(form, field) && (field === "desc" || asWritten(form));
+  // The stem as a word of its own ("light", "hikes"), or only inside another word ("*organ*ic" for "organizer").
+  const ownWord = (form: StemmedForm) =>
+    form.written === undefined ||
+    [...form.written.forms, ...form.written.stem].some((word) => document.words.has(word) || document.descWords.has(word));
   let bm25 = 0;
   let inName = 0;
   let anywhere = 0;
@@ -260,7 +268,9 @@ function features(
           : inCategory && asWritten(form)
             ? weights.credit.category
             : inCategory || stemIn(form, "desc") || stemIn(form, "name") || stemIn(form, "brands")
-              ? weights.credit.desc
+              ? ownWord(form)
+                ? weights.credit.desc
+                : weights.credit.stem
               : 0;
       any = Math.max(any, form.weight * credit);
     }
@@ -334,12 +344,24 @@ function features(
   };
 }
 
-/** A one-word form whose stem lost "-ing" (StemmedForm's `written`): the word, singular and plural; else undefined. */
-function writtenOf(words: readonly string[], lexemes: readonly string[]): string[] | undefined {
+/** What follows a stem in the word's own forms ("shoe|s", "dress|es", "candl|e"), as against a suffix making another word. */
+const INFLECTIONS = ["", "s", "es", "e"];
+
+/** StemmedForm's `written`, for a one-word form whose stem lost a suffix making another word; else undefined. */
+function writtenOf(words: readonly string[], lexemes: readonly string[]): StemmedForm["written"] {
   const word = words.length === 1 ? words[0]! : "";
   const stem = lexemes.length === 1 ? lexemes[0]! : "";
-  if (!/ings?$/u.test(word) || stem.endsWith("ing")) return undefined;
-  return word.endsWith("s") ? [word, word.slice(0, -1)] : [word, `${word}s`];
+  if (!stem || !word.startsWith(stem) || INFLECTIONS.includes(word.slice(stem.length))) return undefined;
+  // The stemmer writes a final y as i ("happi"): its own words are "happy" and "happies" too.
+  const bases = stem.endsWith("i") ? [stem, `${stem.slice(0, -1)}y`] : [stem];
+  return {
+    forms: word.endsWith("s") ? [word, word.slice(0, -1)] : [word, `${word}s`],
+    stem: bases.flatMap((base) => INFLECTIONS.map((ending) => base + ending)),
+  };
+}
+
+function wordsOf(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu));
 }
 
 /** Whether the ages a product's name and description state leave out every age asked. */
@@ -638,7 +660,8 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
           kinds: new Set(named[index]!.kinds.flatMap((kind) => stemmed.get(kind) ?? [])),
           sort: stemmed.get(named[index]!.sort ?? "") ?? [],
         },
-        words: new Set(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""}`.toLowerCase().match(/[\p{L}\p{N}]+/gu)),
+        words: wordsOf(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""}`),
+        descWords: wordsOf(candidate.desc),
       });
       return { document, cosine: known.get(candidate.id) ?? (row?.cosine || 0) };
     });
