@@ -20,6 +20,9 @@ const UNITS = new Set(
   ),
 );
 
+/** Colour words that name no kind of product (not "cream", "orange", "olive", "gold", "charcoal" or "khaki": each can). */
+const COLOURS = new Set("black white grey gray red blue green yellow purple pink brown beige navy teal maroon".split(" "));
+
 /** Words before a preposition that name no kind of product ("something to keep drinks cold"). */
 const VAGUE = new Set(["something", "anything", "stuff", "things", "thing", "gift", "gifts", "present", "idea", "ideas", "one"]);
 
@@ -37,13 +40,16 @@ function nameWords(name: string): string[] {
   const segment = (name.split(QUALIFIER)[0] ?? name).replace(/\s&\s/gu, " and ");
   const tokens = segment.match(/[\p{L}\p{N}][\p{L}\p{N}'’\-‐/.+]*/gu) ?? [];
   // A unit after a number is a size, not a kind ("Chef's Knife 20 *cm*").
-  return tokens
+  const words = tokens
     .filter(
       (token, i) =>
         !/\p{N}/u.test(token) && !/^\p{Lu}{2,3}$/u.test(token) && !(i > 0 && /^\p{N}/u.test(tokens[i - 1]!) && UNITS.has(token.toLowerCase())),
     )
     .map(bare)
     .filter((word) => word.length > 1);
+  // A colour ending the name is its variant, not its kind ("Cotton Tote Black", "Earl Grey"): the word before it is.
+  while (words.length > 1 && COLOURS.has(words.at(-1)!)) words.pop();
+  return words;
 }
 
 /**
@@ -128,8 +134,8 @@ function headWord(words: readonly string[], isContent: (index: number) => boolea
     const word = words[i]!;
     if (PREPOSITIONS.has(word) && (head ?? label) !== undefined) return head ?? label;
     if (!isContent(i) || VAGUE.has(word) || isQuantity(words, i)) continue;
-    // A number with its unit is a size ("disk 500 gb"); a bare number, the value of a property ("spf 50").
-    if (numeric(words[i + 1]) && !UNITS.has(words[i + 2] ?? "")) label = i;
+    // A number with its unit is a size ("disk 500 gb"); a bare number, the value of a property ("spf 50"), as a colour is.
+    if ((numeric(words[i + 1]) && !UNITS.has(words[i + 2] ?? "")) || COLOURS.has(word)) label = i;
     else head = i;
   }
   return head ?? label;

@@ -81,6 +81,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("sencha"), name: "Uji Sencha, Loose Leaf", desc: "Grassy and sweet.", category: "Coffee & Tea > Tea" },
   { url: shop("stacker"), name: "Wooden Rainbow Stacker", desc: "Seven arcs that toddlers stack.", category: "Toys > Baby & Toddler" },
   { url: shop("shoe-trees"), name: "Cedar Shoe Trees", desc: "They arrive packed in pairs.", category: "Shoes > Care" },
+  { url: shop("earl-grey"), name: "Earl Grey with Bergamot, Loose Leaf", desc: "A bright black tea.", category: "Coffee & Tea > Tea" },
   { url: shop("plush-fox"), name: "Organic Cotton Plush Fox", desc: "Soft and washable.", category: "Toys > Soft Toys" },
   { url: shop("floor-lamp"), name: "Brass Arc Floor Lamp", desc: "A warm reading light on a marble base.", category: "Home > Lighting" },
   { url: shop("duvet-cover"), name: "Linen Duvet Cover Set, Queen", desc: "Stonewashed linen, two pillowcases.", category: "Home > Bedding" },
@@ -219,6 +220,10 @@ describe("product types", () => {
     const [packs, packed] = await createLocalReranker({ db: t.database.db }).scoreCandidates("packing", candidates);
     expect(packs?.coverageAll).toBe(0.5); // "Packs into its chest pocket": the verb "packing" is
     expect(packed?.coverageAll).toBe(0.25); // "arrive packed": another word of the stem
+  });
+
+  it("reads no kind in a colour: an Earl Grey is no grey sofa", async () => {
+    expect((await ask("grey sofa")).urls).toEqual([shop("sofa")]);
   });
 
   it("reads the kind asked before a word saying how it is sold: knives for a knife set, not another set", async () => {

@@ -16,6 +16,9 @@ describe("readName: kinds", () => {
     ["Igloo 3.2 cu. ft. 2-Door Refrigerator and Freezer", ["freezer", "refrigerator"]], // two kinds joined
     ["Kettle & Teapot Set", ["set", "teapot"]],
     ["Stoneware Kettle & Teapot", ["teapot", "kettle"]],
+    ["Canon PowerShot SX400 IS Digital Camera Black", ["camera"]], // a colour at the end is the variant
+    ["Earl Grey with Bergamot, Loose Leaf", ["earl"]], // no "grey" for "grey sofa"
+    ["Red", ["red"]],
   ])("%s → %j", (name, heads) => {
     expect(readName(name).kinds).toEqual(heads);
   });
@@ -62,6 +65,8 @@ describe("queryHead", () => {
     expect(head("shoes size 10 for kids")).toBe("shoes");
     expect(head("iphone 5")).toBe("iphone"); // no other word: the word before the number it is
     expect(head("external disk 500 gb")).toBe("disk"); // a unit after a number names no kind
+    expect(head("dc shoes black")).toBe("shoes"); // a colour names a property, as a bare number does
+    expect(head("red")).toBe("red");
     expect(head("gift for a runner", ["a"])).toBe("runner"); // a gift names no kind
   });
 
