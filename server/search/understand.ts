@@ -137,6 +137,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   const expansions = expand(primary, deps.synonyms);
   const replaced = new Set(expansions.filter((e) => e.replaces).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
   const typed: Form[] = words.flatMap((word, i) => (replaced.has(i) ? [] : [{ start: i, end: i + 1, words: [word], kind: "typed" as const }]));
+  typed.push(...spacings(words).filter((form) => !replaced.has(form.start)));
   const synonymForms = expansions.flatMap((e) => e.forms.map((words): Form => ({ start: e.start, end: e.end, words, kind: "synonym" })));
 
   let embedText = query;
@@ -153,6 +154,24 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     ages: askedAges(query),
     avoid: [...(deps.avoid ?? [])],
   };
+}
+
+/**
+ * A word and a number beside it written the other way, as typed all the same: "spf 50" is also searched as "spf50"
+ * (Postgres reads "SPF50+" as one word, which "spf" and "50" do not match), "16gb" also as the phrase "16 gb". A
+ * tokenisation, not a reading, so not listed in the interpretation; a stop word is never joined ("for 2").
+ */
+function spacings(words: readonly string[]): Form[] {
+  const letters = (word: string | undefined) => word !== undefined && /^\p{L}{2,}$/u.test(word) && !STOP_WORDS.has(word);
+  const digits = (word: string | undefined) => word !== undefined && /^\p{N}+$/u.test(word);
+  return words.flatMap((word, i): Form[] => {
+    const next = words[i + 1];
+    const joined: Form[] =
+      (letters(word) && digits(next)) || (digits(word) && letters(next)) ? [{ start: i, end: i + 2, words: [word + next], kind: "typed" }] : [];
+    const parts = /^(\p{L}{2,})(\p{N}+)$/u.exec(word) ?? /^(\p{N}+)(\p{L}{2,})$/u.exec(word);
+    const apart: Form[] = parts ? [{ start: i, end: i + 1, words: [parts[1]!, parts[2]!], kind: "typed" }] : [];
+    return [...joined, ...apart];
+  });
 }
 
 /** The words of a form as a tsquery operand: a phrase for several. Only letters and digits reach to_tsquery. */

@@ -82,6 +82,8 @@ const CATALOG: TestRecord[] = [
   { url: shop("stacker"), name: "Wooden Rainbow Stacker", desc: "Seven arcs that toddlers stack.", category: "Toys > Baby & Toddler" },
   { url: shop("shoe-trees"), name: "Cedar Shoe Trees", desc: "They arrive packed in pairs.", category: "Shoes > Care" },
   { url: shop("earl-grey"), name: "Earl Grey with Bergamot, Loose Leaf", desc: "A bright black tea.", category: "Coffee & Tea > Tea" },
+  { url: shop("sunscreen"), name: "Mineral Sunscreen SPF50+, 50 mL", desc: "Zinc oxide, no white cast.", category: "Beauty > Sunscreen" },
+  { url: shop("day-cream"), name: "Daily Moisturiser SPF 30", desc: "A light cream for every day.", category: "Beauty > Moisturisers" },
   { url: shop("plush-fox"), name: "Organic Cotton Plush Fox", desc: "Soft and washable.", category: "Toys > Soft Toys" },
   { url: shop("floor-lamp"), name: "Brass Arc Floor Lamp", desc: "A warm reading light on a marble base.", category: "Home > Lighting" },
   { url: shop("duvet-cover"), name: "Linen Duvet Cover Set, Queen", desc: "Stonewashed linen, two pillowcases.", category: "Home > Bedding" },
@@ -121,6 +123,12 @@ describe("typos", () => {
     expect(answer.urls).not.toContain(shop("french-press"));
     // The rule is for words English has: a typo of the same shape is still corrected.
     expect((await ask("frech prress")).interpretation?.corrections).toContainEqual({ from: "prress", to: "press" });
+  });
+
+  it("searches a word and a number beside it written together, and a word with a number in it apart", async () => {
+    expect((await ask("spf 50")).urls).toEqual([shop("sunscreen")]); // Postgres reads "SPF50+" as one word
+    expect((await ask("spf30")).urls).toEqual([shop("day-cream")]);
+    expect((await ask("spf 50")).interpretation?.corrections).toBeUndefined(); // a spacing, not a correction
   });
 
   it("turns off with typos=false", async () => {

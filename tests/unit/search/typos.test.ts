@@ -104,7 +104,7 @@ describe("typos in a query", () => {
   it("searches both forms and reads the corrected query to the encoder", () => {
     const read = plan("sunscren spf 50");
     expect(read.corrections).toEqual([{ from: "sunscren", to: "sunscreen" }]);
-    expect(read.forms.map((form) => form.words.join(" "))).toEqual(["sunscren", "spf", "50", "sunscreen"]);
+    expect(read.forms.map((form) => form.words.join(" "))).toEqual(["sunscren", "spf", "50", "spf50", "sunscreen"]);
     expect(read.embedText).toBe("sunscreen spf 50");
   });
 
@@ -125,6 +125,14 @@ describe("typos in a query", () => {
     expect(plan("gift for a coffee lover").corrections).toEqual([]);
     expect(plan("gift for a coffee lover").embedText).toBe("gift for a coffee lover");
     expect(plan("thens").corrections).toEqual([]);
+  });
+
+  it("searches a word and a number beside it written together too, and a word with a number in it apart, as typed", () => {
+    const forms = (q: string) => plan(q).forms.map((form) => `${form.kind}:${form.words.join(" ")}`);
+    expect(forms("spf 50")).toEqual(["typed:spf", "typed:50", "typed:spf50"]);
+    expect(forms("16gb card")).toEqual(["typed:16gb", "typed:card", "typed:16 gb"]);
+    expect(forms("tent for 2")).toEqual(["typed:tent", "typed:for", "typed:2"]); // never a stop word
+    expect(forms("skeleton")).toEqual(["typed:skeleton"]);
   });
 
   it("corrects nothing without a vocabulary (typos=false)", () => {
