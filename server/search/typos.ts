@@ -94,7 +94,8 @@ export function editDistance(a: string, b: string, max: number): number {
  * "jacket") is the same word, held as often as its commonest form.
  */
 function heldAsForm(word: string, vocabulary: Vocabulary): number {
-  const forms = [`${word}s`, `${word}es`];
+  // A word ending in "s" takes "es" for its plural: "wireles" + "s" is a typo of "wireless", not its plural.
+  const forms = word.endsWith("s") ? [`${word}es`] : [`${word}s`, `${word}es`];
   if (word.endsWith("s")) forms.push(word.slice(0, -1));
   if (word.endsWith("es")) forms.push(word.slice(0, -2));
   if (word.endsWith("ies")) forms.push(`${word.slice(0, -3)}y`);

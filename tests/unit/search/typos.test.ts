@@ -37,6 +37,7 @@ const vocabulary = buildVocabulary([
   ["pat", 2],
   ["pants", 60],
   ["over", 80],
+  ["wireless", 30],
   ["then", 40],
 ]);
 
@@ -49,6 +50,7 @@ describe("corrections", () => {
     ["refrigirator", ["refrigerator"]], // a letter replaced
     ["canble", ["cable", "candle"]], // two close words, both common enough
     ["expresso", ["espresso"]], // "express" is one edit away too, but in far fewer products
+    ["wireles", ["wireless"]], // not the singular of "wireless": a word ending in "s" has "es" for plural
   ])("%s → %j", (word, expected) => {
     expect(corrections(word, vocabulary)).toEqual(expected);
   });
