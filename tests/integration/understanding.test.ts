@@ -84,6 +84,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("earl-grey"), name: "Earl Grey with Bergamot, Loose Leaf", desc: "A bright black tea.", category: "Coffee & Tea > Tea" },
   { url: shop("sunscreen"), name: "Mineral Sunscreen SPF50+, 50 mL", desc: "Zinc oxide, no white cast.", category: "Beauty > Sunscreen" },
   { url: shop("day-cream"), name: "Daily Moisturiser SPF 30", desc: "A light cream for every day.", category: "Beauty > Moisturisers" },
+  { url: shop("dutch-oven"), name: "Enamelled Cast Iron Dutch Oven, 3.8 L", desc: "Braises low and slow.", category: "Kitchen > Cookware > Dutch Ovens" },
   { url: shop("plush-fox"), name: "Organic Cotton Plush Fox", desc: "Soft and washable.", category: "Toys > Soft Toys" },
   { url: shop("floor-lamp"), name: "Brass Arc Floor Lamp", desc: "A warm reading light on a marble base.", category: "Home > Lighting" },
   { url: shop("duvet-cover"), name: "Linen Duvet Cover Set, Queen", desc: "Stonewashed linen, two pillowcases.", category: "Home > Bedding" },
@@ -129,6 +130,12 @@ describe("typos", () => {
     expect((await ask("spf 50")).urls).toEqual([shop("sunscreen")]); // Postgres reads "SPF50+" as one word
     expect((await ask("spf30")).urls).toEqual([shop("day-cream")]);
     expect((await ask("spf 50")).interpretation?.corrections).toBeUndefined(); // a spacing, not a correction
+  });
+
+  it("reads the kind from the other words when one is a typo too short to correct, or a code the catalog lacks", async () => {
+    expect((await ask("dutch ovn")).urls).toEqual([shop("dutch-oven")]); // "ovn": three letters, never corrected
+    // An English word the catalog lacks still names the kind: nothing here is a wedding dress.
+    expect((await ask("wedding dress")).urls).toEqual([]);
   });
 
   it("turns off with typos=false", async () => {
@@ -201,7 +208,7 @@ describe("product types", () => {
     expect((await ask("tea")).urls).toContain(shop("sencha"));
     // "Kitchen > Cookware > Pans": the pan is cookware, and the kettle ("Kitchen > Kettles") is not.
     const cookware = (await ask("cookware")).urls;
-    expect(cookware).toEqual([shop("frying-pan")]);
+    expect(cookware.sort()).toEqual([shop("dutch-oven"), shop("frying-pan")]);
   });
 
   it("puts a product of the kind asked for above one sharing only adjectives", async () => {

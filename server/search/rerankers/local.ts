@@ -34,6 +34,7 @@ import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term } from "../lexical.js";
 import { type AgeRange, excludes, statedAges } from "../ages.js";
+import { isEnglishWord } from "../common-words.js";
 import { categoryHeads, isPackaging, isQuantity, queryHead, readName } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
@@ -565,7 +566,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const frequencies = await documentFrequencies(all);
     const idfOf = (frequency: number) => Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5));
     const idf = (lexeme: string) => idfOf(frequencies.get(lexeme) ?? 0);
-    const byWord = plan.words.map((_, i): Omit<Clause, "sort" | "sold"> | null => {
+    const byWord = plan.words.map((_, i): (Omit<Clause, "sort" | "sold"> & { heldAnywhere: boolean }) | null => {
       const forms = plan.forms
         .filter((form) => form.start <= i && i < form.end)
         .flatMap((form) => {
@@ -596,15 +597,22 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
           ...(written && { written }),
         })),
         idf: clauseIdf,
+        heldAnywhere: weighed.length > 0,
       };
     });
-    const head = queryHead(plan.words, (i) => byWord[i] !== null);
-    const clauses = byWord.flatMap((clause, i) =>
-      clause === null
+    // A word neither the catalog nor English has ("dutch *ovn*", too short to correct; a model code the catalog lacks)
+    // names no kind anyone sells: the kind is read from the other words.
+    const head = queryHead(plan.words, (i) => {
+      const word = byWord[i];
+      return word != null && (word.heldAnywhere || isEnglishWord(plan.words[i]!));
+    });
+    const clauses = byWord.flatMap((word, i): Clause[] =>
+      word === null
         ? []
         : [
             {
-              ...clause,
+              forms: word.forms,
+              idf: word.idf,
               sort: head !== undefined && i < head && !isQuantity(plan.words, i),
               sold: head !== undefined && i > head && isPackaging(plan.words[i]!),
             },
