@@ -84,7 +84,12 @@ const CATALOG: TestRecord[] = [
   { url: shop("earl-grey"), name: "Earl Grey with Bergamot, Loose Leaf", desc: "A bright black tea.", category: "Coffee & Tea > Tea" },
   { url: shop("sunscreen"), name: "Mineral Sunscreen SPF50+, 50 mL", desc: "Zinc oxide, no white cast.", category: "Beauty > Sunscreen" },
   { url: shop("day-cream"), name: "Daily Moisturiser SPF 30", desc: "A light cream for every day.", category: "Beauty > Moisturisers" },
-  { url: shop("dutch-oven"), name: "Enamelled Cast Iron Dutch Oven, 3.8 L", desc: "Braises low and slow.", category: "Kitchen > Cookware > Dutch Ovens" },
+  {
+    url: shop("dutch-oven"),
+    name: "Enamelled Cast Iron Dutch Oven, 3.8 L",
+    desc: "Braises low and slow.",
+    category: "Kitchen > Cookware > Dutch Ovens",
+  },
   { url: shop("plush-fox"), name: "Organic Cotton Plush Fox", desc: "Soft and washable.", category: "Toys > Soft Toys" },
   { url: shop("floor-lamp"), name: "Brass Arc Floor Lamp", desc: "A warm reading light on a marble base.", category: "Home > Lighting" },
   { url: shop("duvet-cover"), name: "Linen Duvet Cover Set, Queen", desc: "Stonewashed linen, two pillowcases.", category: "Home > Bedding" },
