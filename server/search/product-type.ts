@@ -103,6 +103,11 @@ export function isPackaging(word: string): boolean {
   return PACKAGING.has(word);
 }
 
+/** Whether a lower-cased word is a unit of measure ("gb", "ml"), which follows a number. */
+export function isUnit(word: string): boolean {
+  return UNITS.has(word);
+}
+
 const numeric = (word: string | undefined) => word !== undefined && /^\p{N}/u.test(word);
 
 /** Whether the query's word `i` is a number, a code with digits, or the unit after a number ("500 *gb*"). */

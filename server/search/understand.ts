@@ -12,6 +12,7 @@
 import { type AskedAges, askedAges } from "./ages.js";
 import { isCommonWord, isEnglishWord } from "./common-words.js";
 import { corrections, joined, split } from "./typos.js";
+import { isUnit } from "./product-type.js";
 import { expand, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
 
@@ -157,9 +158,10 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
 }
 
 /**
- * A word and a number beside it written the other way, as typed all the same: "spf 50" is also searched as "spf50"
- * (Postgres reads "SPF50+" as one word, which "spf" and "50" do not match), "16gb" also as the phrase "16 gb". A
- * tokenisation, not a reading, so not listed in the interpretation; a stop word is never joined ("for 2").
+ * A word and a number beside it written the other way, as typed all the same: "spf 50" and "16 gb" are also searched
+ * as "spf50" and "16gb" (Postgres reads "SPF50+" as one word, which "spf" and "50" do not match), "16gb" also as the
+ * phrase "16 gb". A tokenisation, not a reading, so not listed in the interpretation. A number is joined to the word
+ * after it only when that is a unit ("2 person" is no "2person"), and a stop word never ("for 2").
  */
 function spacings(words: readonly string[]): Form[] {
   const letters = (word: string | undefined) => word !== undefined && /^\p{L}{2,}$/u.test(word) && !STOP_WORDS.has(word);
@@ -167,7 +169,9 @@ function spacings(words: readonly string[]): Form[] {
   return words.flatMap((word, i): Form[] => {
     const next = words[i + 1];
     const joined: Form[] =
-      (letters(word) && digits(next)) || (digits(word) && letters(next)) ? [{ start: i, end: i + 2, words: [word + next], kind: "typed" }] : [];
+      (letters(word) && digits(next)) || (digits(word) && next !== undefined && isUnit(next))
+        ? [{ start: i, end: i + 2, words: [word + next], kind: "typed" }]
+        : [];
     const parts = /^(\p{L}{2,})(\p{N}+)$/u.exec(word) ?? /^(\p{N}+)(\p{L}{2,})$/u.exec(word);
     const apart: Form[] = parts ? [{ start: i, end: i + 1, words: [parts[1]!, parts[2]!], kind: "typed" }] : [];
     return [...joined, ...apart];

@@ -134,6 +134,8 @@ describe("typos in a query", () => {
     expect(forms("spf 50")).toEqual(["typed:spf", "typed:50", "typed:spf50"]);
     expect(forms("16gb card")).toEqual(["typed:16gb", "typed:card", "typed:16 gb"]);
     expect(forms("tent for 2")).toEqual(["typed:tent", "typed:for", "typed:2"]); // never a stop word
+    expect(forms("500 ml")).toEqual(["typed:500", "typed:ml", "typed:500ml"]);
+    expect(forms("2 person")).toEqual(["typed:2", "typed:person"]); // a number joins the word after it only when a unit
     expect(forms("skeleton")).toEqual(["typed:skeleton"]);
   });
 
