@@ -1,6 +1,7 @@
 /**
  * What a query's words stand for, once constraints are taken out of it
- * (interpret.ts): each word as typed, the catalog words a typo stands for
+ * (interpret.ts): each word as typed (a word beside a number also written
+ * both ways: "spf 50", "spf50"), the catalog words a typo stands for
  * (typos.ts: a word corrected, split in two, or two words joined), and what
  * synonyms add (synonyms.ts). Retrieval searches every
  * form; the reranker scores a word by the best form a product holds, a typed
