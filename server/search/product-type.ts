@@ -26,6 +26,13 @@ const COLOURS = new Set("black white grey gray red blue green yellow purple pink
 /** Words before a preposition that name no kind of product ("something to keep drinks cold"). */
 const VAGUE = new Set(["something", "anything", "stuff", "things", "thing", "gift", "gifts", "present", "idea", "ideas", "one"]);
 
+/** People a product is for, by what they do or who they are: after a preposition, whom it is for ("gift for a *runner*"). */
+const PEOPLE = new Set(
+  "runner runners hiker hikers cyclist cyclists climber climbers golfer golfers swimmer swimmers skier skiers gardener gardeners cook cooks baker bakers mom mum dad mother father grandma grandpa grandmother grandfather wife husband boyfriend girlfriend sister brother friend teacher".split(
+    " ",
+  ),
+);
+
 /** Where a query's qualifiers begin ("tent *for* 2 people", "jacket *with* a hood"). */
 const PREPOSITIONS = new Set(["for", "with", "to", "on", "in", "from", "without", "under", "near", "by", "at", "like", "that", "which"]);
 
@@ -119,7 +126,7 @@ export function isQuantity(words: readonly string[], i: number): boolean {
 /**
  * Which of the query's words (lower-cased, in order) names the kind of product asked for: the last one before
  * the first preposition that follows such a word ("tent for 2 people" → tent), else the last one; never a
- * number, a unit after a number ("500 *gb*") or a stop word, and a word before a bare number ("*spf* 50",
+ * number, a unit after a number ("500 *gb*"), a stop word, or whom it is for after a preposition ("gift for a runner"), and a word before a bare number ("*spf* 50",
  * "*size* 10") only when no other qualifies: it names a property. A word saying how it is sold gives way to the
  * word before it, as in names ("*knife* set": a sheet mask set is no answer). Undefined when no word qualifies.
  */
@@ -135,9 +142,16 @@ export function queryHead(words: readonly string[], isContent: (index: number) =
 function headWord(words: readonly string[], isContent: (index: number) => boolean): number | undefined {
   let head: number | undefined;
   let label: number | undefined;
+  let qualified = false;
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
-    if (PREPOSITIONS.has(word) && (head ?? label) !== undefined) return head ?? label;
+    if (PREPOSITIONS.has(word)) {
+      if ((head ?? label) !== undefined) return head ?? label;
+      qualified = true;
+      continue;
+    }
+    // Whom it is for names no kind ("gift for a *runner*", though a shoe may be called a Trail Runner).
+    if (qualified && PEOPLE.has(word)) continue;
     if (!isContent(i) || VAGUE.has(word) || isQuantity(words, i)) continue;
     // A number with its unit is a size ("disk 500 gb"); a bare number, the value of a property ("spf 50"), as a colour is.
     if ((numeric(words[i + 1]) && !UNITS.has(words[i + 2] ?? "")) || COLOURS.has(word)) label = i;

@@ -90,6 +90,8 @@ const CATALOG: TestRecord[] = [
     desc: "Braises low and slow.",
     category: "Kitchen > Cookware > Dutch Ovens",
   },
+  { url: shop("trail-runner"), name: "Scramble Trail Runner, Unisex", desc: "A grippy shoe for muddy runs.", category: "Shoes > Trail Shoes" },
+  { url: shop("running-socks"), name: "Cushion Running Socks", desc: "Padded socks for runners.", category: "Clothing > Socks" },
   { url: shop("plush-fox"), name: "Organic Cotton Plush Fox", desc: "Soft and washable.", category: "Toys > Soft Toys" },
   { url: shop("floor-lamp"), name: "Brass Arc Floor Lamp", desc: "A warm reading light on a marble base.", category: "Home > Lighting" },
   { url: shop("duvet-cover"), name: "Linen Duvet Cover Set, Queen", desc: "Stonewashed linen, two pillowcases.", category: "Home > Bedding" },
@@ -244,6 +246,12 @@ describe("product types", () => {
 
   it("reads no kind in a colour: an Earl Grey is no grey sofa", async () => {
     expect((await ask("grey sofa")).urls).toEqual([shop("sofa")]);
+  });
+
+  it("reads no kind in whom a gift is for: 'gift for a runner' is not the shoe called Trail Runner alone", async () => {
+    const { urls } = await ask("gift for a runner");
+    expect(urls).toContain(shop("trail-runner"));
+    expect(urls).toContain(shop("running-socks"));
   });
 
   it("reads the kind asked before a word saying how it is sold: knives for a knife set, not another set", async () => {

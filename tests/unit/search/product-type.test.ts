@@ -67,7 +67,9 @@ describe("queryHead", () => {
     expect(head("external disk 500 gb")).toBe("disk"); // a unit after a number names no kind
     expect(head("dc shoes black")).toBe("shoes"); // a colour names a property, as a bare number does
     expect(head("red")).toBe("red");
-    expect(head("gift for a runner", ["a"])).toBe("runner"); // a gift names no kind
+    // Nor does whom it is for, after a preposition: a runner is a person there, and a kind of shoe or cloth elsewhere.
+    expect(head("gift for a runner", ["a"])).toBeUndefined();
+    expect(head("table runner")).toBe("runner");
   });
 
   it("is the word before one saying how the product is sold, as in names", () => {
