@@ -92,6 +92,7 @@ const CATALOG: TestRecord[] = [
   },
   { url: shop("trail-runner"), name: "Scramble Trail Runner, Unisex", desc: "A grippy shoe for muddy runs.", category: "Shoes > Trail Shoes" },
   { url: shop("running-socks"), name: "Cushion Running Socks", desc: "Padded socks for runners.", category: "Clothing > Socks" },
+  { url: shop("wifi-speaker"), name: "Solo Smart Speaker with Wi-Fi", desc: "Streams from any app.", category: "Audio > Speakers" },
   { url: shop("plush-fox"), name: "Organic Cotton Plush Fox", desc: "Soft and washable.", category: "Toys > Soft Toys" },
   { url: shop("floor-lamp"), name: "Brass Arc Floor Lamp", desc: "A warm reading light on a marble base.", category: "Home > Lighting" },
   { url: shop("duvet-cover"), name: "Linen Duvet Cover Set, Queen", desc: "Stonewashed linen, two pillowcases.", category: "Home > Bedding" },
@@ -172,6 +173,13 @@ describe("synonyms", () => {
     const answer = await ask("couch");
     expect(answer.urls[0]).toBe(shop("sofa"));
     expect(answer.interpretation?.synonyms).toEqual([{ from: "couch", to: ["sofa", "settee"] }]);
+  });
+
+  it("finds what the catalog writes with a hyphen by the word run together: wifi is Wi-Fi, in its words", async () => {
+    const response = await t.app.inject({ url: "/api/v1/products/search?q=wifi&explain=true", headers: { authorization: t.key } });
+    const [hit] = response.json().products;
+    expect(hit.pdp.url).toBe(shop("wifi-speaker"));
+    expect(hit.explain.matched.words).toEqual(["wifi"]); // by its words, not only by the encoder's similarity
   });
 
   it("reads an age as the stage shops label: a 1 year old is a toddler or a baby", async () => {
