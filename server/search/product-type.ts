@@ -126,9 +126,10 @@ export function isQuantity(words: readonly string[], i: number): boolean {
 /**
  * Which of the query's words (lower-cased, in order) names the kind of product asked for: the last one before
  * the first preposition that follows such a word ("tent for 2 people" → tent), else the last one; never a
- * number, a unit after a number ("500 *gb*"), a stop word, or whom it is for after a preposition ("gift for a runner"), and a word before a bare number ("*spf* 50",
- * "*size* 10") only when no other qualifies: it names a property. A word saying how it is sold gives way to the
- * word before it, as in names ("*knife* set": a sheet mask set is no answer). Undefined when no word qualifies.
+ * number, a unit after a number ("500 *gb*"), a stop word, or whom it is for after a preposition ("gift for a
+ * runner"); a word before a bare number ("*spf* 50", "*size* 10"), or a colour, only when no other qualifies: it
+ * names a property. A word saying how it is sold gives way to the word before it, as in names ("*knife* set": a
+ * sheet mask set is no answer). Undefined when no word qualifies.
  */
 export function queryHead(words: readonly string[], isContent: (index: number) => boolean): number | undefined {
   const found = headWord(words, isContent);

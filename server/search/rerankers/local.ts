@@ -361,8 +361,9 @@ function writtenOf(words: readonly string[], lexemes: readonly string[]): Stemme
   };
 }
 
-function wordsOf(text: string): Set<string> {
-  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu));
+/** The words of a text, lower-cased, as written: letters and digits. */
+function wordsIn(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 /** Whether the ages a product's name and description state leave out every age asked. */
@@ -383,10 +384,9 @@ const COMPANION_MARKERS = new Set([...ACCESSORY_MARKERS, "with"]);
  */
 function accessoryOf(query: string, name: string, categorised: boolean): number {
   const markers = categorised ? COMPANION_MARKERS : ACCESSORY_MARKERS;
-  const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  const asked = words(query);
+  const asked = wordsIn(query);
   if (asked.some((word) => markers.has(word))) return 0;
-  const tokens = words(name);
+  const tokens = wordsIn(name);
   const marker = tokens.findIndex((token) => markers.has(token));
   if (marker < 0) return 0;
   const stems = new Set(asked.filter((word) => word.length > 2).map((word) => word.slice(0, 4)));
@@ -658,6 +658,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const stemmedTexts = await stems(texts);
     const stemmed = new Map(texts.map((text, i) => [text, stemmedTexts[i] ?? []]));
     const parsed = await queryOf(plan, stemmed);
+    const readsWritten = parsed.clauses.some((clause) => clause.forms.some((form) => form.written !== undefined));
     const byId = new Map(rows.map((row) => [row.id, row]));
     const documents = candidates.map((candidate, index) => {
       const row = byId.get(candidate.id);
@@ -668,8 +669,9 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
           kinds: new Set(named[index]!.kinds.flatMap((kind) => stemmed.get(kind) ?? [])),
           sort: stemmed.get(named[index]!.sort ?? "") ?? [],
         },
-        words: wordsOf(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""}`),
-        descWords: wordsOf(candidate.desc),
+        // Read only when a query word has a `written` form (asWritten, ownWord); most queries have none.
+        words: readsWritten ? new Set(wordsIn(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""}`)) : new Set(),
+        descWords: readsWritten ? new Set(wordsIn(candidate.desc)) : new Set(),
       });
       return { document, cosine: known.get(candidate.id) ?? (row?.cosine || 0) };
     });
