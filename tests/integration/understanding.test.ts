@@ -97,6 +97,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("floor-lamp"), name: "Brass Arc Floor Lamp", desc: "A warm reading light on a marble base.", category: "Home > Lighting" },
   { url: shop("duvet-cover"), name: "Linen Duvet Cover Set, Queen", desc: "Stonewashed linen, two pillowcases.", category: "Home > Bedding" },
   { url: shop("bed"), name: "Lakeview Queen Platform Bed", desc: "A solid ash frame with a slatted base.", category: "Furniture > Beds" },
+  { url: shop("stockpot"), name: "Stainless Stockpot, 8 L", desc: "Simmers stock for a crowd.", category: "Kitchen > Cookware > Pots" },
 ];
 
 let t: TestApp;
@@ -223,7 +224,7 @@ describe("product types", () => {
     expect((await ask("tea")).urls).toContain(shop("sencha"));
     // "Kitchen > Cookware > Pans": the pan is cookware, and the kettle ("Kitchen > Kettles") is not.
     const cookware = (await ask("cookware")).urls;
-    expect(cookware.sort()).toEqual([shop("dutch-oven"), shop("frying-pan")]);
+    expect(cookware.sort()).toEqual([shop("dutch-oven"), shop("frying-pan"), shop("stockpot")]);
   });
 
   it("puts a product of the kind asked for above one sharing only adjectives", async () => {
@@ -250,6 +251,10 @@ describe("product types", () => {
     const [packs, packed] = await createLocalReranker({ db: t.database.db }).scoreCandidates("packing", candidates);
     expect(packs?.coverageAll).toBe(0.5); // "Packs into its chest pocket": the verb "packing" is
     expect(packed?.coverageAll).toBe(0.25); // "arrive packed": another word of the stem
+    // A plural in -ings names things, not the doing: "stock" in "Simmers stock" is no stocking.
+    const [pot] = await t.services.catalog.lookup([{ url: shop("stockpot") }], false);
+    const [stockings] = await createLocalReranker({ db: t.database.db }).scoreCandidates("stockings", pot?.product ? [pot.product] : []);
+    expect(stockings?.coverageAll).toBe(0.25);
   });
 
   it("reads no kind in a colour: an Earl Grey is no grey sofa", async () => {

@@ -357,7 +357,9 @@ function writtenOf(words: readonly string[], lexemes: readonly string[]): Stemme
   const bases = stem.endsWith("i") ? [stem, `${stem.slice(0, -1)}y`] : [stem];
   return {
     forms: word.endsWith("s") ? [word, word.slice(0, -1)] : [word, `${word}s`],
-    stem: bases.flatMap((base) => INFLECTIONS.map((ending) => base + ending)),
+    // A plural in -ings names things, not the doing ("stockings", "paintings", "fittings"): the stem's own word is
+    // another thing (a stock, a paint), found only as inside another word. "hiking" is the doing, and "hikes" says it.
+    stem: word.endsWith("ings") ? [] : bases.flatMap((base) => INFLECTIONS.map((ending) => base + ending)),
   };
 }
 
