@@ -98,6 +98,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("duvet-cover"), name: "Linen Duvet Cover Set, Queen", desc: "Stonewashed linen, two pillowcases.", category: "Home > Bedding" },
   { url: shop("bed"), name: "Lakeview Queen Platform Bed", desc: "A solid ash frame with a slatted base.", category: "Furniture > Beds" },
   { url: shop("stockpot"), name: "Stainless Stockpot, 8 L", desc: "Simmers stock for a crowd.", category: "Kitchen > Cookware > Pots" },
+  { url: shop("earbuds"), name: "Pulse Earbuds", desc: "Adaptive noise cancellation for the commute.", category: "Audio > Earbuds" },
 ];
 
 let t: TestApp;
@@ -246,15 +247,24 @@ describe("product types", () => {
   });
 
   it("counts the stem's own word as the description does, and the stem inside another word less", async () => {
-    const found = await t.services.catalog.lookup([{ url: shop("hoodless-jacket") }, { url: shop("shoe-trees") }], false);
-    const candidates = found.flatMap((entry) => (entry.product ? [entry.product] : []));
-    const [packs, packed] = await createLocalReranker({ db: t.database.db }).scoreCandidates("packing", candidates);
-    expect(packs?.coverageAll).toBe(0.5); // "Packs into its chest pocket": the verb "packing" is
-    expect(packed?.coverageAll).toBe(0.25); // "arrive packed": another word of the stem
+    const score = async (q: string, ...slugs: string[]) => {
+      const found = await t.services.catalog.lookup(
+        slugs.map((slug) => ({ url: shop(slug) })),
+        false,
+      );
+      const candidates = found.flatMap((entry) => (entry.product ? [entry.product] : []));
+      return (await createLocalReranker({ db: t.database.db }).scoreCandidates(q, candidates)).map((f) => f.coverageAll);
+    };
+    // "Packs into its chest pocket" is the verb "packing" is; "arrive packed" another form of the doing.
+    expect(await score("packing", "hoodless-jacket", "shoe-trees")).toEqual([0.5, 0.5]);
+    // "Organic" holds the stem of "organizer", inside another word.
+    expect(await score("organizer", "plush-fox")).toEqual([0.25]);
     // A plural in -ings names things, not the doing: "stock" in "Simmers stock" is no stocking.
-    const [pot] = await t.services.catalog.lookup([{ url: shop("stockpot") }], false);
-    const [stockings] = await createLocalReranker({ db: t.database.db }).scoreCandidates("stockings", pot?.product ? [pot.product] : []);
-    expect(stockings?.coverageAll).toBe(0.25);
+    expect(await score("stockings", "stockpot")).toEqual([0.25]);
+  });
+
+  it("counts another form of a doing as the stem's own word: noise cancelling is noise cancellation", async () => {
+    for (const q of ["noise cancelling", "noise canceling"]) expect((await ask(q)).urls).toEqual([shop("earbuds")]);
   });
 
   it("reads no kind in a colour: an Earl Grey is no grey sofa", async () => {

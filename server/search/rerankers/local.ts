@@ -200,9 +200,11 @@ interface StemmedForm {
    * the word as written in both numbers (`forms`), and the stem's own words ("light", "lights"). Name, brands and
    * category hold the word only as written, since the stem names another thing ("Light Roast" coffee is no lighting,
    * a bed no bedding). Found as the stem's own word anywhere it counts as the description does ("hikes" for
-   * "hiking"); found only inside another word ("*organ*ic" for "organizer"), as `credit.stem`.
+   * "hiking"); found only inside another word ("*organ*ic" for "organizer"), as `credit.stem`. For a word saying a
+   * doing ("insulating", "cancelling"), `verb` is the stem, whose other forms of the doing count as its own words
+   * ("insulated", "cancellation").
    */
-  written?: { forms: string[]; stem: string[] };
+  written?: { forms: string[]; stem: string[]; verb?: string };
 }
 
 /** A query word with lexemes in some form (stop words have none), and its weight in the query. */
@@ -239,9 +241,10 @@ function features(
   const asWritten = (form: StemmedForm) => form.written?.forms.some((word) => document.words.has(word)) ?? true;
   const holds = (form: StemmedForm, field: Field) => stemIn(form, field) && (field === "desc" || asWritten(form));
   // The stem as a word of its own ("light", "hikes"), or only inside another word ("*organ*ic" for "organizer").
-  const ownWord = (form: StemmedForm) =>
-    form.written === undefined ||
-    [...form.written.forms, ...form.written.stem].some((word) => document.words.has(word) || document.descWords.has(word));
+  const ownWord = ({ written }: StemmedForm) =>
+    written === undefined ||
+    [...written.forms, ...written.stem].some((word) => document.words.has(word) || document.descWords.has(word)) ||
+    (written.verb !== undefined && [...document.words, ...document.descWords].some((word) => doingOf(word, written.verb!)));
   let bm25 = 0;
   let inName = 0;
   let anywhere = 0;
@@ -360,7 +363,20 @@ function writtenOf(words: readonly string[], lexemes: readonly string[]): Stemme
     // A plural in -ings names things, not the doing ("stockings", "paintings", "fittings"): the stem's own word is
     // another thing (a stock, a paint), found only as inside another word. "hiking" is the doing, and "hikes" says it.
     stem: word.endsWith("ings") ? [] : bases.flatMap((base) => INFLECTIONS.map((ending) => base + ending)),
+    ...(DOING.test(word.slice(stem.length)) && { verb: stem }),
   };
+}
+
+/**
+ * What follows a stem in the forms saying a doing: -ing, -ed and -ion, after a doubled consonant ("cancel|ling") or
+ * the -at- the stemmer cut ("insul|ated", "insul|ation"). Not -ings (things), -er (a thing that does it: "organizer",
+ * whose stem is also organic's) nor -ic or -al.
+ */
+const DOING = /^[a-z]?(?:at)?(?:ing|ed|ion|ions)$/;
+
+/** Whether a word is a form of the doing whose stem is given ("insulated" of insul, "cancellation" of cancel). */
+function doingOf(word: string, stem: string): boolean {
+  return word.startsWith(stem) && DOING.test(word.slice(stem.length));
 }
 
 /** The words of a text, lower-cased, as written: letters and digits. */
