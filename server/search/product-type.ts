@@ -23,8 +23,8 @@ const UNITS = new Set(
 /** Colour words that name no kind of product (not "cream", "orange", "olive", "gold", "charcoal" or "khaki": each can). */
 const COLOURS = new Set("black white grey gray red blue green yellow purple pink brown beige navy teal maroon".split(" "));
 
-/** Words before a preposition that name no kind of product ("something to keep drinks cold"). */
-const VAGUE = new Set(["something", "anything", "stuff", "things", "thing", "gift", "gifts", "present", "idea", "ideas", "one"]);
+/** Words that name no kind of product ("something to keep drinks cold", "running gear"): the words beside them say it. */
+const VAGUE = new Set("something anything stuff things thing gift gifts present idea ideas one gear equipment essentials supplies".split(" "));
 
 /** People a product is for, by what they do or who they are: after a preposition, whom it is for ("gift for a *runner*"). */
 const PEOPLE = new Set(
@@ -100,7 +100,8 @@ export function categoryHeads(category: string | null | undefined): string[] {
           const last = part.match(/[\p{L}'’-]+/gu)?.at(-1);
           return last ? [bare(last)] : [];
         })
-        .filter((word) => word.length > 1),
+        // "Sleeping Gear", "Brewing Equipment" name no kind: what the gear is for is no kind either.
+        .filter((word) => word.length > 1 && !VAGUE.has(word)),
     ),
   ];
 }
@@ -108,6 +109,11 @@ export function categoryHeads(category: string | null | undefined): string[] {
 /** Whether a lower-cased word says how a product is sold ("set", "pack") rather than what it is. */
 export function isPackaging(word: string): boolean {
   return PACKAGING.has(word);
+}
+
+/** Whether a lower-cased word names no kind of product ("gear", "something"): the words beside it say what is asked. */
+export function isVague(word: string): boolean {
+  return VAGUE.has(word);
 }
 
 /** Whether a lower-cased word is a unit of measure ("gb", "ml"), which follows a number. */

@@ -99,6 +99,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("bed"), name: "Lakeview Queen Platform Bed", desc: "A solid ash frame with a slatted base.", category: "Furniture > Beds" },
   { url: shop("stockpot"), name: "Stainless Stockpot, 8 L", desc: "Simmers stock for a crowd.", category: "Kitchen > Cookware > Pots" },
   { url: shop("earbuds"), name: "Pulse Earbuds", desc: "Adaptive noise cancellation for the commute.", category: "Audio > Earbuds" },
+  { url: shop("sleeping-bag"), name: "Drift Synthetic Sleeping Bag", desc: "Three seasons of car camping.", category: "Outdoor > Sleeping Gear" },
 ];
 
 let t: TestApp;
@@ -275,6 +276,13 @@ describe("product types", () => {
     const { urls } = await ask("gift for a runner");
     expect(urls).toContain(shop("trail-runner"));
     expect(urls).toContain(shop("running-socks"));
+  });
+
+  it("reads no kind in gear: hiking gear is what is for hiking, and what lacks the word gear lacks little", async () => {
+    // Not the sleeping bag, whose category calls it gear, nor the activity cube "with gears".
+    expect((await ask("hiking gear")).urls.sort()).toEqual([shop("rain-shell"), shop("waterproof-boots")]);
+    // The word "gift", which no hiker's boot holds, no longer leaves them under the floor.
+    expect((await ask("gift for a hiker")).urls).toContain(shop("waterproof-boots"));
   });
 
   it("reads the kind asked before a word saying how it is sold: knives for a knife set, not another set", async () => {

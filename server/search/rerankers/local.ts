@@ -35,7 +35,7 @@ import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term } from "../lexical.js";
 import { type AgeRange, excludes, statedAges } from "../ages.js";
 import { isEnglishWord } from "../common-words.js";
-import { categoryHeads, isPackaging, isQuantity, queryHead, readName } from "../product-type.js";
+import { categoryHeads, isPackaging, isQuantity, isVague, queryHead, readName } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
@@ -78,6 +78,11 @@ export type LocalWeights = Features & {
   forms: Record<Exclude<FormKind, "typed">, number>;
   /** What a word found only in the category, or only in the description, counts in `coverageAll` (1 in name or brands). */
   credit: { category: number; desc: number; stem: number };
+  /**
+   * A word naming no kind ("hiking *gear*", "*gift* for a runner") weighs in the query at most this much of its
+   * commonest other word: a product lacking it lacks little.
+   */
+  vague: number;
   /** The relevance floor: a candidate scoring this much below the best is unrelated, and left out of the answer. */
   floor: number;
   /**
@@ -137,6 +142,9 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   b: 0.5,
   forms: { correction: 0.8, synonym: 0.8 },
   credit: { category: 0.7, desc: 0.5, stem: 0.25 },
+  // From the sample set (0, 0.1, 0.25, 0.5, 1 tried): the tea tasting set out of the top five for "gift for a coffee
+  // lover", the running gear kept for "gift for a runner under $50", and the gift box first; no dev query changes.
+  vague: 0.25,
   // Chosen from bench:tune-local's floor table: most unrelated products out for little nDCG (docs/search.md).
   floor: 2.25,
   // Chosen from bench:tune-local's weak-evidence table: no dev nDCG lost (docs/search.md).
@@ -624,13 +632,15 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       const word = byWord[i];
       return word != null && (word.heldAnywhere || isEnglishWord(plan.words[i]!));
     });
+    const plain = byWord.filter((word, i) => word !== null && !isVague(plan.words[i]!)).map((word) => word!.idf);
+    const vagueIdf = plain.length > 0 ? weights.vague * Math.min(...plain) : undefined;
     const clauses = byWord.flatMap((word, i): Clause[] =>
       word === null
         ? []
         : [
             {
               forms: word.forms,
-              idf: word.idf,
+              idf: isVague(plan.words[i]!) && vagueIdf !== undefined ? Math.min(word.idf, vagueIdf) : word.idf,
               sort: head !== undefined && i < head && !isQuantity(plan.words, i),
               sold: head !== undefined && i > head && isPackaging(plan.words[i]!),
             },

@@ -45,6 +45,9 @@ describe("categoryHeads", () => {
     expect(categoryHeads("Coffee & Tea > Coffee")).toEqual(["coffee"]);
     expect(categoryHeads("Bed and Bath > Towels")).toEqual(["towels"]);
     expect(categoryHeads("Food, Beverages > Coffee")).toEqual(["coffee"]);
+    // Gear and equipment name no kind, and what they are for is none either: a sleeping bag is no "sleeping".
+    expect(categoryHeads("Outdoor > Sleeping Gear")).toEqual(["outdoor"]);
+    expect(categoryHeads("Coffee & Tea > Brewing Equipment")).toEqual([]);
     expect(categoryHeads(null)).toEqual([]);
     expect(categoryHeads("")).toEqual([]);
   });
@@ -70,6 +73,9 @@ describe("queryHead", () => {
     // Nor does whom it is for, after a preposition: a runner is a person there, and a kind of shoe or cloth elsewhere.
     expect(head("gift for a runner", ["a"])).toBeUndefined();
     expect(head("table runner")).toBe("runner");
+    // Nor does a word for things of any kind: the word before it says what they are for.
+    expect(head("running gear for winter")).toBe("running");
+    expect(head("camping equipment")).toBe("camping");
   });
 
   it("is the word before one saying how the product is sold, as in names", () => {
