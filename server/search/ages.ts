@@ -18,6 +18,9 @@ export interface AgeRange {
 /** The ages a query asks for, and the words they were read from. */
 export interface AskedAges extends AgeRange {
   text: string;
+  /** Where `text` begins in the query, and whether it counts years or months ("5 year old"), not a stage ("toddlers"). */
+  index: number;
+  counted: boolean;
 }
 
 const NUMBER_WORDS: Record<string, number> = {
@@ -81,11 +84,11 @@ const ASKED: [RegExp, (m: RegExpMatchArray) => AgeRange][] = [
 export function askedAges(query: string): AskedAges | null {
   for (const [pattern, read] of ASKED) {
     const match = query.match(pattern);
-    if (match) return { ...read(match), text: match[0] };
+    if (match) return { ...read(match), text: match[0], index: match.index ?? 0, counted: true };
   }
   for (const [pattern, range] of STAGES) {
     const match = query.match(pattern);
-    if (match) return { ...range, text: match[0] };
+    if (match) return { ...range, text: match[0], index: match.index ?? 0, counted: false };
   }
   return null;
 }

@@ -96,7 +96,13 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   // A word a synonym rule knows is the shopper's language, not a typo ("couch" in a catalog that says "sofa").
   const known = new Set(expand(words, deps.synonyms).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
   const { vocabulary } = deps;
-  const correctable = (token: Token, i: number) => !known.has(i) && !token.code && /^\p{L}+$/u.test(token.word) && !STOP_WORDS.has(token.word);
+  // An age counted in years or months ("5 year old") is read by the ages, not searched: its "5" is no "5 Sides".
+  const ages = askedAges(query);
+  const aged = new Set(
+    ages?.counted ? found.flatMap((token, i) => (token.index >= ages.index && token.index < ages.index + ages.text.length ? [i] : [])) : [],
+  );
+  const correctable = (token: Token, i: number) =>
+    !known.has(i) && !aged.has(i) && !token.code && /^\p{L}+$/u.test(token.word) && !STOP_WORDS.has(token.word);
   const correct = (start: number, end: number, to: string[]) => {
     forms.push({ start, end, words: to, kind: "correction" });
     fixes.push({ from: words.slice(start, end).join(" "), to: to.join(" ") });
@@ -138,8 +144,10 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
 
   const expansions = expand(primary, deps.synonyms);
   const replaced = new Set(expansions.filter((e) => e.replaces).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
-  const typed: Form[] = words.flatMap((word, i) => (replaced.has(i) ? [] : [{ start: i, end: i + 1, words: [word], kind: "typed" as const }]));
-  typed.push(...spacings(words).filter((form) => !replaced.has(form.start)));
+  const typed: Form[] = words.flatMap((word, i) =>
+    replaced.has(i) || aged.has(i) ? [] : [{ start: i, end: i + 1, words: [word], kind: "typed" as const }],
+  );
+  typed.push(...spacings(words).filter((form) => !replaced.has(form.start) && !aged.has(form.start)));
   const synonymForms = expansions.flatMap((e) => e.forms.map((words): Form => ({ start: e.start, end: e.end, words, kind: "synonym" })));
 
   let embedText = query;
@@ -153,7 +161,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     corrections: fixes,
     synonyms: expansions.map((e) => ({ from: primary.slice(e.start, e.end).join(" "), to: e.forms.map((form) => form.join(" ")) })),
     embedText,
-    ages: askedAges(query),
+    ages,
     avoid: [...(deps.avoid ?? [])],
   };
 }

@@ -3,13 +3,13 @@ import { askedAges, excludes, statedAges } from "../../../server/search/ages.js"
 
 describe("askedAges", () => {
   it.each([
-    ["wooden toys for toddlers", { from: 12, to: 36, text: "toddlers" }],
-    ["gift for a 1 year old", { from: 12, to: 24, text: "1 year old" }],
-    ["gift for a two-year-old", { from: 24, to: 36, text: "two-year-old" }],
-    ["toys for an 18 month old", { from: 18, to: 19, text: "18 month old" }],
-    ["puzzles ages 3-5", { from: 36, to: 72, text: "ages 3-5" }],
-    ["baby sun hat", { from: 0, to: 12, text: "baby" }],
-    ["books for teens", { from: 156, to: 228, text: "teens" }],
+    ["wooden toys for toddlers", { from: 12, to: 36, text: "toddlers", index: 16, counted: false }],
+    ["gift for a 1 year old", { from: 12, to: 24, text: "1 year old", index: 11, counted: true }],
+    ["gift for a two-year-old", { from: 24, to: 36, text: "two-year-old", index: 11, counted: true }],
+    ["toys for an 18 month old", { from: 18, to: 19, text: "18 month old", index: 12, counted: true }],
+    ["puzzles ages 3-5", { from: 36, to: 72, text: "ages 3-5", index: 8, counted: true }],
+    ["baby sun hat", { from: 0, to: 12, text: "baby", index: 0, counted: false }],
+    ["books for teens", { from: 156, to: 228, text: "teens", index: 10, counted: false }],
   ])("reads %s", (query, ages) => {
     expect(askedAges(query)).toEqual(ages);
   });

@@ -139,6 +139,14 @@ describe("typos in a query", () => {
     expect(forms("skeleton")).toEqual(["typed:skeleton"]);
   });
 
+  it("searches no age counted in years or months, which the ages read: a 5 year old is no '5 Sides'", () => {
+    const words = (q: string) => plan(q).forms.map((form) => form.words.join(" "));
+    expect(words("toys for a 5 year old")).toEqual(["toys", "for", "a"]);
+    expect(words("puzzles ages 3-5")).toEqual(["puzzles"]);
+    expect(plan("toys for a 5 year old").ages).toMatchObject({ from: 60, to: 72 });
+    expect(words("toys for toddlers")).toEqual(["toys", "for", "toddlers"]); // a stage is a word shops use
+  });
+
   it("corrects nothing without a vocabulary (typos=false)", () => {
     expect(understand("hedphones", { vocabulary: null, synonyms: NO_SYNONYMS }).corrections).toEqual([]);
     expect(understand("soda stream bluray", { vocabulary: null, synonyms: NO_SYNONYMS }).forms).toHaveLength(3);
