@@ -249,10 +249,14 @@ function features(
   const asWritten = (form: StemmedForm) => form.written?.forms.some((word) => document.words.has(word)) ?? true;
   const holds = (form: StemmedForm, field: Field) => stemIn(form, field) && (field === "desc" || asWritten(form));
   // The stem as a word of its own ("light", "hikes"), or only inside another word ("*organ*ic" for "organizer").
-  const ownWord = ({ written }: StemmedForm) =>
-    written === undefined ||
-    [...written.forms, ...written.stem].some((word) => document.words.has(word) || document.descWords.has(word)) ||
-    (written.verb !== undefined && [...document.words, ...document.descWords].some((word) => doingOf(word, written.verb!)));
+  const ownWord = ({ written }: StemmedForm) => {
+    if (written === undefined) return true;
+    const { verb } = written;
+    return (
+      [...written.forms, ...written.stem].some((word) => document.words.has(word) || document.descWords.has(word)) ||
+      (verb !== undefined && [...document.words, ...document.descWords].some((word) => doingOf(word, verb)))
+    );
+  };
   let bm25 = 0;
   let inName = 0;
   let anywhere = 0;
