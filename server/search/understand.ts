@@ -25,6 +25,8 @@ export interface Form {
   end: number;
   words: string[];
   kind: FormKind;
+  /** Searched as the start of a word: the letters of codes the catalog writes with a number ("spf" of "SPF50+"). */
+  prefix?: boolean;
 }
 
 export interface QueryPlan {
@@ -144,8 +146,20 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
 
   const expansions = expand(primary, deps.synonyms);
   const replaced = new Set(expansions.filter((e) => e.replaces).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
+  // A short word the catalog lacks, English lacks, and nothing corrects may be the letters of a code it writes with a
+  // number ("spf" in "SPF50+", which Postgres reads as one word "spf50"): it is searched as a word's start.
+  const corrected = new Set(forms.map((form) => form.start));
+  const prefix = (token: Token, i: number) =>
+    vocabulary !== null &&
+    correctable(token, i) &&
+    /^\p{L}{3,5}$/u.test(token.word) &&
+    vocabulary.count(token.word) === 0 &&
+    !corrected.has(i) &&
+    !isEnglishWord(token.word);
   const typed: Form[] = words.flatMap((word, i) =>
-    replaced.has(i) || aged.has(i) ? [] : [{ start: i, end: i + 1, words: [word], kind: "typed" as const }],
+    replaced.has(i) || aged.has(i)
+      ? []
+      : [{ start: i, end: i + 1, words: [word], kind: "typed" as const, ...(prefix(found[i]!, i) && { prefix: true }) }],
   );
   typed.push(...spacings(words).filter((form) => !replaced.has(form.start) && !aged.has(form.start)));
   const synonymForms = expansions.flatMap((e) => e.forms.map((words): Form => ({ start: e.start, end: e.end, words, kind: "synonym" })));
@@ -187,8 +201,9 @@ function spacings(words: readonly string[]): Form[] {
   });
 }
 
-/** The words of a form as a tsquery operand: a phrase for several. Only letters and digits reach to_tsquery. */
+/** The words of a form as a tsquery operand: a phrase for several, a prefix match for a prefix form. Only letters and digits reach to_tsquery. */
 function operand(form: Form): string {
+  if (form.prefix) return `${form.words[0]!}:*`;
   return form.words.length === 1 ? form.words[0]! : `(${form.words.join(" <-> ")})`;
 }
 

@@ -99,6 +99,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("bed"), name: "Lakeview Queen Platform Bed", desc: "A solid ash frame with a slatted base.", category: "Furniture > Beds" },
   { url: shop("stockpot"), name: "Stainless Stockpot, 8 L", desc: "Simmers stock for a crowd.", category: "Kitchen > Cookware > Pots" },
   { url: shop("earbuds"), name: "Pulse Earbuds", desc: "Adaptive noise cancellation for the commute.", category: "Audio > Earbuds" },
+  { url: shop("headlamp"), name: "Lumen Headlamp, IPX4", desc: "Rechargeable, 400 lumens.", category: "Outdoor > Headlamps" },
   { url: shop("sleeping-bag"), name: "Drift Synthetic Sleeping Bag", desc: "Three seasons of car camping.", category: "Outdoor > Sleeping Gear" },
 ];
 
@@ -147,6 +148,11 @@ describe("typos", () => {
     expect((await ask("dutch ovn")).urls).toEqual([shop("dutch-oven")]); // "ovn": three letters, never corrected
     // An English word the catalog lacks still names the kind: nothing here is a wedding dress.
     expect((await ask("wedding dress")).urls).toEqual([]);
+  });
+
+  it("searches a short word nothing else answers as the letters of a code: ipx finds IPX4", async () => {
+    expect((await ask("ipx")).urls).toEqual([shop("headlamp")]);
+    expect((await ask("ipx", "&typos=false")).urls).toEqual([]);
   });
 
   it("turns off with typos=false", async () => {

@@ -203,6 +203,8 @@ interface StemmedForm {
   weight: number;
   /** A typo's correction, not the word as typed or a synonym. */
   corrected: boolean;
+  /** Held by any code made of its one lexeme and a number (understand.ts's prefix forms: "spf" in "spf50"). */
+  prefix?: boolean;
   /**
    * For a word the stemmer cut a suffix off that makes another word ("light*ing*" → light, "comfort*er*" → comfort),
    * the word as written in both numbers (`forms`), and the stem's own words ("light", "lights"). Name, brands and
@@ -245,7 +247,14 @@ function features(
   for (const field of ["name", "brands", "desc"] as const) {
     norms[field] = 1 - weights.b + weights.b * (document.length[field] / Math.max(1, averageLength[field]));
   }
-  const stemIn = (form: StemmedForm, field: Field) => form.lexemes.every((lexeme) => (document.terms.get(lexeme)?.tf[field] ?? 0) > 0);
+  // How often the document holds a lexeme in a field, or for a prefix form any code it starts ("spf" of "spf50").
+  const frequency = (form: StemmedForm, lexeme: string, field: Field) => {
+    if (!form.prefix) return document.terms.get(lexeme)?.tf[field] ?? 0;
+    let count = 0;
+    for (const [term, entry] of document.terms) if (term.startsWith(lexeme) && /^\p{N}/u.test(term.slice(lexeme.length))) count += entry.tf[field];
+    return count;
+  };
+  const stemIn = (form: StemmedForm, field: Field) => form.lexemes.every((lexeme) => frequency(form, lexeme, field) > 0);
   const asWritten = (form: StemmedForm) => form.written?.forms.some((word) => document.words.has(word)) ?? true;
   const holds = (form: StemmedForm, field: Field) => stemIn(form, field) && (field === "desc" || asWritten(form));
   // The stem as a word of its own ("light", "hikes"), or only inside another word ("*organ*ic" for "organizer").
@@ -272,7 +281,7 @@ function features(
     for (const form of clause.forms) {
       let tf = 0;
       for (const field of ["name", "brands", "desc"] as const) {
-        const count = Math.min(...form.lexemes.map((lexeme) => document.terms.get(lexeme)?.tf[field] ?? 0));
+        const count = Math.min(...form.lexemes.map((lexeme) => frequency(form, lexeme, field)));
         tf += (weights.fields[field] * count) / norms[field];
       }
       best = Math.max(best, (form.weight * tf) / (weights.k1 + tf));
@@ -608,7 +617,8 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
                   lexemes: found,
                   weight: form.kind === "typed" ? 1 : weights.forms[form.kind],
                   kind: form.kind,
-                  written: writtenOf(form.words, found),
+                  written: form.prefix ? undefined : writtenOf(form.words, found),
+                  prefix: form.prefix === true,
                 },
               ];
         });
@@ -620,11 +630,12 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       const rarest = (form: (typeof forms)[number]) => Math.max(...form.lexemes.map(idf));
       const clauseIdf = weighed.length > 0 ? Math.min(...weighed.map(rarest)) : idfOf(0);
       return {
-        forms: forms.map(({ lexemes: l, weight, kind, written }) => ({
+        forms: forms.map(({ lexemes: l, weight, kind, written, prefix }) => ({
           lexemes: l,
           weight,
           corrected: kind === "correction",
           ...(written && { written }),
+          ...(prefix && { prefix }),
         })),
         idf: clauseIdf,
         heldAnywhere: weighed.length > 0,

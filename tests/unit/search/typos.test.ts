@@ -139,6 +139,19 @@ describe("typos in a query", () => {
     expect(forms("skeleton")).toEqual(["typed:skeleton"]);
   });
 
+  it("searches a short word no one has and nothing corrects as the start of a code: 'ipx' of 'IPX4'", () => {
+    const prefixes = (q: string) =>
+      plan(q)
+        .forms.filter((form) => form.prefix)
+        .map((form) => form.words.join(" "));
+    expect(prefixes("headphones ipx")).toEqual(["ipx"]);
+    expect(anyWordQuery(plan("ipx"))).toBe("ipx:*");
+    expect(prefixes("tent")).toEqual([]); // the catalog has it
+    expect(prefixes("tnet")).toEqual([]); // corrected
+    expect(prefixes("zoo")).toEqual([]); // English
+    expect(prefixes("sunscrenx")).toEqual([]); // too long for a code's letters
+  });
+
   it("searches no age counted in years or months, which the ages read: a 5 year old is no '5 Sides'", () => {
     const words = (q: string) => plan(q).forms.map((form) => form.words.join(" "));
     expect(words("toys for a 5 year old")).toEqual(["toys", "for", "a"]);
