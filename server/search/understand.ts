@@ -57,6 +57,9 @@ const STOP_WORDS = new Set(
 /** How many words the catalog lacks are looked up for corrections in one query (the first ones). */
 const MAX_UNKNOWN_WORDS = 8;
 
+/** How many words of a query are searched as the letters of a code (the first ones). */
+const MAX_PREFIXES = 3;
+
 interface Token {
   word: string;
   index: number;
@@ -147,19 +150,25 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   const expansions = expand(primary, deps.synonyms);
   const replaced = new Set(expansions.filter((e) => e.replaces).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
   // A short word the catalog lacks, English lacks, and nothing corrects may be the letters of a code it writes with a
-  // number ("spf" in "SPF50+", which Postgres reads as one word "spf50"): it is searched as a word's start.
+  // number ("spf" in "SPF50+", which Postgres reads as one word "spf50"): it is searched as a word's start. The first
+  // few only: a pasted run of such words would each match every word they start.
   const corrected = new Set(forms.map((form) => form.start));
-  const prefix = (token: Token, i: number) =>
-    vocabulary !== null &&
-    correctable(token, i) &&
-    /^\p{L}{3,5}$/u.test(token.word) &&
-    vocabulary.count(token.word) === 0 &&
-    !corrected.has(i) &&
-    !isEnglishWord(token.word);
+  const prefixes = new Set(
+    found
+      .flatMap((token, i) =>
+        vocabulary !== null &&
+        correctable(token, i) &&
+        /^\p{L}{3,5}$/u.test(token.word) &&
+        vocabulary.count(token.word) === 0 &&
+        !corrected.has(i) &&
+        !isEnglishWord(token.word)
+          ? [i]
+          : [],
+      )
+      .slice(0, MAX_PREFIXES),
+  );
   const typed: Form[] = words.flatMap((word, i) =>
-    replaced.has(i) || aged.has(i)
-      ? []
-      : [{ start: i, end: i + 1, words: [word], kind: "typed" as const, ...(prefix(found[i]!, i) && { prefix: true }) }],
+    replaced.has(i) || aged.has(i) ? [] : [{ start: i, end: i + 1, words: [word], kind: "typed" as const, ...(prefixes.has(i) && { prefix: true }) }],
   );
   typed.push(...spacings(words).filter((form) => !replaced.has(form.start) && !aged.has(form.start)));
   const synonymForms = expansions.flatMap((e) => e.forms.map((words): Form => ({ start: e.start, end: e.end, words, kind: "synonym" })));

@@ -150,6 +150,7 @@ describe("typos in a query", () => {
     expect(prefixes("tnet")).toEqual([]); // corrected
     expect(prefixes("zoo")).toEqual([]); // English
     expect(prefixes("sunscrenx")).toEqual([]); // too long for a code's letters
+    expect(prefixes("qqa qqb qqc qqd qqe")).toEqual(["qqa", "qqb", "qqc"]); // the first few only
   });
 
   it("searches no age counted in years or months, which the ages read: a 5 year old is no '5 Sides'", () => {
