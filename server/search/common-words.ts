@@ -23,9 +23,22 @@ function load(): ReadonlySet<string> {
   return new Set(vocab.flatMap(([piece]) => pattern.exec(piece)?.[1] ?? []));
 }
 
+/** What an inflection adds to a word: "loves", "wishes", "carries", "loved", "baked", "loving", "hiking". */
+const INFLECTED = /^(.{3,}?)(?:s|es|ies|ed|d|ing)$/u;
+
+/**
+ * Whether a lower-cased word is common English, or an English word inflecting a common one ("loves" as "love" is:
+ * no "gloves"; "pantss" is no English word, and stays a typo of "pants").
+ */
 export function isCommonWord(word: string): boolean {
   words ??= load();
-  return words.has(word);
+  const common = words;
+  if (common.has(word)) return true;
+  const base = INFLECTED.exec(word)?.[1];
+  if (base === undefined || !isEnglishWord(word)) return false;
+  // The base as written, with the e or y the ending took, or without the consonant it doubled ("stop|ping").
+  const undoubled = base.at(-1) === base.at(-2) ? [base.slice(0, -1)] : [];
+  return [base, `${base}e`, `${base}y`, ...undoubled].some((candidate) => candidate.length >= SHORTEST && common.has(candidate));
 }
 
 let english: ReadonlySet<string> | undefined;

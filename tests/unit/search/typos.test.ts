@@ -20,6 +20,7 @@ const vocabulary = buildVocabulary([
   ["rechargable", 5],
   ["refrigerator", 70],
   ["tent", 20],
+  ["gloves", 7],
   ["jacket", 15],
   ["spf", 2],
   ["camping", 8],
@@ -114,6 +115,12 @@ describe("typos in a query", () => {
     expect(plan("500 tnet-2 ABX-500 XTENT sku1234 hedphones2").corrections).toEqual([]);
     expect(plan("mixr").corrections).toEqual([{ from: "mixr", to: "mixer" }]);
     expect(plan("TENTT").corrections).toEqual([{ from: "tentt", to: "tent" }]); // a whole query in capitals is not a code
+  });
+
+  it("leaves an English word inflecting a common one as it is: 'loves' is no typo of 'gloves'", () => {
+    expect(plan("gift for someone who loves tea").corrections).toEqual([]);
+    expect(plan("likes").corrections).toEqual([]);
+    expect(plan("glovs").corrections).toEqual([{ from: "glovs", to: "gloves" }]); // no English word
   });
 
   it("corrects an English word the catalog lacks one edit away at most: 'slippers' is no typo of 'sleepers'", () => {
