@@ -23,6 +23,9 @@ const UNITS = new Set(
 /** Colour words that name no kind of product (not "cream", "orange", "olive", "gold", "charcoal" or "khaki": each can). */
 const COLOURS = new Set("black white grey gray red blue green yellow purple pink brown beige navy teal maroon".split(" "));
 
+/** Whom a product is made for, as names qualify a kind (", Women's"): a query's head word only when no other word can be. */
+const WEARERS = new Set("men mens women womens ladies girls boys kids unisex".split(" "));
+
 /** Words that name no kind of product ("something to keep drinks cold", "running gear"): the words beside them say it. */
 const VAGUE = new Set("something anything stuff things thing gift gifts present idea ideas one gear equipment essentials supplies".split(" "));
 
@@ -160,8 +163,10 @@ function headWord(words: readonly string[], isContent: (index: number) => boolea
     // Whom it is for names no kind ("gift for a *runner*", though a shoe may be called a Trail Runner).
     if (qualified && PEOPLE.has(word)) continue;
     if (!isContent(i) || VAGUE.has(word) || isQuantity(words, i)) continue;
-    // A number with its unit is a size ("disk 500 gb"); a bare number, the value of a property ("spf 50"), as a colour is.
-    if ((numeric(words[i + 1]) && !UNITS.has(words[i + 2] ?? "")) || COLOURS.has(word)) label = i;
+    // A number with its unit is a size ("disk 500 gb"); a bare number, the value of a property ("spf 50"), as a colour,
+    // whom it is made for ("down jacket womens") and a size ("size L") are.
+    const property = COLOURS.has(word) || WEARERS.has(word) || word === "size" || words[i - 1] === "size";
+    if ((numeric(words[i + 1]) && !UNITS.has(words[i + 2] ?? "")) || property) label = i;
     else head = i;
   }
   return head ?? label;

@@ -70,6 +70,10 @@ describe("queryHead", () => {
     expect(head("external disk 500 gb")).toBe("disk"); // a unit after a number names no kind
     expect(head("dc shoes black")).toBe("shoes"); // a colour names a property, as a bare number does
     expect(head("red")).toBe("red");
+    // So does whom it is made for, and a size, as names put them after the kind (", Women's", "Size 02").
+    expect(head("socks womens")).toBe("socks");
+    expect(head("jacket size m")).toBe("jacket");
+    expect(head("womens")).toBe("womens");
     // Nor does whom it is for, after a preposition: a runner is a person there, and a kind of shoe or cloth elsewhere.
     expect(head("gift for a runner", ["a"])).toBeUndefined();
     expect(head("table runner")).toBe("runner");
