@@ -27,7 +27,9 @@ const COLOURS = new Set("black white grey gray red blue green yellow purple pink
 const WEARERS = new Set("men mens women womens ladies girls boys kids unisex".split(" "));
 
 /** Words that name no kind of product ("something to keep drinks cold", "running gear"): the words beside them say it. */
-const VAGUE = new Set("something anything stuff things thing gift gifts present idea ideas one gear equipment essentials supplies".split(" "));
+const VAGUE = new Set(
+  "something anything stuff things thing gift gifts present presents idea ideas one gear equipment essentials supplies".split(" "),
+);
 
 /** People a product is for, by what they do or who they are: after a preposition, whom it is for ("gift for a *runner*"). */
 const PEOPLE = new Set(
@@ -114,9 +116,20 @@ export function isPackaging(word: string): boolean {
   return PACKAGING.has(word);
 }
 
-/** Whether a lower-cased word names no kind of product ("gear", "something"): the words beside it say what is asked. */
-export function isVague(word: string): boolean {
-  return VAGUE.has(word);
+/** Words for a gift, which name no kind before whom or what it is for ("gift for a runner"), and ask for gifts elsewhere ("coffee gift"). */
+const GIFTS = new Set(["gift", "gifts", "present", "presents", "idea", "ideas"]);
+
+/**
+ * Whether the query's word `i` (lower-cased words, in order) asks for nothing of its own, so that a product lacking it
+ * lacks little: a word naming no kind ("hiking *gear*", "*something* cosy"), but a word for a gift only before a
+ * preposition ("*gift* ideas for a runner"); "coffee gift" and "gift set" ask for what is sold as a gift.
+ */
+export function isVague(words: readonly string[], i: number): boolean {
+  if (!VAGUE.has(words[i]!)) return false;
+  if (!GIFTS.has(words[i]!)) return true;
+  let next = i + 1;
+  while (next < words.length && VAGUE.has(words[next]!)) next++;
+  return next < words.length && PREPOSITIONS.has(words[next]!);
 }
 
 /** Whether a lower-cased word is a unit of measure ("gb", "ml"), which follows a number. */

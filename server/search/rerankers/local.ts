@@ -647,7 +647,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       const word = byWord[i];
       return word != null && (word.heldAnywhere || isEnglishWord(plan.words[i]!));
     });
-    const plain = byWord.filter((word, i) => word !== null && !isVague(plan.words[i]!)).map((word) => word!.idf);
+    const plain = byWord.filter((word, i) => word !== null && !isVague(plan.words, i)).map((word) => word!.idf);
     const vagueIdf = plain.length > 0 ? weights.vague * Math.min(...plain) : undefined;
     const clauses = byWord.flatMap((word, i): Clause[] =>
       word === null
@@ -655,7 +655,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         : [
             {
               forms: word.forms,
-              idf: isVague(plan.words[i]!) && vagueIdf !== undefined ? Math.min(word.idf, vagueIdf) : word.idf,
+              idf: isVague(plan.words, i) && vagueIdf !== undefined ? Math.min(word.idf, vagueIdf) : word.idf,
               sort: head !== undefined && i < head && !isQuantity(plan.words, i),
               sold: head !== undefined && i > head && isPackaging(plan.words[i]!),
             },

@@ -1,6 +1,6 @@
 /** What kind of product a name, a category or a query names (issue 15). */
 import { describe, expect, it } from "vitest";
-import { categoryHeads, queryHead, readName } from "../../../server/search/product-type.js";
+import { categoryHeads, isVague, queryHead, readName } from "../../../server/search/product-type.js";
 
 describe("readName: kinds", () => {
   it.each([
@@ -50,6 +50,21 @@ describe("categoryHeads", () => {
     expect(categoryHeads("Coffee & Tea > Brewing Equipment")).toEqual([]);
     expect(categoryHeads(null)).toEqual([]);
     expect(categoryHeads("")).toEqual([]);
+  });
+});
+
+describe("isVague", () => {
+  const vague = (q: string, word: string) => isVague(q.split(" "), q.split(" ").indexOf(word));
+
+  it("is a word naming no kind, and a word for a gift before whom or what it is for", () => {
+    expect(vague("hiking gear", "gear")).toBe(true);
+    expect(vague("something cosy for the sofa", "something")).toBe(true);
+    expect(vague("gift for a runner", "gift")).toBe(true);
+    expect(vague("gift ideas for runners", "gift")).toBe(true);
+    // A gift asked for as such: what is sold as one.
+    expect(vague("coffee gift", "gift")).toBe(false);
+    expect(vague("gift set", "gift")).toBe(false);
+    expect(vague("hiking boots", "hiking")).toBe(false);
   });
 });
 
