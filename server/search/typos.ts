@@ -103,6 +103,11 @@ function heldAsForm(word: string, vocabulary: Vocabulary): number {
   return Math.max(...forms.map((form) => vocabulary.count(form)));
 }
 
+/** How many products hold the word, in this number or another ("mens" is held where "men" is). */
+export function heldCount(word: string, vocabulary: Vocabulary): number {
+  return vocabulary.count(word) || heldAsForm(word, vocabulary);
+}
+
 function byProducts(vocabulary: Vocabulary) {
   return (a: string, b: string) => vocabulary.count(b) - vocabulary.count(a) || (a < b ? -1 : 1);
 }
@@ -116,7 +121,7 @@ export function corrections(word: string, vocabulary: Vocabulary, options: { two
   if (length < ONE_EDIT_FROM || length > LONGEST_CORRECTED) return [];
   // A word the catalog lacks but holds in another number counts as held: rarely held, it still gets a far commoner
   // neighbour ("pats", the plural of "pat" in 2 products, is also searched as "pants", in hundreds).
-  const held = vocabulary.count(word) || heldAsForm(word, vocabulary);
+  const held = heldCount(word, vocabulary);
   const needs = alternativeNeeds(held);
   if (needs === null) return [];
   const order = byProducts(vocabulary);

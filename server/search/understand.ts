@@ -12,7 +12,7 @@
  */
 import { type AskedAges, askedAges } from "./ages.js";
 import { isCommonWord, isEnglishWord } from "./common-words.js";
-import { corrections, joined, split } from "./typos.js";
+import { corrections, heldCount, joined, split } from "./typos.js";
 import { isUnit } from "./product-type.js";
 import { expand, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
@@ -159,7 +159,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
         vocabulary !== null &&
         correctable(token, i) &&
         /^\p{L}{3,5}$/u.test(token.word) &&
-        vocabulary.count(token.word) === 0 &&
+        heldCount(token.word, vocabulary) === 0 &&
         !corrected.has(i) &&
         !isEnglishWord(token.word)
           ? [i]

@@ -154,6 +154,7 @@ describe("typos in a query", () => {
     expect(prefixes("headphones ipx")).toEqual(["ipx"]);
     expect(anyWordQuery(plan("ipx"))).toBe("ipx:*");
     expect(prefixes("tent")).toEqual([]); // the catalog has it
+    expect(prefixes("tents")).toEqual([]); // in the other number
     expect(prefixes("tnet")).toEqual([]); // corrected
     expect(prefixes("zoo")).toEqual([]); // English
     expect(prefixes("sunscrenx")).toEqual([]); // too long for a code's letters
