@@ -203,7 +203,7 @@ interface StemmedForm {
   weight: number;
   /** A typo's correction, not the word as typed or a synonym. */
   corrected: boolean;
-  /** Held by any code made of its one lexeme and a number (understand.ts's prefix forms: "spf" in "spf50"). */
+  /** Held as its lexeme, or by any code made of it and a number (understand.ts's prefix forms: "spf" in "spf50"). */
   prefix?: boolean;
   /**
    * For a word the stemmer cut a suffix off that makes another word ("light*ing*" → light, "comfort*er*" → comfort),
@@ -247,10 +247,10 @@ function features(
   for (const field of ["name", "brands", "desc"] as const) {
     norms[field] = 1 - weights.b + weights.b * (document.length[field] / Math.max(1, averageLength[field]));
   }
-  // How often the document holds a lexeme in a field, or for a prefix form any code it starts ("spf" of "spf50").
+  // How often the document holds a lexeme in a field, and for a prefix form any code it starts too ("spf" of "spf50").
   const frequency = (form: StemmedForm, lexeme: string, field: Field) => {
-    if (!form.prefix) return document.terms.get(lexeme)?.tf[field] ?? 0;
-    let count = 0;
+    let count = document.terms.get(lexeme)?.tf[field] ?? 0;
+    if (!form.prefix) return count;
     for (const [term, entry] of document.terms) if (term.startsWith(lexeme) && /^\p{N}/u.test(term.slice(lexeme.length))) count += entry.tf[field];
     return count;
   };
