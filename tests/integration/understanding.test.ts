@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { products, searchVocabulary } from "../../server/db/schema.js";
 import { createLocalReranker } from "../../server/search/rerankers/local.js";
 import { SynonymsError } from "../../server/search/synonyms.js";
+import { literalPlan } from "../../server/search/understand.js";
 import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
 import type { TestRecord } from "../helpers/catalog.js";
 import type { Interpretation } from "../../shared/schemas/index.js";
@@ -153,6 +154,14 @@ describe("typos", () => {
   it("searches a short word nothing else answers as the letters of a code: ipx finds IPX4", async () => {
     expect((await ask("ipx")).urls).toEqual([shop("headlamp")]);
     expect((await ask("ipx", "&typos=false")).urls).toEqual([]);
+    // Searched so, a word still counts where the product holds it as it is: "SPF 30" for "spf".
+    const plan = literalPlan("spf");
+    const prefixed = { ...plan, forms: plan.forms.map((form) => ({ ...form, prefix: true })) };
+    const [cream] = await t.services.catalog.lookup([{ url: shop("day-cream") }], false);
+    const [sunscreen] = await t.services.catalog.lookup([{ url: shop("sunscreen") }], false);
+    const candidates = [cream?.product, sunscreen?.product].flatMap((product) => (product ? [product] : []));
+    const scored = await createLocalReranker({ db: t.database.db }).scoreCandidates("spf", candidates, { plan: prefixed });
+    expect(scored.map((f) => f.coverageAll)).toEqual([1, 1]);
   });
 
   it("turns off with typos=false", async () => {
