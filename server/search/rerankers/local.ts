@@ -64,6 +64,8 @@ export type Scored = Features & {
   sorts: { named: boolean; held: boolean }[];
   /** Its name names the kind the head word asks for, and no other sort of it ("Frying Pan", not "Grill Pan"). */
   namedAsAsked: boolean;
+  /** Its name names the kind the head word asks for, of any sort ("Grill Pan" too), not only its category. */
+  kindNamed: boolean;
   /** It holds the query's head word in some form somewhere (name, brands, category, description); true without one. */
   headHeld: boolean;
 };
@@ -362,6 +364,7 @@ function features(
     kindAsked: query.clauses.some((clause) => asked(clause, true)),
     sorts,
     headHeld,
+    kindNamed: headClause?.forms.some((form) => document.named.kinds.has(form.lexemes.at(-1)!) && asWritten(form)) ?? false,
     // The word before the name's kind, when the query holds it in no form, names another sort ("Alder *Dining* Chair").
     namedAsAsked:
       (headClause?.forms.some((form) => document.named.kinds.has(form.lexemes.at(-1)!) && asWritten(form)) ?? false) &&
@@ -474,7 +477,12 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   const weak = (f: Scored) => (!kindFound && below(f, weights.weak)) || below(f, weights.faint);
   const top = order[0]?.features;
   const bestOfKind = top?.type === 1;
-  const otherKind = (f: Scored, score: number) => bestOfKind && f.department !== null && f.type === 0 && score <= best - weights.otherKind;
+  // One product of the kind asked by its category alone is thin evidence that the query's word names a kind rather
+  // than what products are made of: "linen" finds the tea towels in "Kitchen > Linens", and the cushion cover and
+  // curtains named with "Linen" are no other kind (the Light Roast coffee for "lighting" still is).
+  const thin = bestOfKind && !top.kindNamed && scored.filter((f) => f.type === 1).length < 2;
+  const otherKind = (f: Scored, score: number) =>
+    bestOfKind && f.department !== null && f.type === 0 && score <= best - weights.otherKind && !(thin && f.head === 1);
   // The two floors below judge by category, beside the best when it is of the kind the query's head word names and
   // has a category: candidates of a kind asked, with a category.
   const kindBest = bestOfKind && top.department !== null ? top : undefined;

@@ -19,6 +19,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   department: "outdoor",
   sorts: [],
   namedAsAsked: true,
+  kindNamed: true,
   headHeld: true,
   ...features,
 });
@@ -38,6 +39,17 @@ describe("the relevance floor", () => {
     expect(unrelated([candidate({ coverageAll: 0.42, coverage: 0.42, cosine: 0.19 })])).toEqual(["p0"]);
     expect(unrelated([candidate({ coverageAll: 0.42, coverage: 0.42, cosine: 0.3 })])).toEqual([]);
     expect(unrelated([candidate({ coverageAll: 0.6, coverage: 0.6, cosine: 0.19 })])).toEqual([]);
+  });
+
+  it("keeps a product named with the query's word when one product alone is of the kind asked, by its category", () => {
+    // "linen": the tea towels in "Kitchen > Linens", and a cushion cover named "Linen Cushion Cover".
+    const linens = candidate({ kindNamed: false });
+    const cover = candidate({ type: 0, kindAsked: false, department: "home" });
+    expect(unrelated([linens, cover])).toEqual([]);
+    // Not when the best's name names the kind, or two products are of it, or the word is not in its name.
+    expect(unrelated([candidate({}), cover])).toEqual(["p1"]);
+    expect(unrelated([linens, candidate({ kindNamed: false, coverageAll: 0.9 }), cover])).toEqual(["p2"]);
+    expect(unrelated([linens, { ...cover, head: 0 }])).toEqual(["p1"]);
   });
 
   it("leaves out a product of the kind asked from another department that covers clearly less of the query", () => {
