@@ -345,6 +345,7 @@ function features(
   // A set is of a kind asked when it is a set of what was asked: the tea tasting set for "tea set", not a mask set.
   const asked = (clause: Clause, typed = false) => (!clause.sold || headHeld) && names(clause, typed);
   const type = names(headClause) ? 1 : query.clauses.some((clause) => asked(clause)) ? 0.5 : 0;
+  const kindNamed = headClause?.forms.some((form) => document.named.kinds.has(form.lexemes.at(-1)!) && asWritten(form)) ?? false;
   return {
     bm25,
     coverage: total > 0 ? inName / total : 0,
@@ -364,11 +365,9 @@ function features(
     kindAsked: query.clauses.some((clause) => asked(clause, true)),
     sorts,
     headHeld,
-    kindNamed: headClause?.forms.some((form) => document.named.kinds.has(form.lexemes.at(-1)!) && asWritten(form)) ?? false,
+    kindNamed,
     // The word before the name's kind, when the query holds it in no form, names another sort ("Alder *Dining* Chair").
-    namedAsAsked:
-      (headClause?.forms.some((form) => document.named.kinds.has(form.lexemes.at(-1)!) && asWritten(form)) ?? false) &&
-      document.named.sort.every((lexeme) => query.lexemes.has(lexeme)),
+    namedAsAsked: kindNamed && document.named.sort.every((lexeme) => query.lexemes.has(lexeme)),
   };
 }
 
@@ -655,7 +654,8 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       const word = byWord[i];
       return word != null && (word.heldAnywhere || isEnglishWord(plan.words[i]!));
     });
-    const plain = byWord.filter((word, i) => word !== null && !isVague(plan.words, i)).map((word) => word!.idf);
+    const vague = plan.words.map((_, i) => isVague(plan.words, i));
+    const plain = byWord.flatMap((word, i) => (word !== null && !vague[i] ? [word.idf] : []));
     const vagueIdf = plain.length > 0 ? weights.vague * Math.min(...plain) : undefined;
     const clauses = byWord.flatMap((word, i): Clause[] =>
       word === null
@@ -663,7 +663,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         : [
             {
               forms: word.forms,
-              idf: isVague(plan.words, i) && vagueIdf !== undefined ? Math.min(word.idf, vagueIdf) : word.idf,
+              idf: vague[i] && vagueIdf !== undefined ? Math.min(word.idf, vagueIdf) : word.idf,
               sort: head !== undefined && i < head && !isQuantity(plan.words, i),
               sold: head !== undefined && i > head && isPackaging(plan.words[i]!),
             },
