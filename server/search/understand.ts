@@ -27,6 +27,11 @@ export interface Form {
   kind: FormKind;
   /** Searched as the start of a word: the letters of codes the catalog writes with a number ("spf" of "SPF50+"). */
   prefix?: boolean;
+  /**
+   * A word split into two English words ("waterbottle"): searched and scored as the two typed apart, wherever each
+   * stands ("Insulated Bottle … keeps water cold"). Other splits are names, searched as a phrase ("blu ray").
+   */
+  apart?: boolean;
 }
 
 export interface QueryPlan {
@@ -108,8 +113,8 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   );
   const correctable = (token: Token, i: number) =>
     !known.has(i) && !aged.has(i) && !token.code && /^\p{L}+$/u.test(token.word) && !STOP_WORDS.has(token.word);
-  const correct = (start: number, end: number, to: string[]) => {
-    forms.push({ start, end, words: to, kind: "correction" });
+  const correct = (start: number, end: number, to: string[], apart = false) => {
+    forms.push({ start, end, words: to, kind: "correction", ...(apart && { apart }) });
     fixes.push({ from: words.slice(start, end).join(" "), to: to.join(" ") });
   };
   // Two neighbouring words the catalog writes as one, read as typed or (changedOnly) as corrected.
@@ -129,6 +134,8 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   joinNeighbours(words, false);
   // Each word as the rest of the plan reads it: its best correction when the catalog lacks it.
   const primary = [...words];
+  // The two English words an unknown word with no other correction splits into: what the sentence encoder reads for it.
+  const halvesRead = new Map<number, string>();
   let looked = 0;
   found.forEach((token, i) => {
     if (!vocabulary || !correctable(token, i) || inJoined.has(i)) return;
@@ -142,7 +149,11 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     if (unknown && closest.length > 0) primary[i] = closest[0]!;
     for (const to of closest) correct(i, i + 1, [to]);
     const halves = split(token.word, vocabulary);
-    if (halves) correct(i, i + 1, halves);
+    if (!halves) return;
+    const apart = halves.every((half) => isEnglishWord(half));
+    correct(i, i + 1, halves, apart);
+    // The encoder reads "waterbottle" as noise, "water bottle" as a bottle.
+    if (apart && unknown && closest.length === 0) halvesRead.set(i, halves.join(" "));
   });
   // Then as corrected: "nutri syystem" is "nutri system", which the catalog writes "nutrisystem".
   joinNeighbours(primary, true);
@@ -176,7 +187,8 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   let embedText = query;
   for (let i = found.length - 1; i >= 0; i--) {
     const token = found[i]!;
-    if (primary[i] !== words[i]) embedText = embedText.slice(0, token.index) + primary[i] + embedText.slice(token.index + token.length);
+    const read = halvesRead.get(i) ?? primary[i]!;
+    if (read !== words[i]) embedText = embedText.slice(0, token.index) + read + embedText.slice(token.index + token.length);
   }
   return {
     words,
@@ -210,10 +222,14 @@ function spacings(words: readonly string[]): Form[] {
   });
 }
 
-/** The words of a form as a tsquery operand: a phrase for several, a prefix match for a prefix form. Only letters and digits reach to_tsquery. */
+/**
+ * The words of a form as a tsquery operand: a phrase for several, both words anywhere for a word split apart
+ * (`Form.apart`), a prefix match for a prefix form. Only letters and digits reach to_tsquery.
+ */
 function operand(form: Form): string {
   if (form.prefix) return `${form.words[0]!}:*`;
-  return form.words.length === 1 ? form.words[0]! : `(${form.words.join(" <-> ")})`;
+  if (form.words.length === 1) return form.words[0]!;
+  return `(${form.words.join(form.apart ? " & " : " <-> ")})`;
 }
 
 /** Products with any form of any word: what full-text retrieval matches. Null when there is nothing to search. */

@@ -50,6 +50,13 @@ const CATALOG: TestRecord[] = [
   { url: shop("soda-maker"), name: "SodaStream Terra Sparkling Water Maker", desc: "Carbonates tap water at home.", category: "Kitchen > Drinks" },
   { url: shop("co2"), name: "SodaStream CO2 Cylinder", desc: "A spare cylinder for the maker.", category: "Kitchen > Drinks" },
   { url: shop("film"), name: "Alpine Documentary Blu-ray", desc: "Four hours of mountain footage on Blu-ray.", category: "Media > Films" },
+  { url: shop("bottle"), name: "Insulated Steel Bottle, 1 L", desc: "Keeps water cold for a day.", category: "Outdoor > Hydration" },
+  {
+    url: shop("water-filter"),
+    name: "Squeeze Water Filter",
+    desc: "Screws onto a bottle and filters stream water.",
+    category: "Outdoor > Water Treatment",
+  },
   {
     url: shop("activity-cube"),
     name: "Toddler Activity Cube",
@@ -177,6 +184,12 @@ describe("typos", () => {
     const split = await ask("bluray documentary");
     expect(split.interpretation?.corrections).toEqual([{ from: "bluray", to: "blu ray" }]);
     expect(split.urls[0]).toBe(shop("film"));
+    // Split, a word is found and ranked as its two words typed apart would be, though no product writes them side by
+    // side: the bottle that keeps water cold, and not the water filter, which is no bottle.
+    const apart = await ask("waterbottle");
+    expect(apart.interpretation?.corrections).toEqual([{ from: "waterbottle", to: "water bottle" }]);
+    expect(apart.urls).toEqual((await ask("water bottle")).urls);
+    expect(apart.urls).toEqual([shop("bottle")]);
   });
 
   it("never corrects numbers or codes", async () => {

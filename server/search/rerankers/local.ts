@@ -122,6 +122,9 @@ export type LocalWeights = Features & {
   headless: boolean;
 };
 
+/** How far apart two features computed in floating point may be and still be equal. */
+const ROUNDING = 1e-9;
+
 /** Tuned with `npm run bench:tune-local` on the dev queries and the sample-catalog set; see docs/search.md. */
 export const DEFAULT_WEIGHTS: LocalWeights = {
   bm25: 0.25,
@@ -472,7 +475,9 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // run that holds "wooden" and "toys" would leave the stacker that toddlers stack below the floor).
   const judged = (f: Scored, score: number) => related(f, score) + weights.ages * f.ages + weights.avoided * f.avoided;
   const best = Math.max(...order.map((o) => related(o.features, o.score)));
-  const below = (f: Scored, floor: { coverage: number; cosine: number }) => f.coverageAll < floor.coverage && f.cosine < floor.cosine;
+  // Within rounding of the bar is at it: a word's share of the query is a ratio of sums of logarithms, and a product
+  // holding only the non-vague word of "hiking gear" in its description covers 0.4 in one catalog, 0.39999999999999997 in another.
+  const below = (f: Scored, floor: { coverage: number; cosine: number }) => f.coverageAll < floor.coverage - ROUNDING && f.cosine < floor.cosine;
   const weak = (f: Scored) => (!kindFound && below(f, weights.weak)) || below(f, weights.faint);
   const top = order[0]?.features;
   const bestOfKind = top?.type === 1;
@@ -612,7 +617,8 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const frequencies = await documentFrequencies(all);
     const idfOf = (frequency: number) => Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5));
     const idf = (lexeme: string) => idfOf(frequencies.get(lexeme) ?? 0);
-    const byWord = plan.words.map((_, i): (Omit<Clause, "sort" | "sold"> & { heldAnywhere: boolean }) | null => {
+    type Word = Omit<Clause, "sort" | "sold"> & { heldAnywhere: boolean };
+    const byWord = plan.words.map((_, i): Word[] => {
       const forms = plan.forms
         .filter((form) => form.start <= i && i < form.end)
         .flatMap((form) => {
@@ -622,56 +628,70 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
             : [
                 {
                   lexemes: found,
+                  words: form.words,
                   weight: form.kind === "typed" ? 1 : weights.forms[form.kind],
                   kind: form.kind,
                   written: form.prefix ? undefined : writtenOf(form.words, found),
                   prefix: form.prefix === true,
+                  apart: form.apart === true,
                 },
               ];
         });
-      if (forms.length === 0) return null;
+      if (forms.length === 0) return [];
       // The word's weight in the query: as typed when the catalog holds it, else its commonest form the catalog holds.
       const held = (form: (typeof forms)[number]) => form.lexemes.every((lexeme) => (frequencies.get(lexeme) ?? 0) > 0);
       const typed = forms.find((form) => form.kind === "typed" && held(form));
       const weighed = typed ? [typed] : forms.filter(held);
+      const only = weighed.length === 1 ? weighed[0]! : undefined;
+      // A word the catalog holds only as two English words it splits into ("waterbottle") is scored as those two typed
+      // apart: each a word of its own, the last naming the kind ("water bottle"), wherever each stands in the product.
+      if (only?.apart && only.lexemes.length === only.words.length) {
+        return only.lexemes.map((lexeme, k) => {
+          const written = writtenOf([only.words[k]!], [lexeme]);
+          return {
+            forms: [{ lexemes: [lexeme], weight: only.weight, corrected: true, ...(written && { written }) }],
+            idf: idf(lexeme),
+            heldAnywhere: true,
+          };
+        });
+      }
       const rarest = (form: (typeof forms)[number]) => Math.max(...form.lexemes.map(idf));
       const clauseIdf = weighed.length > 0 ? Math.min(...weighed.map(rarest)) : idfOf(0);
-      return {
-        forms: forms.map(({ lexemes: l, weight, kind, written, prefix }) => ({
-          lexemes: l,
-          weight,
-          corrected: kind === "correction",
-          ...(written && { written }),
-          ...(prefix && { prefix }),
-        })),
-        idf: clauseIdf,
-        heldAnywhere: weighed.length > 0,
-      };
+      return [
+        {
+          forms: forms.map(({ lexemes: l, weight, kind, written, prefix }) => ({
+            lexemes: l,
+            weight,
+            corrected: kind === "correction",
+            ...(written && { written }),
+            ...(prefix && { prefix }),
+          })),
+          idf: clauseIdf,
+          heldAnywhere: weighed.length > 0,
+        },
+      ];
     });
     // A word neither the catalog nor English has ("dutch *ovn*", too short to correct; a model code the catalog lacks)
     // names no kind anyone sells: the kind is read from the other words.
-    const head = queryHead(plan.words, (i) => {
-      const word = byWord[i];
-      return word != null && (word.heldAnywhere || isEnglishWord(plan.words[i]!));
-    });
+    const head = queryHead(
+      plan.words,
+      (i) => byWord[i]!.some((word) => word.heldAnywhere) || (byWord[i]!.length > 0 && isEnglishWord(plan.words[i]!)),
+    );
     const vague = plan.words.map((_, i) => isVague(plan.words, i));
-    const plain = byWord.flatMap((word, i) => (word !== null && !vague[i] ? [word.idf] : []));
+    const plain = byWord.flatMap((words, i) => (vague[i] ? [] : words.map((word) => word.idf)));
     const vagueIdf = plain.length > 0 ? weights.vague * Math.min(...plain) : undefined;
-    const clauses = byWord.flatMap((word, i): Clause[] =>
-      word === null
-        ? []
-        : [
-            {
-              forms: word.forms,
-              idf: vague[i] && vagueIdf !== undefined ? Math.min(word.idf, vagueIdf) : word.idf,
-              sort: head !== undefined && i < head && !isQuantity(plan.words, i),
-              sold: head !== undefined && i > head && isPackaging(plan.words[i]!),
-            },
-          ],
+    const clauses = byWord.flatMap((words, i): Clause[] =>
+      words.map((word, k) => ({
+        forms: word.forms,
+        idf: vague[i] && vagueIdf !== undefined ? Math.min(word.idf, vagueIdf) : word.idf,
+        // The first of a split head word is the sort of the kind its last names ("*water*bottle").
+        sort: head !== undefined && (i < head || (i === head && k < words.length - 1)) && !isQuantity(plan.words, i),
+        sold: head !== undefined && i > head && isPackaging(plan.words[i]!),
+      })),
     );
     return {
       clauses,
-      head: head === undefined ? undefined : byWord.slice(0, head).filter((clause) => clause !== null).length,
+      head: head === undefined ? undefined : byWord.slice(0, head + 1).flat().length - 1,
       lexemes: new Set(all),
     };
   }

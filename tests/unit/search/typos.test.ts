@@ -41,6 +41,8 @@ const vocabulary = buildVocabulary([
   ["over", 80],
   ["wireless", 30],
   ["then", 40],
+  ["water", 30],
+  ["bottle", 12],
 ]);
 
 describe("corrections", () => {
@@ -175,7 +177,7 @@ describe("typos in a query", () => {
     expect(understand("soda stream bluray", { vocabulary: null, synonyms: NO_SYNONYMS }).forms).toHaveLength(3);
   });
 
-  it("searches words joined over both words, and a split word as a phrase", () => {
+  it("searches words joined over both words, and a split word as a phrase, or as two English words apart", () => {
     const read = plan("soda stream bluray");
     expect(read.corrections).toEqual([
       { from: "soda stream", to: "sodastream" },
@@ -184,6 +186,12 @@ describe("typos in a query", () => {
     expect(read.forms).toContainEqual({ start: 0, end: 2, words: ["sodastream"], kind: "correction" });
     expect(anyWordQuery(read)).toBe("soda | stream | bluray | sodastream | (blu <-> ray)");
     expect(everyWordQuery(read)).toBe("(soda | sodastream) & (stream | sodastream) & (bluray | (blu <-> ray))");
+    // Split into two English words, a word is both words wherever each stands, and the encoder reads them.
+    const apart = plan("waterbottle");
+    expect(apart.corrections).toEqual([{ from: "waterbottle", to: "water bottle" }]);
+    expect(anyWordQuery(apart)).toBe("waterbottle | (water & bottle)");
+    expect(apart.embedText).toBe("water bottle");
+    expect(plan("bluray").embedText).toBe("bluray"); // a name's halves stay a phrase, and the word as typed
     // A typo is corrected first, then joined: "stteam" is "stream", and "soda stream" the catalog's "sodastream".
     expect(plan("soda stteam").corrections).toEqual([
       { from: "stteam", to: "stream" },
