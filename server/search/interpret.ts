@@ -3,7 +3,7 @@
  * "between 20 and 40 dollars", "in stock", a brand the catalog has, a word
  * with a minus in front: "jacket -down"), read as filters and taken out of the
  * words searched; words asked to be without ("not wireless"), taken out too and
- * ranked against. Nothing is applied silently:
+ * ranked against; words that only ask ("help me find a …, please"), taken out. Nothing is applied silently:
  * the answer's `interpretation` lists what was applied and what was read but
  * not applied, and why. Parameters the caller gave win over what the query
  * says. `parse_query=false` turns this off.
@@ -171,11 +171,41 @@ function trimConnectors(text: string): string {
   return words.join(" ");
 }
 
+/**
+ * Words around what is asked that only ask for it, as shoppers write to a person and agents pass on ("help me find a
+ * throw", "I'm looking for headphones", "do you have tents?", "…, please"). Searched, they weigh as rare words the
+ * catalog hardly holds ("find a throw" left the throws under the floor). Only at the start or the end of the query,
+ * and only in these forms: "need for speed", "show jumping saddle" and "get well card" keep their words.
+ */
+const ASKING_START = new RegExp(
+  String.raw`^\s*(?:(?:hi|hello|hey)(?:\s+there)?[,!.]?\s+)?(?:please\s+)?(?:` +
+    [
+      // "can you (please) (help me) find", "help me find", "please show": the verb alone then asks.
+      String.raw`(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?(?:help\s+me\s+(?:to\s+)?)?|help\s+me\s+(?:to\s+)?|(?<=please\s+))(?:find|show|get|recommend|suggest|search\s+for|look\s+for)(?:\s+(?:me|us))?`,
+      // "find me", "show us", "recommend a": a verb that begins a request is followed by whom it is for, or an article.
+      String.raw`(?:find|show|get|recommend|suggest|give)\s+(?:me|us)|(?:find|recommend|suggest)(?=\s+(?:a|an|some)\s)|search\s+for`,
+      String.raw`(?:i\s*['’]?\s*m\s+|i\s+am\s+|im\s+)?(?:looking|searching|shopping|hunting)\s+for`,
+      String.raw`(?:i\s+(?:need|want|would\s+like|am\s+after)|i\s*['’]?\s*d\s+like)(?:\s+to\s+(?:buy|find|get|order|see))?`,
+      String.raw`(?:do|does)\s+(?:you|u|the\s+shop|your\s+(?:shop|store))\s+(?:have|sell|carry|stock)`,
+      String.raw`where\s+(?:can|do)\s+i\s+(?:find|buy|get)`,
+    ].join("|") +
+    String.raw`)(?:\s+(?:a|an|some|any|the))?\s+`,
+  "iu",
+);
+const ASKING_END = /\s*(?:,?\s*(?:please|pls|plz|thanks|thank\s+you|thx))?\s*[?!.]+$|\s*,?\s+(?:please|pls|plz|thanks|thank\s+you|thx)\s*$/iu;
+
 /** Reads the constraints of `q`; null when it holds none. */
 export function interpret(params: SearchParams & { q: string }, brands: BrandIndex): Reading | null {
   const q = params.q;
   const reading: Reading = { query: q, adds: {}, applied: [], notApplied: [], avoid: [] };
   const spans: { start: number; end: number }[] = [];
+  // What only asks is taken out first, when anything is left to search.
+  const start = ASKING_START.exec(q);
+  const end = ASKING_END.exec(q.slice(start?.[0].length ?? 0));
+  const asked = { start: start?.[0].length ?? 0, end: end ? (start?.[0].length ?? 0) + end.index : q.length };
+  const letters = /[\p{L}\p{N}]/u;
+  const asking = letters.test(q.slice(0, asked.start) + q.slice(asked.end)) && letters.test(q.slice(asked.start, asked.end));
+  if (asking) spans.push({ start: 0, end: asked.start }, { start: asked.end, end: q.length });
 
   // Excluded words first, so that "-northpeak" is not read as the brand. A minus starts a word only after a space
   // and before a letter: "t-shirt", "2-person" and "-10°C" keep theirs. Added to the caller's `exclude`, not replaced.
@@ -251,7 +281,7 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
     }
   }
 
-  if (reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0) return null;
+  if (!asking && reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0) return null;
   const kept = [...spans].sort((a, b) => b.start - a.start).reduce((text, span) => `${text.slice(0, span.start)} ${text.slice(span.end)}`, q);
   reading.query = trimConnectors(kept.replace(/\s+/g, " ").trim());
   return reading;

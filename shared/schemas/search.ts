@@ -58,7 +58,9 @@ export const AppliedConstraintSchema = z.object({
 
 export const InterpretationSchema = z
   .object({
-    query: z.string().describe("What was searched once the constraints were taken out of `q`."),
+    query: z
+      .string()
+      .describe('What was searched once the constraints, and words that only ask for it ("help me find a", "please"), were taken out of `q`.'),
     applied: z.array(AppliedConstraintSchema).describe("Constraints read from `q` and applied as filters."),
     not_applied: z
       .array(AppliedConstraintSchema.extend({ reason: z.string() }))

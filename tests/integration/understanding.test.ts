@@ -306,6 +306,13 @@ describe("product types", () => {
     expect(urls).toContain(shop("running-socks"));
   });
 
+  it("searches what is asked for, not the words asking for it: help me find a throw", async () => {
+    // Searched, "find" weighed as a word few products hold, and left the jacquard throw under the floor.
+    expect((await ask("find a throw")).urls.sort()).toEqual([shop("jacquard-throw"), shop("merino-throw")]);
+    expect((await ask("help me find a throw")).interpretation?.query).toBe("throw");
+    expect((await ask("do you have a sofa?")).urls[0]).toBe(shop("sofa"));
+  });
+
   it("reads no kind in gear: hiking gear is what is for hiking, and what lacks the word gear lacks little", async () => {
     // Not the sleeping bag, whose category calls it gear, nor the activity cube "with gears".
     expect((await ask("hiking gear")).urls.sort()).toEqual([shop("rain-shell"), shop("waterproof-boots")]);

@@ -107,3 +107,30 @@ describe("words asked to be without", () => {
     expect(read("forget-me-not seeds")).toBeNull();
   });
 });
+
+describe("words that only ask", () => {
+  it.each([
+    ["help me find a throw", "throw"],
+    ["can you find headphones", "headphones"],
+    ["I'm looking for headphones", "headphones"],
+    ["looking for a kettle please", "kettle"],
+    ["do you have tents?", "tents"],
+    ["i'd like to buy a kettle", "kettle"],
+    ["show me waterproof jackets", "waterproof jackets"],
+    ["find me running shoes", "running shoes"],
+    ["recommend a sunscreen", "sunscreen"],
+    ["where can i buy a tent", "tent"],
+    ["hi, could you please help me find a wool throw under $200, thanks!", "wool throw"],
+  ])("%s → %s", (q, query) => {
+    expect(read(q)?.query).toBe(query);
+  });
+
+  it("keeps words that only look like asking, a query with nothing else, and punctuation alone", () => {
+    expect(read("need for speed")).toBeNull(); // no "I": a title
+    expect(read("show jumping saddle")).toBeNull(); // "show" asks only before whom it is for
+    expect(read("get well card")).toBeNull();
+    expect(read("find me")).toBeNull(); // nothing else to search
+    expect(read("please")).toBeNull();
+    expect(read("kettle?")).toBeNull(); // full text ignores the mark: nothing to tell
+  });
+});
