@@ -26,6 +26,9 @@ const COLOURS = new Set("black white grey gray red blue green yellow purple pink
 /** Whom a product is made for, as names qualify a kind (", Women's"): a query's head word only when no other word can be. */
 const WEARERS = new Set("men mens women womens ladies girls boys kids unisex".split(" "));
 
+/** Letter sizes ("jacket xl", "tee size m"): a property, as a colour is, never the kind asked. */
+const SIZES = new Set("xxs xs s m l xl xxl xxxl 2xl 3xl 4xl".split(" "));
+
 /** Words that name no kind of product ("something to keep drinks cold", "running gear"): the words beside them say it. */
 const VAGUE = new Set(
   "something anything stuff things thing gift gifts present presents idea ideas one gear equipment essentials supplies".split(" "),
@@ -120,11 +123,13 @@ export function isPackaging(word: string): boolean {
 const GIFTS = new Set(["gift", "gifts", "present", "presents", "idea", "ideas"]);
 
 /**
- * Whether the query's word `i` (lower-cased words, in order) asks for nothing of its own, so that a product lacking it
- * lacks little: a word naming no kind ("hiking *gear*", "*something* cosy"), but a word for a gift only before a
- * preposition ("*gift* ideas for a runner"); "coffee gift" and "gift set" ask for what is sold as a gift.
+ * Whether a product lacking the query's word `i` (lower-cased words, in order) lacks little: a word naming no kind
+ * ("hiking *gear*", "*something* cosy"), but a word for a gift only before a preposition ("*gift* ideas for a
+ * runner"; "coffee gift" and "gift set" ask for what is sold as a gift); and a letter size ("jacket *xl*"), which
+ * a shop sells as a variant of a product, seldom in its words ("Polar Expedition Mittens, XL" is no jacket).
  */
 export function isVague(words: readonly string[], i: number): boolean {
+  if (SIZES.has(words[i]!)) return true;
   if (!VAGUE.has(words[i]!)) return false;
   if (!GIFTS.has(words[i]!)) return true;
   let next = i + 1;
@@ -177,8 +182,8 @@ function headWord(words: readonly string[], isContent: (index: number) => boolea
     if (qualified && PEOPLE.has(word)) continue;
     if (!isContent(i) || VAGUE.has(word) || isQuantity(words, i)) continue;
     // A number with its unit is a size ("disk 500 gb"); a bare number, the value of a property ("spf 50"), as a colour,
-    // whom it is made for ("down jacket womens") and a size ("size L") are.
-    const property = COLOURS.has(word) || WEARERS.has(word) || word === "size" || words[i - 1] === "size";
+    // whom it is made for ("down jacket womens") and a size ("size L", "jacket xl") are.
+    const property = COLOURS.has(word) || WEARERS.has(word) || SIZES.has(word) || word === "size" || words[i - 1] === "size";
     if ((numeric(words[i + 1]) && !UNITS.has(words[i + 2] ?? "")) || property) label = i;
     else head = i;
   }

@@ -51,6 +51,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("co2"), name: "SodaStream CO2 Cylinder", desc: "A spare cylinder for the maker.", category: "Kitchen > Drinks" },
   { url: shop("film"), name: "Alpine Documentary Blu-ray", desc: "Four hours of mountain footage on Blu-ray.", category: "Media > Films" },
   { url: shop("bottle"), name: "Insulated Steel Bottle, 1 L", desc: "Keeps water cold for a day.", category: "Outdoor > Hydration" },
+  { url: shop("mittens"), name: "Expedition Mittens, XL", desc: "Gauntlets for the coldest days.", category: "Clothing > Gloves" },
   {
     url: shop("water-filter"),
     name: "Squeeze Water Filter",
@@ -304,6 +305,13 @@ describe("product types", () => {
     const { urls } = await ask("gift for a runner");
     expect(urls).toContain(shop("trail-runner"));
     expect(urls).toContain(shop("running-socks"));
+  });
+
+  it("reads a letter size as a property of the kind asked, which names seldom hold: jacket xl", async () => {
+    // Weighed as the rare word it is, "xl" put the only product named with it, mittens, before every jacket.
+    const { urls } = await ask("jacket xl");
+    expect(urls.slice(0, 2).sort()).toEqual([shop("hooded-jacket"), shop("hoodless-jacket")]);
+    expect(urls).not.toContain(shop("mittens"));
   });
 
   it("searches what is asked for, not the words asking for it: help me find a throw", async () => {

@@ -66,6 +66,12 @@ describe("isVague", () => {
     expect(vague("gift set", "gift")).toBe(false);
     expect(vague("hiking boots", "hiking")).toBe(false);
   });
+
+  it("is a letter size, which shops sell as a variant and seldom write in a name", () => {
+    expect(vague("jacket xl", "xl")).toBe(true);
+    expect(vague("mens jacket m", "m")).toBe(true);
+    expect(vague("jacket xl", "jacket")).toBe(false);
+  });
 });
 
 describe("queryHead", () => {
@@ -88,6 +94,8 @@ describe("queryHead", () => {
     // So does whom it is made for, and a size, as names put them after the kind (", Women's", "Size 02").
     expect(head("socks womens")).toBe("socks");
     expect(head("jacket size m")).toBe("jacket");
+    expect(head("mens jacket xl")).toBe("jacket");
+    expect(head("xl")).toBe("xl");
     expect(head("womens")).toBe("womens");
     // Nor does whom it is for, after a preposition: a runner is a person there, and a kind of shoe or cloth elsewhere.
     expect(head("gift for a runner", ["a"])).toBeUndefined();
