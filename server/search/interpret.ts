@@ -184,15 +184,20 @@ const ASKING_START = new RegExp(
       String.raw`(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?(?:help\s+me\s+(?:to\s+)?)?|help\s+me\s+(?:to\s+)?|(?<=please\s+))(?:find|show|get|recommend|suggest|search\s+for|look\s+for)(?:\s+(?:me|us))?`,
       // "find me", "show us", "recommend a": a verb that begins a request is followed by whom it is for, or an article.
       String.raw`(?:find|show|get|recommend|suggest|give)\s+(?:me|us)|(?:find|recommend|suggest)(?=\s+(?:a|an|some)\s)|search\s+for`,
-      String.raw`(?:i\s*['’]?\s*m\s+|i\s+am\s+|im\s+)?(?:looking|searching|shopping|hunting)\s+for`,
-      String.raw`(?:i\s+(?:need|want|would\s+like|am\s+after)|i\s*['’]?\s*d\s+like)(?:\s+to\s+(?:buy|find|get|order|see))?`,
+      String.raw`(?:(?:i['’]m|i\s+am|im)\s+)?(?:looking|searching|shopping|hunting)\s+for`,
+      String.raw`(?:i\s+(?:need|want|would\s+like|am\s+after)|i['’]d\s+like)(?:\s+to\s+(?:buy|find|get|order|see))?`,
       String.raw`(?:do|does)\s+(?:you|u|the\s+shop|your\s+(?:shop|store))\s+(?:have|sell|carry|stock)`,
       String.raw`where\s+(?:can|do)\s+i\s+(?:find|buy|get)`,
     ].join("|") +
     String.raw`)(?:\s+(?:a|an|some|any|the))?\s+`,
   "iu",
 );
-const ASKING_END = /\s*(?:,?\s*(?:please|pls|plz|thanks|thank\s+you|thx))?\s*[?!.]+$|\s*,?\s+(?:please|pls|plz|thanks|thank\s+you|thx)\s*$/iu;
+const ASKING_END = /(?:,?\s*(?:please|pls|plz|thanks|thank\s+you|thx))?\s*[?!.]+$|,?\s+(?:please|pls|plz|thanks|thank\s+you|thx)\s*$/iu;
+/**
+ * How far from either end the words that only ask are looked for: they are short, and a regular expression tried at
+ * every position of a long run of spaces costs time growing with its square.
+ */
+const ASKING_REACH = 64;
 
 /** Reads the constraints of `q`; null when it holds none. */
 export function interpret(params: SearchParams & { q: string }, brands: BrandIndex): Reading | null {
@@ -200,9 +205,10 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
   const reading: Reading = { query: q, adds: {}, applied: [], notApplied: [], avoid: [] };
   const spans: { start: number; end: number }[] = [];
   // What only asks is taken out first, when anything is left to search.
-  const start = ASKING_START.exec(q);
-  const end = ASKING_END.exec(q.slice(start?.[0].length ?? 0));
-  const asked = { start: start?.[0].length ?? 0, end: end ? (start?.[0].length ?? 0) + end.index : q.length };
+  const start = ASKING_START.exec(q.slice(0, ASKING_REACH))?.[0].length ?? 0;
+  const tail = Math.max(start, q.length - ASKING_REACH);
+  const end = ASKING_END.exec(q.slice(tail));
+  const asked = { start, end: end ? tail + end.index : q.length };
   const letters = /[\p{L}\p{N}]/u;
   const asking = letters.test(q.slice(0, asked.start) + q.slice(asked.end)) && letters.test(q.slice(asked.start, asked.end));
   if (asking) spans.push({ start: 0, end: asked.start }, { start: asked.end, end: q.length });

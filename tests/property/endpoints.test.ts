@@ -375,6 +375,8 @@ describe("no input is much slower than a normal search", () => {
       unicode: { factor: LONG_Q, make: (i) => `q=${encodeURIComponent(`${i}${"東京🧗ﬁǅİßمرحبا".repeat(40)}`.slice(0, 500))}` },
       sql: { factor: LONG_Q, make: (i) => `q=${encodeURIComponent(`${SQL[i % SQL.length]} ${"' OR 1=1 -- ".repeat(30)}`.slice(0, 512))}` },
       "tsquery syntax": { factor: LONG_Q, make: (i) => `q=${encodeURIComponent(`${i} ${"a:* & !b | (c <-> d) ".repeat(20)}`.slice(0, 512))}` },
+      // A long run of spaces inside q: a regular expression tried at each of its positions costs its square.
+      "runs of spaces": { factor: 5, make: (i) => `q=${encodeURIComponent(`a${" ".repeat(505)}b${i}`)}` },
       "control characters": { factor: 5, make: (i) => `q=${encodeURIComponent(`${i}\u0000\u0001${"\u001f\u007f".repeat(200)}`)}` },
       "short injection": { factor: 5, make: (i) => `q=${encodeURIComponent(SQL[i % SQL.length]!)}` },
       "brand scope": {
