@@ -93,6 +93,8 @@ const CATALOG: TestRecord[] = [
   { url: shop("earl-grey"), name: "Earl Grey with Bergamot, Loose Leaf", desc: "A bright black tea.", category: "Coffee & Tea > Tea" },
   { url: shop("sunscreen"), name: "Mineral Sunscreen SPF50+, 50 mL", desc: "Zinc oxide, no white cast.", category: "Beauty > Sunscreen" },
   { url: shop("day-cream"), name: "Daily Moisturiser SPF 30", desc: "A light cream for every day.", category: "Beauty > Moisturisers" },
+  { url: shop("baby-wash"), name: "Gentle Baby Wash, 250 mL", desc: "Fragrance-free and tear-free.", category: "Beauty > Bath" },
+  { url: shop("candle"), name: "Fig Leaf Candle", desc: "A warm fragrance of fig leaves for 40 hours.", category: "Home > Candles" },
   {
     url: shop("dutch-oven"),
     name: "Enamelled Cast Iron Dutch Oven, 3.8 L",
@@ -305,6 +307,14 @@ describe("product types", () => {
     const { urls } = await ask("gift for a runner");
     expect(urls).toContain(shop("trail-runner"));
     expect(urls).toContain(shop("running-socks"));
+  });
+
+  it("reads no word in what a product says it is free of: a fragrance-free wash has no fragrance", async () => {
+    const fragrance = (await ask("fragrance")).urls;
+    expect(fragrance[0]).toBe(shop("candle"));
+    expect(fragrance).not.toContain(shop("baby-wash"));
+    // Asked free of it, it is what was asked.
+    expect((await ask("fragrance free wash")).urls[0]).toBe(shop("baby-wash"));
   });
 
   it("reads a letter size as a property of the kind asked, which names seldom hold: jacket xl", async () => {

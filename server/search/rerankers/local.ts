@@ -183,13 +183,27 @@ interface Document {
   words: Set<string>;
   /** The words of its description as written, lower-cased. */
   descWords: Set<string>;
+  /**
+   * Words it says it is free of ("Fragrance-free", "BPA-free"), as written, with how often in each field: Postgres
+   * also indexes the word alone ("fragranc"), which says the opposite of what the product is.
+   */
+  freeOf: Map<string, Record<Field, number>>;
 }
 
-function toDocument(terms: readonly Term[], parts: Omit<Document, "terms" | "length">): Document {
-  const document: Document = { terms: new Map(), length: { name: 0, brands: 0, desc: 0 }, ...parts };
+/** A word and "free" hyphenated, as Postgres stems the pair: "fragrance-free" → "fragrance-fre". */
+const FREE_OF = /^(\p{L}+)-fre$/u;
+
+function toDocument(terms: readonly Term[], parts: Omit<Document, "terms" | "length" | "freeOf">): Document {
+  const document: Document = { terms: new Map(), length: { name: 0, brands: 0, desc: 0 }, freeOf: new Map(), ...parts };
   for (const term of terms) {
     // The category is read whole, as the document's `category`, not as one more field of BM25F.
     if (term.field === "category") continue;
+    const free = FREE_OF.exec(term.lexeme)?.[1];
+    if (free !== undefined) {
+      const counts = document.freeOf.get(free) ?? { name: 0, brands: 0, desc: 0 };
+      counts[term.field]++;
+      document.freeOf.set(free, counts);
+    }
     let entry = document.terms.get(term.lexeme);
     if (!entry) {
       entry = { tf: { name: 0, brands: 0, desc: 0 }, positions: [] };
@@ -210,6 +224,8 @@ interface StemmedForm {
   corrected: boolean;
   /** Held as its lexeme, or by any code made of it and a number (understand.ts's prefix forms: "spf" in "spf50"). */
   prefix?: boolean;
+  /** The word as the query writes it, for a form of one word: what a product's "…-free" would name. */
+  word?: string;
   /**
    * For a word the stemmer cut a suffix off that makes another word ("light*ing*" → light, "comfort*er*" → comfort),
    * the word as written in both numbers (`forms`), and the stem's own words ("light", "lights"). Name, brands and
@@ -238,6 +254,8 @@ interface Query {
   head: number | undefined;
   /** Every lexeme of every form of the query. */
   lexemes: Set<string>;
+  /** The query says "free" ("fragrance free soap"): then a product free of a word holds it as asked. */
+  freeAsked: boolean;
 }
 
 /** Raw features of one candidate (all but `accessory`, `ages` and `avoided`). */
@@ -255,6 +273,11 @@ function features(
   // How often the document holds a lexeme in a field, and for a prefix form any code it starts too ("spf" of "spf50").
   const frequency = (form: StemmedForm, lexeme: string, field: Field) => {
     let count = document.terms.get(lexeme)?.tf[field] ?? 0;
+    // "Fragrance-free" holds no fragrance: the word alone, which Postgres indexes too, counts only elsewhere.
+    if (!query.freeAsked && form.word !== undefined && count > 0) {
+      const free = document.freeOf.get(form.word) ?? document.freeOf.get(form.word.replace(/s$/u, ""));
+      count = Math.max(0, count - (free?.[field] ?? 0));
+    }
     if (!form.prefix) return count;
     for (const [term, entry] of document.terms) if (term.startsWith(lexeme) && /^\p{N}/u.test(term.slice(lexeme.length))) count += entry.tf[field];
     return count;
@@ -659,12 +682,13 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       const clauseIdf = weighed.length > 0 ? Math.min(...weighed.map(rarest)) : idfOf(0);
       return [
         {
-          forms: forms.map(({ lexemes: l, weight, kind, written, prefix }) => ({
+          forms: forms.map(({ lexemes: l, words, weight, kind, written, prefix }) => ({
             lexemes: l,
             weight,
             corrected: kind === "correction",
             ...(written && { written }),
             ...(prefix && { prefix }),
+            ...(words.length === 1 && { word: words[0]! }),
           })),
           idf: clauseIdf,
           heldAnywhere: weighed.length > 0,
@@ -693,6 +717,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       clauses,
       head: head === undefined ? undefined : byWord.slice(0, head + 1).flat().length - 1,
       lexemes: new Set(all),
+      freeAsked: plan.words.includes("free"),
     };
   }
 
