@@ -191,15 +191,15 @@ interface Document {
 }
 
 /** A word and "free" hyphenated, as Postgres stems the pair: "fragrance-free" → "fragrance-fre". */
-const FREE_OF = /^(\p{L}+)-fre$/u;
+const FREE_OF = "-fre";
 
 function toDocument(terms: readonly Term[], parts: Omit<Document, "terms" | "length" | "freeOf">): Document {
   const document: Document = { terms: new Map(), length: { name: 0, brands: 0, desc: 0 }, freeOf: new Map(), ...parts };
   for (const term of terms) {
     // The category is read whole, as the document's `category`, not as one more field of BM25F.
     if (term.field === "category") continue;
-    const free = FREE_OF.exec(term.lexeme)?.[1];
-    if (free !== undefined) {
+    if (term.lexeme.endsWith(FREE_OF)) {
+      const free = term.lexeme.slice(0, -FREE_OF.length);
       const counts = document.freeOf.get(free) ?? { name: 0, brands: 0, desc: 0 };
       counts[term.field]++;
       document.freeOf.set(free, counts);
