@@ -672,7 +672,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         return only.lexemes.map((lexeme, k) => {
           const written = writtenOf([only.words[k]!], [lexeme]);
           return {
-            forms: [{ lexemes: [lexeme], weight: only.weight, corrected: true, ...(written && { written }) }],
+            forms: [{ lexemes: [lexeme], weight: only.weight, corrected: true, word: only.words[k]!, ...(written && { written }) }],
             idf: idf(lexeme),
             heldAnywhere: true,
           };
