@@ -150,7 +150,8 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     for (const to of closest) correct(i, i + 1, [to]);
     const halves = split(token.word, vocabulary);
     if (!halves) return;
-    const apart = halves.every((half) => isEnglishWord(half));
+    // An English word run together is a word of its own: "bookcase" is no book and no case, "housewarming" no house.
+    const apart = !isEnglishWord(token.word) && halves.every((half) => isEnglishWord(half));
     correct(i, i + 1, halves, apart);
     // The encoder reads "waterbottle" as noise, "water bottle" as a bottle.
     if (apart && unknown && closest.length === 0) halvesRead.set(i, halves.join(" "));

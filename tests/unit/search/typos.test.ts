@@ -43,6 +43,7 @@ const vocabulary = buildVocabulary([
   ["then", 40],
   ["water", 30],
   ["bottle", 12],
+  ["case", 20],
 ]);
 
 describe("corrections", () => {
@@ -192,6 +193,7 @@ describe("typos in a query", () => {
     expect(anyWordQuery(apart)).toBe("waterbottle | (water & bottle)");
     expect(apart.embedText).toBe("water bottle");
     expect(plan("bluray").embedText).toBe("bluray"); // a name's halves stay a phrase, and the word as typed
+    expect(anyWordQuery(plan("bookcase"))).toBe("bookcase | (book <-> case)"); // an English word is no two words run together
     // A typo is corrected first, then joined: "stteam" is "stream", and "soda stream" the catalog's "sodastream".
     expect(plan("soda stteam").corrections).toEqual([
       { from: "stteam", to: "stream" },
