@@ -34,6 +34,16 @@ const VAGUE = new Set(
   "something anything stuff things thing gift gifts present presents idea ideas one gear equipment essentials supplies".split(" "),
 );
 
+/**
+ * Occasions a product is bought for ("*birthday* gift", "*christmas* ideas"): when, not what. Never the kind asked, and
+ * a product lacking the word lacks little: a gift set suits a birthday without saying so.
+ */
+const OCCASIONS = new Set(
+  "birthday birthdays christmas xmas anniversary anniversaries wedding weddings housewarming valentine valentines graduation retirement easter hanukkah diwali thanksgiving halloween".split(
+    " ",
+  ),
+);
+
 /** People a product is for, by what they do or who they are: after a preposition, whom it is for ("gift for a *runner*"). */
 const PEOPLE = new Set(
   "runner runners hiker hikers cyclist cyclists climber climbers golfer golfers swimmer swimmers skier skiers gardener gardeners cook cooks baker bakers mom mum dad mother father grandma grandpa grandmother grandfather wife husband boyfriend girlfriend sister brother friend teacher".split(
@@ -125,11 +135,12 @@ const GIFTS = new Set(["gift", "gifts", "present", "presents", "idea", "ideas"])
 /**
  * Whether a product lacking the query's word `i` (lower-cased words, in order) lacks little: a word naming no kind
  * ("hiking *gear*", "*something* cosy"), but a word for a gift only before a preposition ("*gift* ideas for a
- * runner"; "coffee gift" and "gift set" ask for what is sold as a gift); and a letter size ("jacket *xl*"), which
- * a shop sells as a variant of a product, seldom in its words ("Polar Expedition Mittens, XL" is no jacket).
+ * runner"; "coffee gift" and "gift set" ask for what is sold as a gift); a letter size ("jacket *xl*"), which
+ * a shop sells as a variant of a product, seldom in its words ("Polar Expedition Mittens, XL" is no jacket); and an
+ * occasion ("*birthday* gift").
  */
 export function isVague(words: readonly string[], i: number): boolean {
-  if (SIZES.has(words[i]!)) return true;
+  if (SIZES.has(words[i]!) || OCCASIONS.has(words[i]!)) return true;
   if (!VAGUE.has(words[i]!)) return false;
   if (!GIFTS.has(words[i]!)) return true;
   let next = i + 1;
@@ -180,7 +191,7 @@ function headWord(words: readonly string[], isContent: (index: number) => boolea
     }
     // Whom it is for names no kind ("gift for a *runner*", though a shoe may be called a Trail Runner).
     if (qualified && PEOPLE.has(word)) continue;
-    if (!isContent(i) || VAGUE.has(word) || isQuantity(words, i)) continue;
+    if (!isContent(i) || VAGUE.has(word) || OCCASIONS.has(word) || isQuantity(words, i)) continue;
     // A number with its unit is a size ("disk 500 gb"); a bare number, the value of a property ("spf 50"), as a colour,
     // whom it is made for ("down jacket womens") and a size ("size L", "jacket xl") are.
     const property = COLOURS.has(word) || WEARERS.has(word) || SIZES.has(word) || word === "size" || words[i - 1] === "size";

@@ -95,6 +95,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("day-cream"), name: "Daily Moisturiser SPF 30", desc: "A light cream for every day.", category: "Beauty > Moisturisers" },
   { url: shop("baby-wash"), name: "Gentle Baby Wash, 250 mL", desc: "Fragrance-free and tear-free.", category: "Beauty > Bath" },
   { url: shop("candle"), name: "Fig Leaf Candle", desc: "A warm fragrance of fig leaves for 40 hours.", category: "Home > Candles" },
+  { url: shop("gift-box"), name: "Coffee Gift Box with a Mug", desc: "Two coffees and a stoneware mug.", category: "Coffee & Tea > Gift Sets" },
   {
     url: shop("dutch-oven"),
     name: "Enamelled Cast Iron Dutch Oven, 3.8 L",
@@ -307,6 +308,11 @@ describe("product types", () => {
     const { urls } = await ask("gift for a runner");
     expect(urls).toContain(shop("trail-runner"));
     expect(urls).toContain(shop("running-socks"));
+  });
+
+  it("reads no kind in an occasion: a birthday gift is what is sold as a gift", async () => {
+    // Read as the kind asked, "birthday", which nothing holds, left out everything, the gift box too.
+    expect((await ask("birthday gift")).urls[0]).toBe(shop("gift-box"));
   });
 
   it("reads no word in what a product says it is free of: a fragrance-free wash has no fragrance", async () => {

@@ -67,6 +67,11 @@ describe("isVague", () => {
     expect(vague("hiking boots", "hiking")).toBe(false);
   });
 
+  it("is an occasion, which a gift suits without saying so", () => {
+    expect(vague("birthday gift", "birthday")).toBe(true);
+    expect(vague("christmas tree", "tree")).toBe(false);
+  });
+
   it("is a letter size, which shops sell as a variant and seldom write in a name", () => {
     expect(vague("jacket xl", "xl")).toBe(true);
     expect(vague("mens jacket m", "m")).toBe(true);
@@ -96,6 +101,9 @@ describe("queryHead", () => {
     expect(head("jacket size m")).toBe("jacket");
     expect(head("mens jacket xl")).toBe("jacket");
     expect(head("xl")).toBe("xl");
+    // Nor does an occasion: when, not what.
+    expect(head("birthday gift")).toBeUndefined();
+    expect(head("christmas tree")).toBe("tree");
     expect(head("womens")).toBe("womens");
     // Nor does whom it is for, after a preposition: a runner is a person there, and a kind of shoe or cloth elsewhere.
     expect(head("gift for a runner", ["a"])).toBeUndefined();
