@@ -44,9 +44,12 @@ const OCCASIONS = new Set(
   ),
 );
 
+/** People by what they like, named by the word before ("coffee *lover*", "football *fan*"): whom it is for, as PEOPLE. */
+const LIKERS = new Set("lover lovers fan fans enthusiast enthusiasts drinker drinkers".split(" "));
+
 /** People a product is for, by what they do or who they are: after a preposition, whom it is for ("gift for a *runner*"). */
 const PEOPLE = new Set(
-  "runner runners hiker hikers cyclist cyclists climber climbers golfer golfers swimmer swimmers skier skiers gardener gardeners cook cooks baker bakers mom mum dad mother father grandma grandpa grandmother grandfather wife husband boyfriend girlfriend sister brother friend teacher".split(
+  "runner runners hiker hikers cyclist cyclists climber climbers golfer golfers swimmer swimmers skier skiers gardener gardeners cook cooks baker bakers mom moms mum mums dad dads mother father grandma grandpa grandmother grandfather wife husband boyfriend girlfriend sister brother friend teacher".split(
     " ",
   ),
 );
@@ -130,7 +133,7 @@ export function isPackaging(word: string): boolean {
 }
 
 /** Words for a gift, which name no kind before whom or what it is for ("gift for a runner"), and ask for gifts elsewhere ("coffee gift"). */
-const GIFTS = new Set(["gift", "gifts", "present", "presents", "idea", "ideas"]);
+const GIFTS = new Set(["gift", "gifts", "present", "presents"]);
 
 /**
  * Whether a product lacking the query's word `i` (lower-cased words, in order) lacks little: a word naming no kind
@@ -189,8 +192,13 @@ function headWord(words: readonly string[], isContent: (index: number) => boolea
       qualified = true;
       continue;
     }
-    // Whom it is for names no kind ("gift for a *runner*", though a shoe may be called a Trail Runner).
-    if (qualified && PEOPLE.has(word)) continue;
+    // Whom it is for names no kind ("gift for a *runner*", though a shoe may be called a Trail Runner), nor do the
+    // words before it that say which ("gift for a *coffee* lover" asks for no coffee more than for a grinder).
+    if (qualified && (PEOPLE.has(word) || LIKERS.has(word))) {
+      head = undefined;
+      label = undefined;
+      continue;
+    }
     if (!isContent(i) || VAGUE.has(word) || OCCASIONS.has(word) || isQuantity(words, i)) continue;
     // A number with its unit is a size ("disk 500 gb"); a bare number, the value of a property ("spf 50"), as a colour,
     // whom it is made for ("down jacket womens") and a size ("size L", "jacket xl") are.

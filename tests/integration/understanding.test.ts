@@ -313,6 +313,7 @@ describe("product types", () => {
   it("reads no kind in an occasion: a birthday gift is what is sold as a gift", async () => {
     // Read as the kind asked, "birthday", which nothing holds, left out everything, the gift box too.
     expect((await ask("birthday gift")).urls[0]).toBe(shop("gift-box"));
+    expect((await ask("gift ideas")).urls[0]).toBe(shop("gift-box"));
   });
 
   it("reads no word in what a product says it is free of: a fragrance-free wash has no fragrance", async () => {

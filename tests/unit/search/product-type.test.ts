@@ -67,6 +67,11 @@ describe("isVague", () => {
     expect(vague("hiking boots", "hiking")).toBe(false);
   });
 
+  it("is 'ideas' wherever it stands: gift ideas are gifts", () => {
+    expect(vague("gift ideas", "ideas")).toBe(true);
+    expect(vague("gift ideas", "gift")).toBe(false);
+  });
+
   it("is an occasion, which a gift suits without saying so", () => {
     expect(vague("birthday gift", "birthday")).toBe(true);
     expect(vague("christmas tree", "tree")).toBe(false);
@@ -101,6 +106,9 @@ describe("queryHead", () => {
     expect(head("jacket size m")).toBe("jacket");
     expect(head("mens jacket xl")).toBe("jacket");
     expect(head("xl")).toBe("xl");
+    // Nor do the words saying which person, before whom it is for.
+    expect(head("gift for a coffee lover", ["a"])).toBeUndefined();
+    expect(head("gift for a new mom", ["a"])).toBeUndefined();
     // Nor does an occasion: when, not what.
     expect(head("birthday gift")).toBeUndefined();
     expect(head("christmas tree")).toBe("tree");
