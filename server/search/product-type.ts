@@ -151,6 +151,15 @@ export function isVague(words: readonly string[], i: number): boolean {
   return next < words.length && PREPOSITIONS.has(words[next]!);
 }
 
+/**
+ * Whether the query's word `i` names whom the product is for, by who they are or what they do, after a preposition
+ * ("gift for *dad*"). Not a person named by what they like ("coffee *lover*"): weighed as nothing, "lover" left
+ * "coffee" alone to ask, and the coffee table came into the top five of "gift for a coffee lover".
+ */
+export function isWhom(words: readonly string[], i: number): boolean {
+  return PEOPLE.has(words[i]!) && words.slice(0, i).some((word) => PREPOSITIONS.has(word));
+}
+
 /** Whether a lower-cased word is a unit of measure ("gb", "ml"), which follows a number. */
 export function isUnit(word: string): boolean {
   return UNITS.has(word);

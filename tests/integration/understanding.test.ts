@@ -314,6 +314,16 @@ describe("product types", () => {
     // Read as the kind asked, "birthday", which nothing holds, left out everything, the gift box too.
     expect((await ask("birthday gift")).urls[0]).toBe(shop("gift-box"));
     expect((await ask("gift ideas")).urls[0]).toBe(shop("gift-box"));
+    // A present is what shops call a gift (the built-in synonyms).
+    const present = await ask("birthday present");
+    expect(present.urls[0]).toBe(shop("gift-box"));
+    expect(present.interpretation?.synonyms).toEqual([{ from: "present", to: ["gift"] }]);
+    // Whom it is for, in a word no product holds, counts for nothing: weighed as the rarest word, it left the gift box
+    // covering a fifth of "gift for dad", under the weak-evidence floor on the sample catalog.
+    expect((await ask("gift for dad")).urls[0]).toBe(shop("gift-box"));
+    const [box] = await t.services.catalog.lookup([{ url: shop("gift-box") }], false);
+    const [scored] = await createLocalReranker({ db: t.database.db }).scoreCandidates("gift for dad", box?.product ? [box.product] : []);
+    expect(scored?.coverageAll).toBe(1);
   });
 
   it("reads no word in what a product says it is free of: a fragrance-free wash has no fragrance", async () => {

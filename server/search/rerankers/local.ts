@@ -35,7 +35,7 @@ import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term } from "../lexical.js";
 import { type AgeRange, excludes, statedAges } from "../ages.js";
 import { isEnglishWord } from "../common-words.js";
-import { categoryHeads, isPackaging, isQuantity, isVague, queryHead, readName } from "../product-type.js";
+import { categoryHeads, isPackaging, isQuantity, isVague, isWhom, queryHead, readName } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
@@ -704,10 +704,13 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const vague = plan.words.map((_, i) => isVague(plan.words, i));
     const plain = byWord.flatMap((words, i) => (vague[i] ? [] : words.map((word) => word.idf)));
     const vagueIdf = plain.length > 0 ? weights.vague * Math.min(...plain) : undefined;
+    // Whom it is for, in words no product holds ("gift for *dad*"), counts for nothing: no product says it suits a dad,
+    // and weighed as the rarest of words it left the gift box under the floor.
+    const unsaid = (i: number) => isWhom(plan.words, i) && !byWord[i]!.some((word) => word.heldAnywhere);
     const clauses = byWord.flatMap((words, i): Clause[] =>
       words.map((word, k) => ({
         forms: word.forms,
-        idf: vague[i] && vagueIdf !== undefined ? Math.min(word.idf, vagueIdf) : word.idf,
+        idf: unsaid(i) ? 0 : vague[i] && vagueIdf !== undefined ? Math.min(word.idf, vagueIdf) : word.idf,
         // The first of a split head word is the sort of the kind its last names ("*water*bottle").
         sort: head !== undefined && (i < head || (i === head && k < words.length - 1)) && !isQuantity(plan.words, i),
         sold: head !== undefined && i > head && isPackaging(plan.words[i]!),

@@ -1,6 +1,6 @@
 /** What kind of product a name, a category or a query names (issue 15). */
 import { describe, expect, it } from "vitest";
-import { categoryHeads, isVague, queryHead, readName } from "../../../server/search/product-type.js";
+import { categoryHeads, isVague, isWhom, queryHead, readName } from "../../../server/search/product-type.js";
 
 describe("readName: kinds", () => {
   it.each([
@@ -81,6 +81,17 @@ describe("isVague", () => {
     expect(vague("jacket xl", "xl")).toBe(true);
     expect(vague("mens jacket m", "m")).toBe(true);
     expect(vague("jacket xl", "jacket")).toBe(false);
+  });
+});
+
+describe("isWhom", () => {
+  const whom = (q: string, word: string) => isWhom(q.split(" "), q.split(" ").indexOf(word));
+
+  it("is a person after a preposition, by who they are or what they do, not by what they like", () => {
+    expect(whom("gift for dad", "dad")).toBe(true);
+    expect(whom("gift for a runner", "runner")).toBe(true);
+    expect(whom("runner rug", "runner")).toBe(false); // before any preposition: a kind
+    expect(whom("gift for a coffee lover", "lover")).toBe(false);
   });
 });
 
