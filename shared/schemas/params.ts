@@ -211,7 +211,10 @@ export const SearchParamsSchema = z
     facets: list(z.enum(FACETS, { error: `must be one of ${FACETS.join(", ")}` }), { max: FACETS.length, commas: true })
       .optional()
       .describe("Counts over the whole matched set, for any of `brand`, `category`, `availability`, `price` (price as buckets per currency)."),
-    parse_query: flag(true, "Read constraints written in `q` (price, stock, brand) as filters; `false` leaves them among the words searched."),
+    parse_query: flag(
+      true,
+      'Read constraints written in `q` (price, stock, brand) as filters, and leave out words that only ask ("help me find a", "please"); `false` searches every word of `q`.',
+    ),
     typos: flag(
       true,
       "Correct words of `q` the catalog does not hold to its closest words, and join or split words as the catalog writes them (both are searched; `interpretation` shows each correction); `false` searches the words as typed. Numbers and codes are never corrected.",
