@@ -10,6 +10,7 @@
  */
 import { isCurrencyCode } from "../../shared/currency.js";
 import { type AppliedConstraint, EXCLUDE_MAX, type SearchParams } from "../../shared/schemas/index.js";
+import { wordsIn } from "./lexical.js";
 
 export interface Reading {
   /** The query without the constraints; empty when nothing else was asked (then it browses). */
@@ -33,7 +34,7 @@ export function brandIndex(names: readonly string[]): BrandIndex {
   const byWords = new Map<string, string>();
   let longest = 0;
   for (const name of names) {
-    const words = wordsOf(name);
+    const words = wordsIn(name);
     // One- and two-letter names ("A", "HP" aside) read as ordinary words too often to be taken for a brand.
     if (words.length === 0 || words.join("").length < 3) continue;
     const key = words.join(" ");
@@ -41,10 +42,6 @@ export function brandIndex(names: readonly string[]): BrandIndex {
     longest = Math.max(longest, words.length);
   }
   return { byWords, longest };
-}
-
-function wordsOf(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 /** How a currency is written next to an amount, and the ISO code it stands for ("$" is read as US dollars). */

@@ -2,7 +2,8 @@
  * Reading Postgres tsvectors in JS: the stored `search` document (name at
  * weight A, brands B, description C, category D, with word positions) and the query's
  * own tsvector, both stemmed by Postgres's english configuration, so JS
- * scoring sees exactly the words full-text search matched.
+ * scoring sees exactly the words full-text search matched; and a text's words
+ * as written, for what reads them unstemmed.
  */
 
 export type Field = "name" | "brands" | "desc";
@@ -40,6 +41,11 @@ function expandUnits(terms: Term[]): Term[] {
       { ...term, lexeme: glued[2]!, position: term.position + 0.5 },
     ];
   });
+}
+
+/** The words of a text as written, lower-cased: runs of letters and digits, unstemmed (`"Chef's Knife"` → chef, s, knife). */
+export function wordsIn(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 /** A tsquery literal for one lexeme. */

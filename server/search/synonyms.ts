@@ -13,6 +13,7 @@
  * query words it can, left to right, and a word is expanded at most once.
  */
 import { readFileSync } from "node:fs";
+import { wordsIn } from "./lexical.js";
 
 export class SynonymsError extends Error {
   override readonly name = "SynonymsError";
@@ -34,10 +35,6 @@ export interface SynonymSet {
 }
 
 export const NO_SYNONYMS: SynonymSet = { byFirst: new Map(), rules: 0 };
-
-function wordsOf(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-}
 
 /** How a word is compared: lower-case, singular ("couches" → "couch", "batteries" → "battery", "shoes" → "shoe"). */
 export function wordKey(word: string): string {
@@ -80,7 +77,7 @@ export function parseSynonyms(text: string, source: string): SynonymSet {
               ? `nothing on the ${s === 0 ? "left" : "right"} of "=>"`
               : "an empty term (two commas, or a comma at an end)",
           );
-        const words = wordsOf(part);
+        const words = wordsIn(part);
         if (words.length === 0) fail(`"${part}" has no letters or digits`);
         return words;
       });

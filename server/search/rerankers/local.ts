@@ -32,7 +32,7 @@ import type { Database } from "../../db/client.js";
 import { products } from "../../db/schema.js";
 import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
-import { lexemeQuery, parseTsvector, type Field, type Term } from "../lexical.js";
+import { lexemeQuery, parseTsvector, type Field, type Term, wordsIn } from "../lexical.js";
 import { type AgeRange, excludes, statedAges } from "../ages.js";
 import { isEnglishWord } from "../common-words.js";
 import { categoryHeads, isPackaging, isQuantity, isVague, isWhom, queryHead, readName } from "../product-type.js";
@@ -426,11 +426,6 @@ const DOING = /^[a-z]?(?:at)?(?:ing|ed|ion|ions)$/;
 /** Whether a word is a form of the doing whose stem is given ("insulated" of insul, "cancellation" of cancel). */
 function doingOf(word: string, stem: string): boolean {
   return word.startsWith(stem) && DOING.test(word.slice(stem.length));
-}
-
-/** The words of a text, lower-cased, as written: letters and digits. */
-function wordsIn(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 /** Whether the ages a product's name and description state leave out every age asked. */
