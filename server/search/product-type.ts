@@ -179,10 +179,15 @@ export function isQuantity(words: readonly string[], i: number): boolean {
  * number, a unit after a number ("500 *gb*"), a stop word, or whom it is for after a preposition ("gift for a
  * runner"); a word before a bare number ("*spf* 50", "*size* 10"), or a colour, only when no other qualifies: it
  * names a property. A word saying how it is sold gives way to the word before it, as in names ("*knife* set": a
- * sheet mask set is no answer). Undefined when no word qualifies.
+ * sheet mask set is no answer). A preposition in a compound the catalog writes ("slip-on", "ride-on": `inCompound`)
+ * is a word of it, not where qualifiers begin. Undefined when no word qualifies.
  */
-export function queryHead(words: readonly string[], isContent: (index: number) => boolean): number | undefined {
-  const found = headWord(words, isContent);
+export function queryHead(
+  words: readonly string[],
+  isContent: (index: number) => boolean,
+  inCompound: (index: number) => boolean = () => false,
+): number | undefined {
+  const found = headWord(words, isContent, inCompound);
   if (found === undefined || !isPackaging(words[found]!)) return found;
   // The count between them is the pack's size ("socks 3 pack").
   let before = found - 1;
@@ -190,13 +195,13 @@ export function queryHead(words: readonly string[], isContent: (index: number) =
   return before >= 0 && isContent(before) && !VAGUE.has(words[before]!) ? before : found;
 }
 
-function headWord(words: readonly string[], isContent: (index: number) => boolean): number | undefined {
+function headWord(words: readonly string[], isContent: (index: number) => boolean, inCompound: (index: number) => boolean): number | undefined {
   let head: number | undefined;
   let label: number | undefined;
   let qualified = false;
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
-    if (PREPOSITIONS.has(word)) {
+    if (PREPOSITIONS.has(word) && !inCompound(i)) {
       if ((head ?? label) !== undefined) return head ?? label;
       qualified = true;
       continue;

@@ -32,6 +32,12 @@ export interface Form {
    * stands ("Insulated Bottle … keeps water cold"). Other splits are names, searched as a phrase ("blu ray").
    */
   apart?: boolean;
+  /**
+   * Two words the catalog may write hyphenated, one a stop word full text drops ("pour over" → "pour-over", "over
+   * ear" → "over-ear"): the stop word then counts, as part of the compound, for the products that hold it. Not
+   * searched: the other word finds every product holding the compound.
+   */
+  compound?: boolean;
 }
 
 export interface QueryPlan {
@@ -219,7 +225,11 @@ function spacings(words: readonly string[]): Form[] {
         : [];
     const parts = /^(\p{L}{2,})(\p{N}+)$/u.exec(word) ?? /^(\p{N}+)(\p{L}{2,})$/u.exec(word);
     const apart: Form[] = parts ? [{ start: i, end: i + 1, words: [parts[1]!, parts[2]!], kind: "typed" }] : [];
-    return [...joined, ...apart];
+    const compound: Form[] =
+      next !== undefined && /^\p{L}+$/u.test(word) && /^\p{L}+$/u.test(next) && STOP_WORDS.has(word) !== STOP_WORDS.has(next)
+        ? [{ start: i, end: i + 2, words: [`${word}-${next}`], kind: "typed", compound: true }]
+        : [];
+    return [...joined, ...apart, ...compound];
   });
 }
 
@@ -235,14 +245,14 @@ function operand(form: Form): string {
 
 /** Products with any form of any word: what full-text retrieval matches. Null when there is nothing to search. */
 export function anyWordQuery(plan: QueryPlan): string | null {
-  const operands = [...new Set(plan.forms.map(operand))];
+  const operands = [...new Set(plan.forms.filter((form) => !form.compound).map(operand))];
   return operands.length > 0 ? operands.join(" | ") : null;
 }
 
 /** Products with some form of every word (see retrieve.ts, everyWordFirst). */
 export function everyWordQuery(plan: QueryPlan): string | null {
   const clauses = plan.words.flatMap((_, i) => {
-    const operands = [...new Set(plan.forms.filter((form) => form.start <= i && i < form.end).map(operand))];
+    const operands = [...new Set(plan.forms.filter((form) => !form.compound && form.start <= i && i < form.end).map(operand))];
     return operands.length === 0 ? [] : [operands.length === 1 ? operands[0]! : `(${operands.join(" | ")})`];
   });
   return clauses.length > 0 ? [...new Set(clauses)].join(" & ") : null;

@@ -113,6 +113,12 @@ const CATALOG: TestRecord[] = [
   { url: shop("earbuds"), name: "Pulse Earbuds", desc: "Adaptive noise cancellation for the commute.", category: "Audio > Earbuds" },
   { url: shop("headlamp"), name: "Lumen Headlamp, IPX4", desc: "Rechargeable, 400 lumens.", category: "Outdoor > Headlamps" },
   { url: shop("sleeping-bag"), name: "Drift Synthetic Sleeping Bag", desc: "Three seasons of car camping.", category: "Outdoor > Sleeping Gear" },
+  { url: shop("on-ear"), name: "Commuter On-Ear Headphones", desc: "Folding headphones with a padded band.", category: "Audio > Headphones" },
+  { url: shop("dripper"), name: "Porcelain Pour Over Dripper", desc: "Brews one to four cups.", category: "Coffee > Brewing" },
+  { url: shop("pitcher"), name: "Pour Spout Milk Pitcher", desc: "Steel, for pouring latte art.", category: "Coffee > Brewing" },
+  { url: shop("travel-mug"), name: "Steel Travel Mug", desc: "Keeps coffee hot on the way.", category: "Coffee > Mugs" },
+  { url: shop("cup-lids"), name: "To-Go Cup Lids", desc: "Fit paper cups.", category: "Coffee > Cups" },
+  { url: shop("snack-box"), name: "Ready To Go Snack Box", desc: "Crackers and cheese.", category: "Food > Snacks" },
 ];
 
 let t: TestApp;
@@ -194,6 +200,35 @@ describe("typos", () => {
     expect(apart.interpretation?.corrections).toEqual([{ from: "waterbottle", to: "water bottle" }]);
     expect(apart.urls).toEqual((await ask("water bottle")).urls);
     expect(apart.urls).toEqual([shop("bottle")]);
+  });
+
+  it("reads a stop word with the word the catalog hyphenates it to: over ear is no on-ear, pour over no pouring", async () => {
+    expect((await ask("over ear headphones")).urls[0]).toBe(shop("headphones"));
+    expect((await ask("on ear headphones")).urls[0]).toBe(shop("on-ear"));
+    // Written apart, the two still stand together ("Pour Over", where the index dropped "over"); the gap a compound's
+    // own stop word leaves ("On-Ear") and a word with none beside it ("Pour Spout") do not.
+    const coverage = async (q: string, slugs: string[]) => {
+      const found = await t.services.catalog.lookup(
+        slugs.map((slug) => ({ url: shop(slug) })),
+        false,
+      );
+      const candidates = found.flatMap((hit) => (hit?.product ? [hit.product] : []));
+      const scored = await createLocalReranker({ db: t.database.db }).scoreCandidates(q, candidates, { plan: literalPlan(q) });
+      return scored.map((f) => f.coverageAll);
+    };
+    const [kettle, dripper, pitcher] = await coverage("pour over", ["kettle", "dripper", "pitcher"]);
+    expect([kettle, dripper]).toEqual([1, 1]);
+    expect(pitcher).toBeLessThan(1);
+    const [overEar, onEar] = await coverage("over ear headphones", ["headphones", "on-ear"]);
+    expect(overEar).toBe(1);
+    expect(onEar).toBeLessThan(1);
+    // The stop word weighs as the word it is joined to, not as the rarer compound: "Ready To Go" holds "to go" as
+    // the to-go lids do, and weighed as rare as "to-go" it outweighed the mug.
+    const [joined] = await coverage("mug to go", ["snack-box"]);
+    const [twice] = await coverage("mug go go", ["snack-box"]);
+    expect(joined).toBeGreaterThan(0);
+    expect(joined).toBeCloseTo(twice!, 9);
+    expect((await ask("travel mug to go")).urls[0]).toBe(shop("travel-mug"));
   });
 
   it("never corrects numbers or codes", async () => {

@@ -41,7 +41,7 @@ import { vectorLiteral } from "../retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
 import { CATEGORY_SEPARATOR, categoryKey } from "../../catalog/structured.js";
 import { wordFrequenciesOf } from "../statistics.js";
-import { type FormKind, literalPlan, type QueryPlan } from "../understand.js";
+import { type Form, type FormKind, literalPlan, type QueryPlan } from "../understand.js";
 
 /** One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory`, `ages` and `avoided` count against. */
 export type Features = Record<
@@ -171,7 +171,11 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
 };
 
 interface Document {
-  terms: Map<string, { tf: Record<Field, number>; positions: number[] }>;
+  terms: Map<string, { tf: Record<Field, number>; positions: number[]; everywhere: { position: number; field: Field }[] }>;
+  /** Positions holding a word, and those holding a hyphenated compound ("pour-ov"): a stop word leaves a gap (StemmedForm's `compound`). */
+  occupied: Set<number>;
+  /** Position → how many words the compound there joins (Postgres puts its parts at the positions after it). */
+  hyphenated: Map<number, number>;
   length: Record<Field, number>;
   /** Lexemes of the category path. */
   category: Set<string>;
@@ -190,11 +194,21 @@ interface Document {
   freeOf: Map<string, Record<Field, number>>;
 }
 
+/** The most parts a hyphenated compound is looked back for ("all-in-one": 3). */
+const MAX_COMPOUND_PARTS = 4;
+
 /** A word and "free" hyphenated, as Postgres stems the pair: "fragrance-free" → "fragrance-fre". */
 const FREE_OF = "-fre";
 
-function toDocument(terms: readonly Term[], parts: Omit<Document, "terms" | "length" | "freeOf">): Document {
-  const document: Document = { terms: new Map(), length: { name: 0, brands: 0, desc: 0 }, freeOf: new Map(), ...parts };
+function toDocument(terms: readonly Term[], parts: Omit<Document, "terms" | "length" | "freeOf" | "occupied" | "hyphenated">): Document {
+  const document: Document = {
+    terms: new Map(),
+    length: { name: 0, brands: 0, desc: 0 },
+    freeOf: new Map(),
+    occupied: new Set(),
+    hyphenated: new Map(),
+    ...parts,
+  };
   for (const term of terms) {
     // The category is read whole, as the document's `category`, not as one more field of BM25F.
     if (term.field === "category") continue;
@@ -206,11 +220,14 @@ function toDocument(terms: readonly Term[], parts: Omit<Document, "terms" | "len
     }
     let entry = document.terms.get(term.lexeme);
     if (!entry) {
-      entry = { tf: { name: 0, brands: 0, desc: 0 }, positions: [] };
+      entry = { tf: { name: 0, brands: 0, desc: 0 }, positions: [], everywhere: [] };
       document.terms.set(term.lexeme, entry);
     }
     entry.tf[term.field]++;
     if (term.field === "name") entry.positions.push(term.position);
+    entry.everywhere.push({ position: term.position, field: term.field });
+    document.occupied.add(term.position);
+    if (term.lexeme.includes("-")) document.hyphenated.set(term.position, term.lexeme.split("-").length);
     document.length[term.field]++;
   }
   return document;
@@ -236,6 +253,13 @@ interface StemmedForm {
    * ("insulated", "cancellation").
    */
   written?: { forms: string[]; stem: string[]; verb?: string };
+  /**
+   * For a compound of a word and a stop word (understand.ts's `compound`: "pour-over"), the word's lexeme and which
+   * side the stop word stands: a product writing the two apart ("Wreck It Ralph") holds it too, as the word with a
+   * gap on that side, where the index dropped the stop word; not the gap a compound's stop word leaves ("On-Ear" is
+   * no "over ear").
+   */
+  compound?: { lexeme: string; stopBefore: boolean };
 }
 
 /** A query word with lexemes in some form (stop words have none), and its weight in the query. */
@@ -278,9 +302,26 @@ function features(
       const free = document.freeOf.get(form.word) ?? document.freeOf.get(form.word.replace(/s$/u, ""));
       count = Math.max(0, count - (free?.[field] ?? 0));
     }
+    if (form.compound && lexeme !== form.compound.lexeme) count += apart(form.compound, field);
     if (!form.prefix) return count;
     for (const [term, entry] of document.terms) if (term.startsWith(lexeme) && /^\p{N}/u.test(term.slice(lexeme.length))) count += entry.tf[field];
     return count;
+  };
+  // The compound's word standing alone with the gap of a stop word beside it: not a part of another compound, whose
+  // gaps are its own stop words ("On-Ear" → on-ear, ·, ear; "Roll-Out" → roll-out, roll, ·).
+  const apart = ({ lexeme, stopBefore }: NonNullable<StemmedForm["compound"]>, field: Field) => {
+    const gap = stopBefore ? -1 : 1;
+    const spots = document.terms.get(lexeme)?.everywhere ?? [];
+    return spots.filter(
+      ({ position, field: at }) => at === field && position + gap >= 1 && !document.occupied.has(position + gap) && !partOfCompound(position),
+    ).length;
+  };
+  const partOfCompound = (position: number) => {
+    for (let start = position - 1; start >= position - MAX_COMPOUND_PARTS; start--) {
+      const parts = document.hyphenated.get(start);
+      if (parts !== undefined && start + parts >= position) return true;
+    }
+    return false;
   };
   const stemIn = (form: StemmedForm, field: Field) => form.lexemes.every((lexeme) => frequency(form, lexeme, field) > 0);
   const asWritten = (form: StemmedForm) => form.written?.forms.some((word) => document.words.has(word)) ?? true;
@@ -636,12 +677,18 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const idfOf = (frequency: number) => Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5));
     const idf = (lexeme: string) => idfOf(frequencies.get(lexeme) ?? 0);
     type Word = Omit<Clause, "sort" | "sold"> & { heldAnywhere: boolean };
+    const compoundOf = (form: Form, found: readonly string[]): StemmedForm["compound"] => {
+      const lexeme = found.find((l) => !l.includes("-"));
+      return lexeme === undefined ? undefined : { lexeme, stopBefore: lexemes([plan.words[form.start]!]).length === 0 };
+    };
+    const held = (form: { lexemes: readonly string[] }) => form.lexemes.every((lexeme) => (frequencies.get(lexeme) ?? 0) > 0);
     const byWord = plan.words.map((_, i): Word[] => {
       const forms = plan.forms
         .filter((form) => form.start <= i && i < form.end)
         .flatMap((form) => {
           const found = lexemes(form.words);
-          return found.length === 0
+          const compound = form.compound ? compoundOf(form, found) : undefined;
+          return found.length === 0 || (form.compound && compound === undefined)
             ? []
             : [
                 {
@@ -652,12 +699,14 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
                   written: form.prefix ? undefined : writtenOf(form.words, found),
                   prefix: form.prefix === true,
                   apart: form.apart === true,
+                  compound,
                 },
               ];
-        });
+        })
+        // A compound no product holds ("jacket-for") says nothing of the stop word in it.
+        .filter((form) => form.compound === undefined || held(form));
       if (forms.length === 0) return [];
       // The word's weight in the query: as typed when the catalog holds it, else its commonest form the catalog holds.
-      const held = (form: (typeof forms)[number]) => form.lexemes.every((lexeme) => (frequencies.get(lexeme) ?? 0) > 0);
       const typed = forms.find((form) => form.kind === "typed" && held(form));
       const weighed = typed ? [typed] : forms.filter(held);
       const only = weighed.length === 1 ? weighed[0]! : undefined;
@@ -673,16 +722,19 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
           };
         });
       }
-      const rarest = (form: (typeof forms)[number]) => Math.max(...form.lexemes.map(idf));
+      // A compound weighs as its word: the stop word beside it is no rarer a word than that ("Cables *To Go*" holds
+      // "to go" as a "to-go" mug does, and weighed as rare as "to-go" it outweighed the mugs for "travel mug to go").
+      const rarest = (form: (typeof forms)[number]) => (form.compound ? idf(form.compound.lexeme) : Math.max(...form.lexemes.map(idf)));
       const clauseIdf = weighed.length > 0 ? Math.min(...weighed.map(rarest)) : idfOf(0);
       return [
         {
-          forms: forms.map(({ lexemes: l, words, weight, kind, written, prefix }) => ({
+          forms: forms.map(({ lexemes: l, words, weight, kind, written, prefix, compound }) => ({
             lexemes: l,
             weight,
             corrected: kind === "correction",
             ...(written && { written }),
             ...(prefix && { prefix }),
+            ...(compound && { compound }),
             ...(words.length === 1 && { word: words[0]! }),
           })),
           idf: clauseIdf,
@@ -695,6 +747,10 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const head = queryHead(
       plan.words,
       (i) => byWord[i]!.some((word) => word.heldAnywhere) || (byWord[i]!.length > 0 && isEnglishWord(plan.words[i]!)),
+      // Before the word it qualifies ("*slip on* sneakers"); last, it may be the preposition it reads as ("mug *to go*").
+      (i) =>
+        byWord[i]!.some((word) => word.forms.some((form) => form.compound !== undefined)) &&
+        plan.forms.some((form) => form.compound && form.start <= i && i < form.end && form.end < plan.words.length),
     );
     const vague = plan.words.map((_, i) => isVague(plan.words, i));
     const plain = byWord.flatMap((words, i) => (vague[i] ? [] : words.map((word) => word.idf)));

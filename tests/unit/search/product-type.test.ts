@@ -132,6 +132,22 @@ describe("queryHead", () => {
     expect(head("camping equipment")).toBe("camping");
   });
 
+  it("reads a preposition in a compound the catalog writes as a word of it, before the word it qualifies", () => {
+    const inCompound = (q: string, compound: string) => {
+      const words = q.split(" ");
+      const i = queryHead(
+        words,
+        () => true,
+        (index) => words[index] === compound,
+      );
+      return i === undefined ? undefined : words[i];
+    };
+    expect(head("slip on shoes")).toBe("slip");
+    expect(inCompound("slip on shoes", "on")).toBe("shoes"); // "slip-on"
+    expect(inCompound("plug in air freshener", "in")).toBe("freshener");
+    expect(inCompound("tent for 2 people", "ride")).toBe("tent");
+  });
+
   it("is the word before one saying how the product is sold, as in names", () => {
     expect(head("knife set")).toBe("knife");
     expect(head("queen comforter sets")).toBe("comforter");

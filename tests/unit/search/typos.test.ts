@@ -144,7 +144,7 @@ describe("typos in a query", () => {
     const forms = (q: string) => plan(q).forms.map((form) => `${form.kind}:${form.words.join(" ")}`);
     expect(forms("spf 50")).toEqual(["typed:spf", "typed:50", "typed:spf50"]);
     expect(forms("16gb card")).toEqual(["typed:16gb", "typed:card", "typed:16 gb"]);
-    expect(forms("tent for 2")).toEqual(["typed:tent", "typed:for", "typed:2"]); // never a stop word
+    expect(forms("tent for 2")).toEqual(["typed:tent", "typed:for", "typed:2", "typed:tent-for"]); // never a stop word
     expect(forms("500 ml")).toEqual(["typed:500", "typed:ml", "typed:500ml"]);
     expect(forms("2 person")).toEqual(["typed:2", "typed:person"]); // a number joins the word after it only when a unit
     expect(forms("skeleton")).toEqual(["typed:skeleton"]);
@@ -165,8 +165,27 @@ describe("typos in a query", () => {
     expect(prefixes("qqa qqb qqc qqd qqe")).toEqual(["qqa", "qqb", "qqc"]); // the first few only
   });
 
+  it("reads a stop word beside a word as the compound a catalog may hyphenate, for the reranker only", () => {
+    const compounds = (q: string) =>
+      plan(q)
+        .forms.filter((form) => form.compound)
+        .map((form) => `${form.start}-${form.end}:${form.words.join(" ")}`);
+    expect(compounds("pour over coffee")).toEqual(["0-2:pour-over", "1-3:over-coffee"]);
+    expect(compounds("t shirt")).toEqual(["0-2:t-shirt"]);
+    expect(compounds("over ear headphones")).toEqual(["0-2:over-ear"]);
+    expect(compounds("wreck it ralph")).toEqual(["0-2:wreck-it", "1-3:it-ralph"]);
+    expect(compounds("jacket for a cold day")).toEqual(["0-2:jacket-for", "2-4:a-cold"]); // never two stop words
+    expect(compounds("rain jacket")).toEqual([]); // two plain words need no compound to count both
+    // Not searched: "pour" finds every product holding "pour-over", and "over" alone would then be required.
+    expect(anyWordQuery(plan("pour over coffee"))).toBe("pour | over | coffee");
+    expect(everyWordQuery(plan("pour over coffee"))).toBe("pour & over & coffee");
+  });
+
   it("searches no age counted in years or months, which the ages read: a 5 year old is no '5 Sides'", () => {
-    const words = (q: string) => plan(q).forms.map((form) => form.words.join(" "));
+    const words = (q: string) =>
+      plan(q)
+        .forms.filter((form) => !form.compound)
+        .map((form) => form.words.join(" "));
     expect(words("toys for a 5 year old")).toEqual(["toys", "for", "a"]);
     expect(words("puzzles ages 3-5")).toEqual(["puzzles"]);
     expect(plan("toys for a 5 year old").ages).toMatchObject({ from: 60, to: 72 });
