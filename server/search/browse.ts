@@ -98,8 +98,8 @@ export async function fieldLexemes(db: Database, ids: readonly string[]) {
     .where(inArray(products.id, [...ids]));
 }
 
-/** Each word's stems (a word can have none: a stop word). */
-export async function wordLexemes(db: Database, words: readonly string[]): Promise<Map<string, string>> {
+/** Each word's stems (a word can have none: a stop word; a hyphenated one has several: "over-ear" → over-ear, ear). */
+export async function wordLexemes(db: Database, words: readonly string[]): Promise<Map<string, string[]>> {
   if (words.length === 0) return new Map();
   const list = sql.join(
     words.map((word) => sql`${word}`),
@@ -108,7 +108,5 @@ export async function wordLexemes(db: Database, words: readonly string[]): Promi
   const rows = await db
     .select({ word: sql<string>`w`, lexemes: sql<string>`to_tsvector('english', w)::text` })
     .from(sql`unnest(array[${list}]::text[]) as w`);
-  const byLexeme = new Map<string, string>();
-  for (const row of rows) for (const match of row.lexemes.matchAll(/'((?:[^']|'')*)'/g)) byLexeme.set(match[1]!.replaceAll("''", "'"), row.word);
-  return byLexeme;
+  return new Map(rows.map((row) => [row.word, [...row.lexemes.matchAll(/'((?:[^']|'')*)'/g)].map((match) => match[1]!.replaceAll("''", "'"))]));
 }

@@ -408,7 +408,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
         standsFor.set(word, typed);
       }
     }
-    const [byLexeme, fields] = await Promise.all([
+    const [byWord, fields] = await Promise.all([
       wordLexemes(read, [...standsFor.keys()]),
       fieldLexemes(
         read,
@@ -424,8 +424,9 @@ export function createSearchService(deps: SearchDeps): SearchService {
       for (const field of ["name", "brands", "desc", "category"] as const) {
         const lexemes = new Set(parseTsvector(row?.[field] ?? "").map((term) => term.lexeme));
         let any = false;
-        for (const [lexeme, word] of byLexeme) {
-          if (lexemes.has(lexeme)) {
+        // A word with several stems matches where all are: "over-ear" in "Over-Ear", not in the "ear" of "On-Ear".
+        for (const [word, stems] of byWord) {
+          if (stems.length > 0 && stems.every((lexeme) => lexemes.has(lexeme))) {
             any = true;
             for (const typed of standsFor.get(word) ?? []) matchedWords.add(typed);
           }

@@ -229,6 +229,15 @@ describe("typos", () => {
     expect(joined).toBeGreaterThan(0);
     expect(joined).toBeCloseTo(twice!, 9);
     expect((await ask("travel mug to go")).urls[0]).toBe(shop("travel-mug"));
+    // And `explain` says so: the On-Ear headphones hold "ear", not "over".
+    const response = await t.app.inject({ url: "/api/v1/products/search?q=over+ear+headphones&explain=true", headers: { authorization: t.key } });
+    const matched = new Map(
+      response
+        .json()
+        .products.map((hit: { pdp: { url: string }; explain: { matched: { words: string[] } } }) => [hit.pdp.url, hit.explain.matched.words]),
+    );
+    expect(matched.get(shop("headphones"))).toEqual(["over", "ear", "headphones"]);
+    expect(matched.get(shop("on-ear"))).toEqual(["ear", "headphones"]);
   });
 
   it("never corrects numbers or codes", async () => {
