@@ -677,17 +677,20 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const idfOf = (frequency: number) => Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5));
     const idf = (lexeme: string) => idfOf(frequencies.get(lexeme) ?? 0);
     type Word = Omit<Clause, "sort" | "sold"> & { heldAnywhere: boolean };
-    const compoundOf = (form: Form, found: readonly string[]): StemmedForm["compound"] => {
-      const lexeme = found.find((l) => !l.includes("-"));
-      return lexeme === undefined ? undefined : { lexeme, stopBefore: lexemes([plan.words[form.start]!]).length === 0 };
-    };
     const held = (form: { lexemes: readonly string[] }) => form.lexemes.every((lexeme) => (frequencies.get(lexeme) ?? 0) > 0);
+    // A compound form's word and side, or undefined where no product holds it ("jacket-for"): then it says nothing of
+    // the stop word in it.
+    const compoundOf = (form: Form): StemmedForm["compound"] => {
+      const found = lexemes(form.words);
+      const lexeme = found.find((l) => !l.includes("-"));
+      return lexeme === undefined || !held({ lexemes: found }) ? undefined : { lexeme, stopBefore: lexemes([plan.words[form.start]!]).length === 0 };
+    };
     const byWord = plan.words.map((_, i): Word[] => {
       const forms = plan.forms
         .filter((form) => form.start <= i && i < form.end)
         .flatMap((form) => {
           const found = lexemes(form.words);
-          const compound = form.compound ? compoundOf(form, found) : undefined;
+          const compound = form.compound ? compoundOf(form) : undefined;
           return found.length === 0 || (form.compound && compound === undefined)
             ? []
             : [
@@ -702,9 +705,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
                   compound,
                 },
               ];
-        })
-        // A compound no product holds ("jacket-for") says nothing of the stop word in it.
-        .filter((form) => form.compound === undefined || held(form));
+        });
       if (forms.length === 0) return [];
       // The word's weight in the query: as typed when the catalog holds it, else its commonest form the catalog holds.
       const typed = forms.find((form) => form.kind === "typed" && held(form));
@@ -749,8 +750,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       (i) => byWord[i]!.some((word) => word.heldAnywhere) || (byWord[i]!.length > 0 && isEnglishWord(plan.words[i]!)),
       // Before the word it qualifies ("*slip on* sneakers"); last, it may be the preposition it reads as ("mug *to go*").
       (i) =>
-        byWord[i]!.some((word) => word.forms.some((form) => form.compound !== undefined)) &&
-        plan.forms.some((form) => form.compound && form.start <= i && i < form.end && form.end < plan.words.length),
+        plan.forms.some((form) => form.compound && form.start <= i && i < form.end && form.end < plan.words.length && compoundOf(form) !== undefined),
     );
     const vague = plan.words.map((_, i) => isVague(plan.words, i));
     const plain = byWord.flatMap((words, i) => (vague[i] ? [] : words.map((word) => word.idf)));
