@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseDuration, run, UsageError } from "../../server/cli/run.js";
+import { parseDuration, UsageError } from "../../server/cli/run.js";
+import { runCli } from "../helpers/cli.js";
 import { type MerchantServer, productPage, startMerchantServer } from "../helpers/merchant-server.js";
 
 let dir: string;
@@ -21,12 +22,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function cli(argv: string[], environment: Record<string, string>) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, environment, { log: (line) => out.push(line), err: (line) => err.push(line) });
-  return { code, out, err };
-}
+const cli = runCli;
 
 describe("catalog fetch and refresh", () => {
   it("refuses loopback targets unless FETCH_ALLOW_PRIVATE=true, naming the setting", async () => {

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "../../server/cli/run.js";
 import { FIXTURE, toNdjson } from "../helpers/catalog.js";
+import { runCli } from "../helpers/cli.js";
 
 let dir: string;
 let env: Record<string, string>;
@@ -14,11 +14,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, env, { log: (line) => out.push(line), err: (line) => err.push(line) });
-  return { code, out, err };
+function cli(...argv: string[]) {
+  return runCli(argv, env);
 }
 
 function file(name: string, content: string): string {
@@ -109,12 +106,7 @@ describe("catalog keys", () => {
 describe("catalog synonyms test", () => {
   it("prints what the built-in set and SYNONYMS_FILE add to a query, and how it is searched", async () => {
     const shop = file("synonyms.txt", "brolly => umbrella\n");
-    const out: string[] = [];
-    const code = await run(
-      ["synonyms", "test", "grey couch", "and", "brolly"],
-      { ...env, SYNONYMS_FILE: shop },
-      { log: (line) => out.push(line), err: () => {} },
-    );
+    const { code, out } = await runCli(["synonyms", "test", "grey couch", "and", "brolly"], { ...env, SYNONYMS_FILE: shop });
     expect(code).toBe(0);
     expect(out).toEqual([
       expect.stringMatching(new RegExp(`^\\d+ rules \\(built-in set \\+ ${shop.replaceAll("/", "\\/")}\\)$`)),
@@ -127,7 +119,7 @@ describe("catalog synonyms test", () => {
 
   it("refuses a file with a mistake, naming its line, and a missing query", async () => {
     const broken = file("broken-synonyms.txt", "sofa, couch\nsofa =>\n");
-    await expect(run(["synonyms", "test", "sofa"], { ...env, SYNONYMS_FILE: broken }, { log: () => {}, err: () => {} })).rejects.toThrow(
+    await expect(runCli(["synonyms", "test", "sofa"], { ...env, SYNONYMS_FILE: broken })).rejects.toThrow(
       `SYNONYMS_FILE ${broken} line 2: nothing on the right of "=>"`,
     );
     await expect(cli("synonyms", "test")).rejects.toThrow(/synonyms needs test/);

@@ -8,12 +8,12 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "../../server/cli/run.js";
 import { openDatabase, DataDirBusyError } from "../../server/db/open.js";
 import { lockPath } from "../../server/db/lock.js";
 import { FIXTURE, toNdjson } from "../helpers/catalog.js";
 import { freePort } from "../helpers/ports.js";
 import { READY } from "../helpers/server.js";
+import { runCli } from "../helpers/cli.js";
 
 let dir: string;
 let dataDir: string;
@@ -22,11 +22,8 @@ let baseUrl: string;
 let bootstrapKey: string;
 let stdout = "";
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, { DATA_DIR: dataDir }, { log: (line) => out.push(line), err: (line) => err.push(line) });
-  return { code, out, err };
+function cli(...argv: string[]) {
+  return runCli(argv, { DATA_DIR: dataDir });
 }
 
 function get(path: string, key: string) {

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lockPath } from "../../server/db/lock.js";
-import { run } from "../../server/cli/run.js";
+import { runCli } from "../helpers/cli.js";
 import { toNdjson } from "../helpers/catalog.js";
 import { begins, expectLateRequestTurnedAway, expectWholeOrTurnedAway, expectWholePage, parseLog } from "../helpers/shutdown.js";
 import { freePort } from "../helpers/ports.js";
@@ -128,11 +128,9 @@ beforeAll(async () => {
   expect(key).toMatch(/^pcl_test_/);
   keys.push(key);
   for (let i = 0; i < 7; i++) {
-    const out: string[] = [];
     // In this process, through the running server's socket, as an operator would.
-    expect(
-      await run(["keys", "issue", "--name", `durability-${i}`], { DATA_DIR: dataDir }, { log: (line) => out.push(line), err: () => undefined }),
-    ).toBe(0);
+    const { code, out } = await runCli(["keys", "issue", "--name", `durability-${i}`], { DATA_DIR: dataDir });
+    expect(code).toBe(0);
     keys.push(out.at(-1)!);
   }
 }, 90_000);

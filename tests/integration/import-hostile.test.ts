@@ -10,22 +10,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "../../server/cli/run.js";
 import { openDatabase, openPglite } from "../../server/db/open.js";
 import { findProductByUrlKey } from "../../server/catalog/repository.js";
 import { importRecords } from "../../server/ingest/import.js";
 import { parseLine } from "../../server/ingest/ndjson.js";
 import { productUrlKey } from "../../shared/url.js";
 import { sharedEmbedder } from "../helpers/embedder.js";
+import { runCli } from "../helpers/cli.js";
 
 let dir: string;
 let env: Record<string, string>;
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, env, { log: (line) => out.push(line), err: (line) => err.push(line) });
-  return { code, out, err };
+function cli(...argv: string[]) {
+  return runCli(argv, env);
 }
 
 function page(name: string, url: string, extraHead = "", body = ""): string {
@@ -155,9 +152,7 @@ describe("caps on what an import reads and stores (issue 12.3)", () => {
     const wordyPage = write(join(work, "wordy.html"), page("Wordy Page", "https://caps.example/wordy", "", `<p>${"z ".repeat(1_500)}</p>`));
     const okPage = write(join(work, "ok.html"), page("Small Page", "https://caps.example/ok"));
 
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await run(["import", ndjson, bigPage, wordyPage, okPage], capped, { log: (l) => out.push(l), err: (l) => err.push(l) });
+    const { code, out, err } = await runCli(["import", ndjson, bigPage, wordyPage, okPage], capped);
     expect(code).toBe(1);
     expect(out.at(-1)).toBe("imported 2, updated 0, unchanged 0, failed 3");
     expect(err).toEqual([
@@ -171,7 +166,7 @@ describe("caps on what an import reads and stores (issue 12.3)", () => {
   });
 
   it("refuses a bad cap setting at start, naming it", async () => {
-    await expect(run(["extract", "x.html"], { ...env, IMPORT_MAX_PAGE_BYTES: "12" }, { log: () => {}, err: () => {} })).rejects.toThrow(
+    await expect(runCli(["extract", "x.html"], { ...env, IMPORT_MAX_PAGE_BYTES: "12" })).rejects.toThrow(
       /IMPORT_MAX_PAGE_BYTES: must be at least 1024 bytes/,
     );
   });

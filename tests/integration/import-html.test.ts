@@ -8,22 +8,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run } from "../../server/cli/run.js";
 import { createRoot, type Root } from "../../server/compose.js";
 import { testConfig } from "../helpers/config.js";
 import { sharedEmbedder } from "../helpers/embedder.js";
 import type { FastifyInstance } from "fastify";
+import { runCli } from "../helpers/cli.js";
 
 const FIXTURES = fileURLToPath(new URL("../fixtures/pdp", import.meta.url));
 let dir: string;
 let pages: string;
 let env: Record<string, string>;
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await run(argv, env, { log: (line) => out.push(line), err: (line) => err.push(line) });
-  return { code, out, err };
+function cli(...argv: string[]) {
+  return runCli(argv, env);
 }
 
 beforeAll(() => {
