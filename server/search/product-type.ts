@@ -157,7 +157,12 @@ export function isVague(words: readonly string[], i: number): boolean {
  * "coffee" alone to ask, and the coffee table came into the top five of "gift for a coffee lover".
  */
 export function isWhom(words: readonly string[], i: number): boolean {
-  return PEOPLE.has(words[i]!) && words.slice(0, i).some((word) => PREPOSITIONS.has(word));
+  return isPerson(words, i) && words.slice(0, i).some((word) => PREPOSITIONS.has(word));
+}
+
+/** A word for a person, but not as a verb after "to" ("something to *cook* with"). */
+function isPerson(words: readonly string[], i: number): boolean {
+  return PEOPLE.has(words[i]!) && words[i - 1] !== "to";
 }
 
 /** Whether a lower-cased word is a unit of measure ("gb", "ml"), which follows a number. */
@@ -208,7 +213,7 @@ function headWord(words: readonly string[], isContent: (index: number) => boolea
     }
     // Whom it is for names no kind ("gift for a *runner*", though a shoe may be called a Trail Runner), nor do the
     // words before it that say which ("gift for a *coffee* lover" asks for no coffee more than for a grinder).
-    if (qualified && (PEOPLE.has(word) || LIKERS.has(word))) {
+    if (qualified && (isPerson(words, i) || LIKERS.has(word))) {
       head = undefined;
       label = undefined;
       continue;

@@ -92,6 +92,7 @@ describe("isWhom", () => {
     expect(whom("gift for a runner", "runner")).toBe(true);
     expect(whom("runner rug", "runner")).toBe(false); // before any preposition: a kind
     expect(whom("gift for a coffee lover", "lover")).toBe(false);
+    expect(whom("something to cook with", "cook")).toBe(false); // a verb after "to"
   });
 });
 
@@ -127,6 +128,9 @@ describe("queryHead", () => {
     // Nor does whom it is for, after a preposition: a runner is a person there, and a kind of shoe or cloth elsewhere.
     expect(head("gift for a runner", ["a"])).toBeUndefined();
     expect(head("table runner")).toBe("runner");
+    // Right after "to" it says what is done, not who: the kind is read before the next preposition, not at the end ("trip").
+    expect(head("something to cook with on a camping trip", ["something", "a"])).toBe("cook");
+    expect(head("gift for a cook", ["a"])).toBeUndefined();
     // Nor does a word for things of any kind: the word before it says what they are for.
     expect(head("running gear for winter")).toBe("running");
     expect(head("camping equipment")).toBe("camping");
