@@ -130,7 +130,10 @@ const DEFAULT_FLOORS = {
   otherSort: DEFAULT_WEIGHTS.otherSort,
   headless: DEFAULT_WEIGHTS.headless,
 };
-/** `ages` and `avoided` are not climbed: no dev query names an age or a word not wanted, so they would be tuned on a few sample queries. */
+/**
+ * `ages`, `avoided` and `use` are not climbed: no dev query names an age or a word not wanted, or describes what a
+ * product is to do, so they would be tuned on a few sample queries.
+ */
 const LINEAR = ["bm25", "coverage", "coverageAll", "phrase", "sequence", "cosine", "head", "type", "headNamed", "accessory"] as const;
 const VALUES = [0, 0.25, 0.5, 1, 1.5, 2, 3, 4];
 const show = (weights: LocalWeights, a: Prepared, b: Prepared) => `dev ${evaluate(a, weights).toFixed(4)} sample ${evaluate(b, weights).toFixed(4)}`;

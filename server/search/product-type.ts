@@ -132,6 +132,18 @@ export function isPackaging(word: string): boolean {
   return PACKAGING.has(word);
 }
 
+/** Words a shopper opens with to ask for anything that does a job ("*something* to keep drinks cold", "a *gift* to keep a baby busy"). */
+const ANY = new Set("something anything stuff things thing gift gifts present presents idea ideas".split(" "));
+
+/**
+ * Whether the query (lower-cased words, in order) describes what the product is to do rather than naming it: it opens,
+ * after an article, with a word for anything and says more ("*something* to cook with on a camping trip").
+ */
+export function describesUse(words: readonly string[]): boolean {
+  const first = words.findIndex((word) => word !== "a" && word !== "an" && word !== "the" && word !== "some");
+  return first >= 0 && first < words.length - 1 && ANY.has(words[first]!);
+}
+
 /** Words for a gift, which name no kind before whom or what it is for ("gift for a runner"), and ask for gifts elsewhere ("coffee gift"). */
 const GIFTS = new Set(["gift", "gifts", "present", "presents"]);
 

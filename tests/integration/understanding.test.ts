@@ -112,7 +112,12 @@ const CATALOG: TestRecord[] = [
   { url: shop("stockpot"), name: "Stainless Stockpot, 8 L", desc: "Simmers stock for a crowd.", category: "Kitchen > Cookware > Pots" },
   { url: shop("earbuds"), name: "Pulse Earbuds", desc: "Adaptive noise cancellation for the commute.", category: "Audio > Earbuds" },
   { url: shop("headlamp"), name: "Lumen Headlamp, IPX4", desc: "Rechargeable, 400 lumens.", category: "Outdoor > Headlamps" },
-  { url: shop("sleeping-bag"), name: "Drift Synthetic Sleeping Bag", desc: "Three seasons of car camping.", category: "Outdoor > Sleeping Gear" },
+  {
+    url: shop("sleeping-bag"),
+    name: "Drift Synthetic Sleeping Bag",
+    desc: "Three seasons of camping trips by car.",
+    category: "Outdoor > Sleeping Gear",
+  },
   { url: shop("on-ear"), name: "Commuter On-Ear Headphones", desc: "Folding headphones with a padded band.", category: "Audio > Headphones" },
   { url: shop("dripper"), name: "Porcelain Pour Over Dripper", desc: "Brews one to four cups.", category: "Coffee > Brewing" },
   { url: shop("pitcher"), name: "Pour Spout Milk Pitcher", desc: "Steel, for pouring latte art.", category: "Coffee > Brewing" },
@@ -352,6 +357,11 @@ describe("product types", () => {
     const { urls } = await ask("gift for a runner");
     expect(urls).toContain(shop("trail-runner"));
     expect(urls).toContain(shop("running-socks"));
+  });
+
+  it("puts first what does the job a query describes, before what only shares where it is done", async () => {
+    // The sleeping bag is for "camping" trips too; the bottle keeps drinks "cold", the word saying what is asked.
+    expect((await ask("something to keep drinks cold on a camping trip")).urls[0]).toBe(shop("bottle"));
   });
 
   it("reads no kind in an occasion: a birthday gift is what is sold as a gift", async () => {

@@ -35,7 +35,7 @@ import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term, wordsIn } from "../lexical.js";
 import { type AgeRange, excludes, statedAges } from "../ages.js";
 import { isEnglishWord } from "../common-words.js";
-import { categoryHeads, isPackaging, isQuantity, isVague, isWhom, queryHead, readName } from "../product-type.js";
+import { categoryHeads, describesUse, isPackaging, isQuantity, isVague, isWhom, queryHead, readName } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
@@ -45,7 +45,7 @@ import { type Form, type FormKind, literalPlan, type QueryPlan } from "../unders
 
 /** One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory`, `ages` and `avoided` count against. */
 export type Features = Record<
-  "bm25" | "coverage" | "coverageAll" | "phrase" | "sequence" | "cosine" | "head" | "type" | "headNamed" | "accessory" | "ages" | "avoided",
+  "bm25" | "coverage" | "coverageAll" | "phrase" | "sequence" | "cosine" | "head" | "type" | "headNamed" | "use" | "accessory" | "ages" | "avoided",
   number
 >;
 
@@ -136,6 +136,9 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   head: 0,
   type: 1,
   headNamed: 1.5,
+  // The least of 0.5, 1 and 2 that moves anything: the insulated bottle before the sleeping bag for "something to keep
+  // drinks cold on a camping trip" (sample set), the camp grill for "something to cook with on a camping trip".
+  use: 1,
   accessory: 0.5,
   // Enough to put a product for other ages after every toy that suits for "wooden toys for toddlers" (the marble
   // run "not suitable for children under three"); the floor judges without it (rankScored): it orders, never cuts.
@@ -280,6 +283,8 @@ interface Query {
   lexemes: Set<string>;
   /** The query says "free" ("fragrance free soap"): then a product free of a word holds it as asked. */
   freeAsked: boolean;
+  /** The query describes what the product is to do (describesUse): its head word says what that is. */
+  use: boolean;
 }
 
 /** Raw features of one candidate (all but `accessory`, `ages` and `avoided`). */
@@ -428,6 +433,9 @@ function features(
     accessory: 0,
     ages: 0,
     avoided: 0,
+    // Asked for by what it is to do, a product holding the word saying what ("something to keep drinks *cold* on a camping
+    // trip") is an answer before one that shares only where it is used ("camping trip": a sleeping bag).
+    use: query.use && headClause !== undefined && headHeld ? 1 : 0,
     // A kind reached only through a guessed correction ("dress" read as "press") is no evidence that the catalog has what was asked.
     kindAsked: query.clauses.some((clause) => asked(clause, true)),
     sorts,
@@ -507,7 +515,8 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
     weights.cosine * f.cosine +
     weights.head * f.head +
     weights.type * f.type +
-    weights.headNamed * f.headNamed -
+    weights.headNamed * f.headNamed +
+    weights.use * f.use -
     weights.accessory * f.accessory -
     weights.ages * f.ages -
     weights.avoided * f.avoided
@@ -527,9 +536,10 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   const order = ids.map((id, index) => ({ id, index, score: combine(scored[index]!, maxBm25, weights), features: scored[index]! }));
   order.sort((a, b) => b.score - a.score || a.index - b.index);
   // The floor asks whether a candidate is about what was asked at all; the order of the query's words in the name,
-  // and the head word read from an uncategorised name, only order related products (measured: counted here, they
-  // cut the Vitas without "system" for "playstation vita system").
-  const related = (f: Scored, score: number) => score - weights.sequence * f.sequence - weights.headNamed * f.headNamed;
+  // the head word read from an uncategorised name, and the word saying what a product is to do only order related
+  // products (measured: counted here, the first two cut the Vitas without "system" for "playstation vita system", and
+  // the third the down sleeping bag, whose "warmth" is no "warm", for "something warm for a camping trip").
+  const related = (f: Scored, score: number) => score - weights.sequence * f.sequence - weights.headNamed * f.headNamed - weights.use * f.use;
   // So do ages and words not wanted: a product for other ages is judged without them, but does not set the bar for the others (the marble
   // run that holds "wooden" and "toys" would leave the stacker that toddlers stack below the floor).
   const judged = (f: Scored, score: number) => related(f, score) + weights.ages * f.ages + weights.avoided * f.avoided;
@@ -772,6 +782,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       head: head === undefined ? undefined : byWord.slice(0, head + 1).flat().length - 1,
       lexemes: new Set(all),
       freeAsked: plan.words.includes("free"),
+      use: describesUse(plan.words),
     };
   }
 

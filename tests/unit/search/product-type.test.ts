@@ -1,6 +1,6 @@
 /** What kind of product a name, a category or a query names (issue 15). */
 import { describe, expect, it } from "vitest";
-import { categoryHeads, isVague, isWhom, queryHead, readName } from "../../../server/search/product-type.js";
+import { categoryHeads, describesUse, isVague, isWhom, queryHead, readName } from "../../../server/search/product-type.js";
 
 describe("readName: kinds", () => {
   it.each([
@@ -93,6 +93,19 @@ describe("isWhom", () => {
     expect(whom("runner rug", "runner")).toBe(false); // before any preposition: a kind
     expect(whom("gift for a coffee lover", "lover")).toBe(false);
     expect(whom("something to cook with", "cook")).toBe(false); // a verb after "to"
+  });
+});
+
+describe("describesUse", () => {
+  it("is a query opening with a word for anything, after an article, and saying more", () => {
+    const use = (q: string) => describesUse(q.split(" "));
+    expect(use("something to keep drinks cold on a camping trip")).toBe(true);
+    expect(use("a gift to keep a baby busy on a flight")).toBe(true);
+    expect(use("anything waterproof")).toBe(true);
+    expect(use("something")).toBe(false); // nothing more is said
+    expect(use("waterproof hiking jacket")).toBe(false);
+    expect(use("xl jacket")).toBe(false); // a size is vague, but names no use
+    expect(use("camping gear")).toBe(false); // what the gear is for comes first: it names the kind
   });
 });
 

@@ -12,6 +12,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   head: 1,
   type: 1,
   headNamed: 0,
+  use: 0,
   accessory: 0,
   ages: 0,
   avoided: 0,
@@ -83,6 +84,21 @@ describe("the relevance floor", () => {
     expect(spread).toBeGreaterThan(DEFAULT_WEIGHTS.floor); // counted, they would put it under the floor
     expect(unrelated([best, other])).toEqual([]);
     expect(unrelated([best, candidate({ coverage: 0.2, coverageAll: 0.2, department: null })])).toEqual(["p1"]);
+  });
+
+  it("puts a product holding the word saying what it is to do first, and measures the others without it", () => {
+    // "something warm for a camping trip": the synthetic bag is "warming", the down bag's "warmth" is no "warm".
+    const order = (scored: Scored[]) => rankScored(scored, ["down", "synthetic"], DEFAULT_WEIGHTS).map((o) => [o.id, o.unrelated]);
+    expect(order([candidate({ coverageAll: 1 }), candidate({ coverageAll: 0.8, use: 1 })])).toEqual([
+      ["synthetic", false],
+      ["down", false],
+    ]);
+    // Counted, it would put the down bag under the floor.
+    expect(DEFAULT_WEIGHTS.use + DEFAULT_WEIGHTS.coverageAll * 0.45).toBeGreaterThan(DEFAULT_WEIGHTS.floor);
+    expect(order([candidate({ coverageAll: 0.55 }), candidate({ coverageAll: 1, use: 1 })])).toEqual([
+      ["synthetic", false],
+      ["down", false],
+    ]);
   });
 
   it("ranks a product for other ages after those that suit, judges it without the penalty, and lets it set no bar", () => {
