@@ -111,7 +111,8 @@ export type LocalWeights = Features & {
   /**
    * When the best candidate is of the kind the query's head word names and its name holds a word the query puts
    * before it, a candidate with a category, of a kind asked but not named as asked, that holds that word nowhere is
-   * unrelated: another sort of the kind (the dining chair for "office chair").
+   * unrelated: another sort of the kind (the dining chair for "office chair"). When the best is of no kind asked, the
+   * first candidate of the kind with a category that holds every such word anywhere judges so in its place.
    */
   otherSort: boolean;
   /**
@@ -527,7 +528,8 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
  * Candidates best first (ties keep retrieval order), each marked unrelated when it falls under the relevance
  * floor: far below the best; weak on its own when no candidate is of a kind the query names, or very weak; or, when the best
  * is of the kind asked, of another kind by its category, of a kind asked from another department, or another sort
- * of the kind than the one the query puts before it and the best is named for; or, when nothing kept is of the kind
+ * of the kind than the one the query puts before it and the best is named for (or, when the best is of no kind
+ * asked, the first of the kind holds); or, when nothing kept is of the kind
  * asked or holds the query's head word, any with a category.
  */
 export function rankScored(scored: readonly Scored[], ids: readonly string[], weights: LocalWeights) {
@@ -559,22 +561,30 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // The two floors below judge by category, beside the best when it is of the kind the query's head word names and
   // has a category: candidates of a kind asked, with a category.
   const kindBest = bestOfKind && top.department !== null ? top : undefined;
-  const askedBeside = (f: Scored) => f !== kindBest && f.department !== null && f.type > 0;
+  const askedBeside = (f: Scored, beside: Scored) => f !== beside && f.department !== null && f.type > 0;
   // Of a kind asked, but sold in another department than the best and covering clearly less of the query: the
   // teepee play tent (toys) for "tent for 2 people", when the best is a two-person tent (outdoor).
   const otherDepartment = (f: Scored) =>
     kindBest !== undefined &&
-    askedBeside(f) &&
+    askedBeside(f, kindBest) &&
     f.department !== kindBest.department &&
     f.coverageAll < kindBest.coverageAll - weights.otherDepartment;
   // Of a kind asked, but of another sort than the best names and the query puts before its kind: the dining chair
-  // for "office chair" when the best is a task chair (a synonym), the coffee subscription for "decaf coffee".
+  // for "office chair" when the best is a task chair (a synonym), the coffee subscription for "decaf coffee". When
+  // the best is of no kind asked (the pour-over kettle for "pour over coffee"), the first of the kind asked that holds
+  // every such word anywhere stands for it, by what it holds: the Ethiopia, whose page says it is for pour-over,
+  // makes the coffee subscription, which says neither word, another sort.
+  const sortBest =
+    kindBest ??
+    (bestOfKind
+      ? undefined
+      : order.find(({ features: f }) => f.type === 1 && f.department !== null && f.sorts.length > 0 && f.sorts.every((sort) => sort.held))?.features);
   const otherSort = (f: Scored) =>
     weights.otherSort &&
-    kindBest !== undefined &&
-    askedBeside(f) &&
+    sortBest !== undefined &&
+    askedBeside(f, sortBest) &&
     !f.namedAsAsked &&
-    kindBest.sorts.some((sort, k) => sort.named && f.sorts[k]?.held === false);
+    sortBest.sorts.some((sort, k) => (sortBest === kindBest ? sort.named : sort.held) && f.sorts[k]?.held === false);
   const ranked = order.map(({ id, score, features: f }) => ({
     id,
     score,

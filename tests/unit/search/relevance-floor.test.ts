@@ -76,6 +76,17 @@ describe("the relevance floor", () => {
     expect(unrelated([task, { ...dining, department: null }])).toEqual([]);
   });
 
+  it("judges the sort by the first product of the kind asked that holds it, when the best is of no kind asked", () => {
+    // "pour over coffee": the pour-over kettle first, then the Ethiopia ("best as a filter or pour-over"), then the
+    // coffee subscription, which says neither word.
+    const kettle = candidate({ type: 0, kindAsked: false, department: "kitchen", sorts: [{ named: true, held: true }] });
+    const ethiopia = candidate({ coverageAll: 0.7, sorts: [{ named: false, held: true }], namedAsAsked: false });
+    const subscription = candidate({ coverageAll: 0.6, sorts: [{ named: false, held: false }], namedAsAsked: false });
+    expect(unrelated([kettle, ethiopia, subscription])).toEqual(["p2"]);
+    // Without a product of the kind that holds the sort, nothing says the catalog has it: the subscription stays.
+    expect(unrelated([kettle, { ...ethiopia, sorts: [{ named: false, held: false }] }, subscription])).toEqual([]);
+  });
+
   it("measures how far below the best a product is without the signals that only order related products", () => {
     // The best holds the query in order and, uncategorised, names the head word; the other is as related otherwise.
     const best = candidate({ sequence: 1, headNamed: 1, department: null });
