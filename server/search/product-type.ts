@@ -137,11 +137,12 @@ const ANY = new Set("something anything stuff things thing gift gifts present pr
 
 /**
  * Whether the query (lower-cased words, in order) describes what the product is to do rather than naming it: it opens,
- * after an article, with a word for anything and says more ("*something* to cook with on a camping trip").
+ * after an article, with a word for anything and says more ("*something* to cook with on a camping trip"); a word for
+ * a gift only before a preposition, as in `isVague` ("gift box" names a product).
  */
 export function describesUse(words: readonly string[]): boolean {
   const first = words.findIndex((word) => word !== "a" && word !== "an" && word !== "the" && word !== "some");
-  return first >= 0 && first < words.length - 1 && ANY.has(words[first]!);
+  return first >= 0 && first < words.length - 1 && ANY.has(words[first]!) && isVague(words, first);
 }
 
 /** Words for a gift, which name no kind before whom or what it is for ("gift for a runner"), and ask for gifts elsewhere ("coffee gift"). */

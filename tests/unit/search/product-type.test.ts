@@ -106,6 +106,8 @@ describe("describesUse", () => {
     expect(use("waterproof hiking jacket")).toBe(false);
     expect(use("xl jacket")).toBe(false); // a size is vague, but names no use
     expect(use("camping gear")).toBe(false); // what the gear is for comes first: it names the kind
+    expect(use("gift box")).toBe(false); // a gift word names no use but before a preposition, as in isVague
+    expect(use("gift ideas for a hiker")).toBe(true);
   });
 });
 
