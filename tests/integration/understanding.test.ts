@@ -118,6 +118,7 @@ const CATALOG: TestRecord[] = [
     desc: "Three seasons of camping trips by car.",
     category: "Outdoor > Sleeping Gear",
   },
+  { url: shop("camp-grill"), name: "Folding Camp Grill", desc: "Sears over a fire pit.", category: "Outdoor > Camp Kitchen" },
   { url: shop("on-ear"), name: "Commuter On-Ear Headphones", desc: "Folding headphones with a padded band.", category: "Audio > Headphones" },
   { url: shop("dripper"), name: "Porcelain Pour Over Dripper", desc: "Brews one to four cups.", category: "Coffee > Brewing" },
   { url: shop("pitcher"), name: "Pour Spout Milk Pitcher", desc: "Steel, for pouring latte art.", category: "Coffee > Brewing" },
@@ -357,6 +358,8 @@ describe("product types", () => {
     const { urls } = await ask("gift for a runner");
     expect(urls).toContain(shop("trail-runner"));
     expect(urls).toContain(shop("running-socks"));
+    // A camper is one who goes camping (built-in synonyms), not a typo of another word one edit away.
+    expect((await ask("gift for a camper")).urls[0]).toBe(shop("camp-grill"));
   });
 
   it("puts first what does the job a query describes, before what only shares where it is done", async () => {
