@@ -173,6 +173,17 @@ export function isWhom(words: readonly string[], i: number): boolean {
   return isPerson(words, i) && words.slice(0, i).some((word) => PREPOSITIONS.has(word));
 }
 
+/**
+ * Whether the query's word `i` says which person a product is for, between a preposition and the word for them ("gift
+ * for a *new* dad", "for my *little* sister"): it describes the person, not the product. Not a person itself, nor one
+ * named by what they like ("gift for a *coffee* lover" asks for coffee things).
+ */
+export function describesWhom(words: readonly string[], i: number): boolean {
+  if (PREPOSITIONS.has(words[i]!) || PEOPLE.has(words[i]!) || LIKERS.has(words[i]!)) return false;
+  const person = words.findIndex((word, j) => j > i && (PREPOSITIONS.has(word) || isPerson(words, j) || LIKERS.has(word)));
+  return person > i && isPerson(words, person) && words.slice(0, i).some((word) => PREPOSITIONS.has(word));
+}
+
 /** A word for a person, but not as a verb after "to" ("something to *cook* with"). */
 function isPerson(words: readonly string[], i: number): boolean {
   return PEOPLE.has(words[i]!) && words[i - 1] !== "to";

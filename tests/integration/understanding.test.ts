@@ -77,7 +77,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("paring-knife"), name: "Paring Knife, 9 cm", desc: "A short blade for peeling and trimming.", category: "Kitchen > Knives" },
   { url: shop("mask-set"), name: "Hydrating Sheet Mask Set, 7 Masks", desc: "A week of sheet masks.", category: "Beauty > Masks" },
   { url: shop("jacquard-throw"), name: "Jacquard Throw, Lake Pattern", desc: "Cotton and wool, fringed.", category: "Home > Textiles" },
-  { url: shop("merino-throw"), name: "Merino Throw Blanket, Fern", desc: "Woven from fine merino.", category: "Home > Textiles" },
+  { url: shop("merino-throw"), name: "Merino Throw Blanket, Fern", desc: "Woven from New Zealand merino.", category: "Home > Textiles" },
   { url: shop("dollhouse"), name: "Three-Storey Dollhouse with 18 Furniture Pieces", desc: "Painted birch.", category: "Toys > Dolls" },
   {
     url: shop("hooded-jacket"),
@@ -360,6 +360,8 @@ describe("product types", () => {
     expect(urls).toContain(shop("running-socks"));
     // A camper is one who goes camping (built-in synonyms), not a typo of another word one edit away.
     expect((await ask("gift for a camper")).urls[0]).toBe(shop("camp-grill"));
+    // Nor do the words saying which person: the throw of "New Zealand merino" is no gift for a new dad.
+    expect((await ask("gift for a new dad")).urls).toEqual([shop("gift-box")]);
   });
 
   it("puts first what does the job a query describes, before what only shares where it is done", async () => {

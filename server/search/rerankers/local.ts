@@ -35,7 +35,7 @@ import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term, wordsIn } from "../lexical.js";
 import { type AgeRange, excludes, statedAges } from "../ages.js";
 import { isEnglishWord } from "../common-words.js";
-import { categoryHeads, describesUse, isPackaging, isQuantity, isVague, isWhom, queryHead, readName } from "../product-type.js";
+import { categoryHeads, describesUse, describesWhom, isPackaging, isQuantity, isVague, isWhom, queryHead, readName } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
@@ -777,7 +777,8 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const vagueIdf = plain.length > 0 ? weights.vague * Math.min(...plain) : undefined;
     // Whom it is for, in words no product holds ("gift for *dad*"), counts for nothing: no product says it suits a dad,
     // and weighed as the rarest of words it left the gift box under the floor.
-    const unsaid = (i: number) => isWhom(plan.words, i) && !byWord[i]!.some((word) => word.heldAnywhere);
+    // Nor do the words saying which person ("gift for a *new* dad"): "New Zealand wool" put the rug first.
+    const unsaid = (i: number) => (isWhom(plan.words, i) && !byWord[i]!.some((word) => word.heldAnywhere)) || describesWhom(plan.words, i);
     const clauses = byWord.flatMap((words, i): Clause[] =>
       words.map((word, k) => ({
         forms: word.forms,

@@ -1,6 +1,6 @@
 /** What kind of product a name, a category or a query names (issue 15). */
 import { describe, expect, it } from "vitest";
-import { categoryHeads, describesUse, isVague, isWhom, queryHead, readName } from "../../../server/search/product-type.js";
+import { categoryHeads, describesUse, describesWhom, isVague, isWhom, queryHead, readName } from "../../../server/search/product-type.js";
 
 describe("readName: kinds", () => {
   it.each([
@@ -81,6 +81,19 @@ describe("isVague", () => {
     expect(vague("jacket xl", "xl")).toBe(true);
     expect(vague("mens jacket m", "m")).toBe(true);
     expect(vague("jacket xl", "jacket")).toBe(false);
+  });
+});
+
+describe("describesWhom", () => {
+  const which = (q: string, word: string) => describesWhom(q.split(" "), q.split(" ").indexOf(word));
+
+  it("is a word between a preposition and the person it describes", () => {
+    expect(which("gift for a new dad", "new")).toBe(true);
+    expect(which("gift for my little sister", "little")).toBe(true);
+    expect(which("new dad gift", "new")).toBe(false); // no preposition before it: it may name the product
+    expect(which("gift for a coffee lover", "coffee")).toBe(false); // what they like asks for it
+    expect(which("gift for a runner dad", "runner")).toBe(false); // a person, weighed as such
+    expect(which("jacket for new hiking trips", "new")).toBe(false); // no person after it
   });
 });
 
