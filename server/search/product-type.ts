@@ -49,7 +49,7 @@ const LIKERS = new Set("lover lovers fan fans enthusiast enthusiasts drinker dri
 
 /** People a product is for, by what they do or who they are: after a preposition, whom it is for ("gift for a *runner*"). */
 const PEOPLE = new Set(
-  "runner runners hiker hikers cyclist cyclists climber climbers golfer golfers swimmer swimmers skier skiers gardener gardeners cook cooks baker bakers camper campers mom moms mum mums dad dads mother father grandma grandpa grandmother grandfather wife husband boyfriend girlfriend sister brother friend teacher".split(
+  "runner runners hiker hikers cyclist cyclists climber climbers golfer golfers swimmer swimmers skier skiers gardener gardeners cook cooks baker bakers camper campers mom moms mum mums dad dads mother father parents grandma grandpa grandmother grandfather grandparents grandson granddaughter wife husband partner boyfriend girlfriend son daughter sister brother aunt uncle niece nephew teen teens teenager teenagers friend friends teacher boss colleague colleagues coworker coworkers neighbour neighbours neighbor neighbors host hostess".split(
     " ",
   ),
 );

@@ -362,6 +362,8 @@ describe("product types", () => {
     expect((await ask("gift for a camper")).urls[0]).toBe(shop("camp-grill"));
     // Nor do the words saying which person: the throw of "New Zealand merino" is no gift for a new dad.
     expect((await ask("gift for a new dad")).urls).toEqual([shop("gift-box")]);
+    // Whoever it is for: a boss, a colleague, a teenager, as a dad.
+    for (const q of ["gift for my boss", "gift for a colleague", "gift for a teenager"]) expect((await ask(q)).urls[0]).toBe(shop("gift-box"));
   });
 
   it("puts first what does the job a query describes, before what only shares where it is done", async () => {
