@@ -118,6 +118,7 @@ const CATALOG: TestRecord[] = [
     desc: "Three seasons of camping trips by car.",
     category: "Outdoor > Sleeping Gear",
   },
+  { url: shop("bear-plush"), name: "Sleepy Bear Plush", desc: "Floppy and washable.", category: "Toys > Soft Toys" },
   { url: shop("camp-grill"), name: "Folding Camp Grill", desc: "Sears over a fire pit.", category: "Outdoor > Camp Kitchen" },
   { url: shop("on-ear"), name: "Commuter On-Ear Headphones", desc: "Folding headphones with a padded band.", category: "Audio > Headphones" },
   { url: shop("dripper"), name: "Porcelain Pour Over Dripper", desc: "Brews one to four cups.", category: "Coffee > Brewing" },
@@ -424,6 +425,11 @@ describe("product types", () => {
 
   it("takes a synonym of several words for the kind it names: a throw blanket is a throw", async () => {
     expect((await ask("throw")).urls.sort()).toEqual([shop("jacquard-throw"), shop("merino-throw")]);
+  });
+
+  it("takes a synonym of several words for the kind its category names: a stuffed animal is a soft toy", async () => {
+    // The bear is named a plush (a synonym); the fox is a soft toy by its category alone.
+    expect((await ask("stuffed animal")).urls.toSorted()).toEqual([shop("bear-plush"), shop("plush-fox")]);
   });
 
   it("tells a kind the name names from one only the category names (the relevance floor reads it)", async () => {

@@ -332,6 +332,7 @@ function features(
   const stemIn = (form: StemmedForm, field: Field) => form.lexemes.every((lexeme) => frequency(form, lexeme, field) > 0);
   const asWritten = (form: StemmedForm) => form.written?.forms.some((word) => document.words.has(word)) ?? true;
   const holds = (form: StemmedForm, field: Field) => stemIn(form, field) && (field === "desc" || asWritten(form));
+  const inCategory = (form: StemmedForm) => form.lexemes.every((lexeme) => document.category.has(lexeme));
   // The stem as a word of its own ("light", "hikes"), or only inside another word ("*organ*ic" for "organizer").
   const ownWord = ({ written }: StemmedForm) => {
     if (written === undefined) return true;
@@ -361,13 +362,12 @@ function features(
       }
       best = Math.max(best, (form.weight * tf) / (weights.k1 + tf));
       if (holds(form, "name")) name = Math.max(name, form.weight);
-      const inCategory = form.lexemes.every((lexeme) => document.category.has(lexeme));
       const credit =
         holds(form, "name") || holds(form, "brands")
           ? 1
-          : inCategory && asWritten(form)
+          : inCategory(form) && asWritten(form)
             ? weights.credit.category
-            : inCategory || stemIn(form, "desc") || stemIn(form, "name") || stemIn(form, "brands")
+            : inCategory(form) || stemIn(form, "desc") || stemIn(form, "name") || stemIn(form, "brands")
               ? ownWord(form)
                 ? weights.credit.desc
                 : weights.credit.stem
@@ -412,8 +412,9 @@ function features(
         (!typed || !form.corrected) &&
         document.kinds.has(form.lexemes.at(-1)!) &&
         asWritten(form) &&
-        // A form of several words names the kind its last word names when the name holds them all ("*throw blanket*").
-        (form.lexemes.length === 1 || holds(form, "name")),
+        // A form of several words names the kind its last word names when the name holds them all ("*throw blanket*"),
+        // or the category does ("Toys > *Soft Toys*" for "stuffed animal", through its synonym "soft toy").
+        (form.lexemes.length === 1 || holds(form, "name") || inCategory(form)),
     ) ?? false;
   // A set is of a kind asked when it is a set of what was asked: the tea tasting set for "tea set", not a mask set.
   const asked = (clause: Clause, typed = false) => (!clause.sold || headHeld) && names(clause, typed);
