@@ -27,7 +27,7 @@ const COLOURS = new Set("black white grey gray red blue green yellow purple pink
 const WEARERS = new Set("men mens women womens ladies girls boys kids unisex".split(" "));
 
 /** Letter sizes ("jacket xl", "tee size m"): a property, as a colour is, never the kind asked. */
-const SIZES = new Set("xxs xs s m l xl xxl xxxl 2xl 3xl 4xl".split(" "));
+const SIZES = new Set("xxs xs s m l xl xxl xxxl 2xl 3xl 4xl twin queen king".split(" "));
 
 /** Words that name no kind of product ("something to keep drinks cold", "running gear"): the words beside them say it. */
 const VAGUE = new Set(

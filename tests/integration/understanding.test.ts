@@ -118,6 +118,7 @@ const CATALOG: TestRecord[] = [
     desc: "Three seasons of camping trips by car.",
     category: "Outdoor > Sleeping Gear",
   },
+  { url: shop("planter"), name: "Ceramic Planter with Saucer", desc: "A drainage hole and a matching saucer.", category: "Home > Decor" },
   { url: shop("bear-plush"), name: "Sleepy Bear Plush", desc: "Floppy and washable.", category: "Toys > Soft Toys" },
   { url: shop("camp-grill"), name: "Folding Camp Grill", desc: "Sears over a fire pit.", category: "Outdoor > Camp Kitchen" },
   { url: shop("on-ear"), name: "Commuter On-Ear Headphones", desc: "Folding headphones with a padded band.", category: "Audio > Headphones" },
@@ -425,6 +426,10 @@ describe("product types", () => {
 
   it("takes a synonym of several words for the kind it names: a throw blanket is a throw", async () => {
     expect((await ask("throw")).urls.sort()).toEqual([shop("jacquard-throw"), shop("merino-throw")]);
+  });
+
+  it("finds a planter for a plant pot, not a cooking pot (built-in synonyms)", async () => {
+    expect((await ask("plant pot")).urls[0]).toBe(shop("planter"));
   });
 
   it("takes a synonym of several words for the kind its category names: a stuffed animal is a soft toy", async () => {

@@ -146,6 +146,8 @@ describe("queryHead", () => {
     expect(head("jacket size m")).toBe("jacket");
     expect(head("mens jacket xl")).toBe("jacket");
     expect(head("xl")).toBe("xl");
+    expect(head("bed sheets queen")).toBe("sheets"); // a bed size, as a letter size
+    expect(head("queen bed")).toBe("bed");
     // Nor do the words saying which person, before whom it is for.
     expect(head("gift for a coffee lover", ["a"])).toBeUndefined();
     expect(head("gift for a new mom", ["a"])).toBeUndefined();
