@@ -118,6 +118,8 @@ const CATALOG: TestRecord[] = [
     desc: "Three seasons of camping trips by car.",
     category: "Outdoor > Sleeping Gear",
   },
+  { url: shop("whetstone"), name: "Combination Whetstone, 1000/6000 Grit", desc: "Soak, then hone.", category: "Kitchen > Knife Care" },
+  { url: shop("roasting-tray"), name: "Enamel Roasting Tray", desc: "For a chicken and its vegetables.", category: "Kitchen > Bakeware" },
   { url: shop("planter"), name: "Ceramic Planter with Saucer", desc: "A drainage hole and a matching saucer.", category: "Home > Decor" },
   { url: shop("bear-plush"), name: "Sleepy Bear Plush", desc: "Floppy and washable.", category: "Toys > Soft Toys" },
   { url: shop("camp-grill"), name: "Folding Camp Grill", desc: "Sears over a fire pit.", category: "Outdoor > Camp Kitchen" },
@@ -428,8 +430,10 @@ describe("product types", () => {
     expect((await ask("throw")).urls.sort()).toEqual([shop("jacquard-throw"), shop("merino-throw")]);
   });
 
-  it("finds a planter for a plant pot, not a cooking pot (built-in synonyms)", async () => {
-    expect((await ask("plant pot")).urls[0]).toBe(shop("planter"));
+  it("finds what shops call a thing by another name first (built-in synonyms)", async () => {
+    expect((await ask("plant pot")).urls[0]).toBe(shop("planter")); // not a cooking pot
+    expect((await ask("knife sharpener")).urls[0]).toBe(shop("whetstone")); // not a knife
+    expect((await ask("roasting pan")).urls[0]).toBe(shop("roasting-tray")); // not a frying pan
   });
 
   it("takes a synonym of several words for the kind its category names: a stuffed animal is a soft toy", async () => {
