@@ -120,6 +120,7 @@ const CATALOG: TestRecord[] = [
   },
   { url: shop("whetstone"), name: "Combination Whetstone, 1000/6000 Grit", desc: "Soak, then hone.", category: "Kitchen > Knife Care" },
   { url: shop("roasting-tray"), name: "Enamel Roasting Tray", desc: "For a chicken and its vegetables.", category: "Kitchen > Bakeware" },
+  { url: shop("cleansing-balm"), name: "Sweet Orange Cleansing Balm", desc: "Melts away makeup.", category: "Beauty > Cleansers" },
   { url: shop("planter"), name: "Ceramic Planter with Saucer", desc: "A drainage hole and a matching saucer.", category: "Home > Decor" },
   { url: shop("bear-plush"), name: "Sleepy Bear Plush", desc: "Floppy and washable.", category: "Toys > Soft Toys" },
   { url: shop("camp-grill"), name: "Folding Camp Grill", desc: "Sears over a fire pit.", category: "Outdoor > Camp Kitchen" },
@@ -434,6 +435,7 @@ describe("product types", () => {
     expect((await ask("plant pot")).urls[0]).toBe(shop("planter")); // not a cooking pot
     expect((await ask("knife sharpener")).urls[0]).toBe(shop("whetstone")); // not a knife
     expect((await ask("roasting pan")).urls[0]).toBe(shop("roasting-tray")); // not a frying pan
+    expect((await ask("makeup remover")).urls[0]).toBe(shop("cleansing-balm"));
   });
 
   it("takes a synonym of several words for the kind its category names: a stuffed animal is a soft toy", async () => {
