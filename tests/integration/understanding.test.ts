@@ -121,6 +121,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("whetstone"), name: "Combination Whetstone, 1000/6000 Grit", desc: "Soak, then hone.", category: "Kitchen > Knife Care" },
   { url: shop("roasting-tray"), name: "Enamel Roasting Tray", desc: "For a chicken and its vegetables.", category: "Kitchen > Bakeware" },
   { url: shop("cleansing-balm"), name: "Sweet Orange Cleansing Balm", desc: "Melts away makeup.", category: "Beauty > Cleansers" },
+  { url: shop("brush-cleanser"), name: "Makeup Brush Cleanser", desc: "Lifts powder from bristles.", category: "Beauty > Tools" },
   { url: shop("planter"), name: "Ceramic Planter with Saucer", desc: "A drainage hole and a matching saucer.", category: "Home > Decor" },
   { url: shop("bear-plush"), name: "Sleepy Bear Plush", desc: "Floppy and washable.", category: "Toys > Soft Toys" },
   { url: shop("camp-grill"), name: "Folding Camp Grill", desc: "Sears over a fire pit.", category: "Outdoor > Camp Kitchen" },
@@ -436,6 +437,10 @@ describe("product types", () => {
     expect((await ask("knife sharpener")).urls[0]).toBe(shop("whetstone")); // not a knife
     expect((await ask("roasting pan")).urls[0]).toBe(shop("roasting-tray")); // not a frying pan
     expect((await ask("makeup remover")).urls[0]).toBe(shop("cleansing-balm"));
+    // A cleaner is a cleanser by the synonyms, not by a guess at a typo.
+    const cleaner = await ask("brush cleaner");
+    expect(cleaner.urls[0]).toBe(shop("brush-cleanser"));
+    expect(cleaner.interpretation?.synonyms).toContainEqual({ from: "cleaner", to: ["cleanser"] });
   });
 
   it("takes a synonym of several words for the kind its category names: a stuffed animal is a soft toy", async () => {
