@@ -699,19 +699,22 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const idf = (lexeme: string) => idfOf(frequencies.get(lexeme) ?? 0);
     type Word = Omit<Clause, "sort" | "sold"> & { heldAnywhere: boolean };
     const held = (form: { lexemes: readonly string[] }) => form.lexemes.every((lexeme) => (frequencies.get(lexeme) ?? 0) > 0);
-    // A compound form's word and side, or undefined where no product holds it ("jacket-for"): then it says nothing of
-    // the stop word in it.
-    const compoundOf = (form: Form): StemmedForm["compound"] => {
+    // Each compound form some product holds, with its word and side; one no product holds ("jacket-for") says nothing
+    // of the stop word in it.
+    const heldCompounds = new Map<Form, NonNullable<StemmedForm["compound"]>>();
+    for (const form of plan.forms) {
+      if (!form.compound) continue;
       const found = lexemes(form.words);
       const lexeme = found.find((l) => !l.includes("-"));
-      return lexeme === undefined || !held({ lexemes: found }) ? undefined : { lexeme, stopBefore: lexemes([plan.words[form.start]!]).length === 0 };
-    };
+      if (lexeme !== undefined && held({ lexemes: found }))
+        heldCompounds.set(form, { lexeme, stopBefore: lexemes([plan.words[form.start]!]).length === 0 });
+    }
     const byWord = plan.words.map((_, i): Word[] => {
       const forms = plan.forms
         .filter((form) => form.start <= i && i < form.end)
         .flatMap((form) => {
           const found = lexemes(form.words);
-          const compound = form.compound ? compoundOf(form) : undefined;
+          const compound = heldCompounds.get(form);
           return found.length === 0 || (form.compound && compound === undefined)
             ? []
             : [
@@ -770,8 +773,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       plan.words,
       (i) => byWord[i]!.some((word) => word.heldAnywhere) || (byWord[i]!.length > 0 && isEnglishWord(plan.words[i]!)),
       // Before the word it qualifies ("*slip on* sneakers"); last, it may be the preposition it reads as ("mug *to go*").
-      (i) =>
-        plan.forms.some((form) => form.compound && form.start <= i && i < form.end && form.end < plan.words.length && compoundOf(form) !== undefined),
+      (i) => [...heldCompounds.keys()].some((form) => form.start <= i && i < form.end && form.end < plan.words.length),
     );
     const vague = plan.words.map((_, i) => isVague(plan.words, i));
     const plain = byWord.flatMap((words, i) => (vague[i] ? [] : words.map((word) => word.idf)));
