@@ -170,7 +170,7 @@ export function isVague(words: readonly string[], i: number): boolean {
  * "coffee" alone to ask, and the coffee table came into the top five of "gift for a coffee lover".
  */
 export function isWhom(words: readonly string[], i: number): boolean {
-  return isPerson(words, i) && words.slice(0, i).some((word) => PREPOSITIONS.has(word));
+  return isPerson(words, i) && afterPreposition(words, i);
 }
 
 /**
@@ -181,7 +181,12 @@ export function isWhom(words: readonly string[], i: number): boolean {
 export function describesWhom(words: readonly string[], i: number): boolean {
   if (PREPOSITIONS.has(words[i]!) || PEOPLE.has(words[i]!) || LIKERS.has(words[i]!)) return false;
   const person = words.findIndex((word, j) => j > i && (PREPOSITIONS.has(word) || isPerson(words, j) || LIKERS.has(word)));
-  return person > i && isPerson(words, person) && words.slice(0, i).some((word) => PREPOSITIONS.has(word));
+  return person > i && isPerson(words, person) && afterPreposition(words, i);
+}
+
+/** Whether a preposition comes before the query's word `i`: what follows it qualifies ("gift *for* a runner"). */
+function afterPreposition(words: readonly string[], i: number): boolean {
+  return words.slice(0, i).some((word) => PREPOSITIONS.has(word));
 }
 
 /** A word for a person, but not as a verb after "to" ("something to *cook* with"). */
