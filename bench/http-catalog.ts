@@ -25,6 +25,7 @@ import { countProducts } from "../server/catalog/repository.js";
 import { createLocalEmbedder } from "../server/search/embedders/local.js";
 import { createKeyService } from "../server/auth/service.js";
 import { SAMPLE_CATALOG_PATH } from "../server/sample/index.js";
+import { holdCache } from "./cache-lock.js";
 import { catalogDataDir, loadDevQueries } from "./relevance-data.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -54,6 +55,7 @@ const log = (message: string) => process.stderr.write(message);
 /** The sample catalog, imported once with the configured local embedder. */
 export async function sampleCatalog(): Promise<BenchCatalog> {
   const dir = cacheDir("sample", readFileSync(SAMPLE_CATALOG_PATH));
+  holdCache(dir);
   const dataDir = join(dir, "pg");
   const done = join(dir, ".complete");
   if (!existsSync(done)) {
@@ -398,6 +400,7 @@ class BinaryCopy {
 /** N synthetic products with random unit vectors, built once and cached. */
 export async function generatedCatalog(count: number): Promise<BenchCatalog> {
   const dir = cacheDir(`gen${count}`, String(count));
+  holdCache(dir);
   const dataDir = join(dir, "pg");
   const done = join(dir, ".complete");
   if (!existsSync(done)) {

@@ -12,6 +12,7 @@ import { importRecords } from "../server/ingest/import.js";
 import { readNdjson } from "../server/ingest/ndjson.js";
 import { embeddingText } from "../server/search/embedding-text.js";
 import type { Embedder } from "../server/search/embedder.js";
+import { holdCache } from "./cache-lock.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const DATA = join(ROOT, "..", "shared", "data", "relevance", "crowdflower");
@@ -56,6 +57,7 @@ function cacheDir(embedder: Embedder): string {
 /** The catalog's PGlite data dir, built (imported with `embedder`) the first time. */
 export async function catalogDataDir(embedder: Embedder): Promise<string> {
   const dir = cacheDir(embedder);
+  holdCache(dir);
   const done = join(dir, ".complete");
   if (!existsSync(done)) {
     rmSync(dir, { recursive: true, force: true });
