@@ -119,6 +119,7 @@ const NO_FLOORS = {
   otherDepartment: Number.POSITIVE_INFINITY,
   otherSort: false,
   headless: false,
+  lacksUse: false,
 };
 /** The floors as shipped. */
 const DEFAULT_FLOORS = {
@@ -129,6 +130,7 @@ const DEFAULT_FLOORS = {
   otherDepartment: DEFAULT_WEIGHTS.otherDepartment,
   otherSort: DEFAULT_WEIGHTS.otherSort,
   headless: DEFAULT_WEIGHTS.headless,
+  lacksUse: DEFAULT_WEIGHTS.lacksUse,
 };
 /**
  * `ages`, `avoided` and `use` are not climbed: no dev query names an age or a word not wanted, or describes what a
@@ -244,6 +246,7 @@ for (const coverage of [0, 0.4, 0.5, 0.6])
       otherDepartment: Number.POSITIVE_INFINITY,
       otherSort: false,
       headless: false,
+      lacksUse: false,
     };
     console.log(
       `faint below coverage ${coverage} and cosine ${cosine}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
@@ -251,20 +254,25 @@ for (const coverage of [0, 0.4, 0.5, 0.6])
   }
 // Candidates of a kind asked from another department than the best, beside all the floors above.
 for (const otherDepartment of [Number.POSITIVE_INFINITY, 0.3, 0.2, 0.1, 0]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherDepartment, otherSort: false, headless: false };
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherDepartment, otherSort: false, headless: false, lacksUse: false };
   console.log(
     `other department, covering ${otherDepartment} less: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
   );
 }
 // Another sort of the kind asked than the best is named for, beside all the floors above.
 for (const otherSort of [false, true]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherSort, headless: false };
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherSort, headless: false, lacksUse: false };
   console.log(`other sort ${otherSort ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 // Nothing kept of the kind asked nor holding the query's head word, beside all the floors above.
 for (const headless of [false, true]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, headless };
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, headless, lacksUse: false };
   console.log(`headless ${headless ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
+}
+// A query saying what the product is to do: products without the word saying what, once one kept holds it.
+for (const lacksUse of [false, true]) {
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, lacksUse };
+  console.log(`lacks use ${lacksUse ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 await dev.close();
 await sample.handle.close();

@@ -121,6 +121,12 @@ export type LocalWeights = Features & {
    * tights for "winter tyres").
    */
   headless: boolean;
+  /**
+   * When the query describes what the product is to do (`use`) and a candidate the other floors keep holds its head
+   * word, the candidates with a category that hold it nowhere are unrelated: they share only where or when it is
+   * wanted, or are what it is for (the sofa for "something cosy for the sofa").
+   */
+  lacksUse: boolean;
 };
 
 /** How far apart two features computed in floating point may be and still be equal. */
@@ -172,6 +178,9 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   // From bench:tune-local's headless line: "winter tyres" answers nothing instead of winter tights; no other sample
   // query changes, nor any dev query (that catalog has no categories).
   headless: true,
+  // From bench:tune-local's lacks-use line: the sleeping bag out of "something to keep drinks cold on a camping
+  // trip", the sofa out of "something cosy for the sofa"; no graded product cut, no dev query changes.
+  lacksUse: true,
 };
 
 interface Document {
@@ -541,7 +550,7 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // The floor asks whether a candidate is about what was asked at all; the order of the query's words in the name,
   // the head word read from an uncategorised name, and the word saying what a product is to do only order related
   // products (measured: counted here, the first two cut the Vitas without "system" for "playstation vita system", and
-  // the third the down sleeping bag, whose "warmth" is no "warm", for "something warm for a camping trip").
+  // the third the down sleeping bag, whose "warmth" was then no "warm", for "something warm for a camping trip").
   const related = (f: Scored, score: number) => score - weights.sequence * f.sequence - weights.headNamed * f.headNamed - weights.use * f.use;
   // So do ages and words not wanted: a product for other ages is judged without them, but does not set the bar for the others (the marble
   // run that holds "wooden" and "toys" would leave the stacker that toddlers stack below the floor).
@@ -595,7 +604,15 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // Nothing kept is of the kind asked or holds the word naming it: what is left shares only the query's qualifiers.
   // Only products with a category are judged so, their kind being known to differ.
   const headless = weights.headless && !kindFound && !ranked.some((o) => !o.unrelated && o.features.headHeld);
-  return ranked.map(({ id, score, features: f, unrelated }) => ({ id, score, unrelated: unrelated || (headless && f.department !== null) }));
+  // A query saying what the product is to do, where some product kept holds the word saying what: the others with a
+  // category share only its setting (the sleeping bag, "for car camping", for "something to keep drinks cold on a
+  // camping trip").
+  const lacksUse = weights.lacksUse && ranked.some((o) => !o.unrelated && o.features.use > 0);
+  return ranked.map(({ id, score, features: f, unrelated }) => ({
+    id,
+    score,
+    unrelated: unrelated || (f.department !== null && (headless || (lacksUse && !f.headHeld))),
+  }));
 }
 
 export interface LocalRerankerDeps {

@@ -98,7 +98,7 @@ describe("the relevance floor", () => {
   });
 
   it("puts a product holding the word saying what it is to do first, and measures the others without it", () => {
-    // "something warm for a camping trip": the synthetic bag is "warming", the down bag's "warmth" is no "warm".
+    // A product holding more of the query, but not the word saying what the product is to do.
     const order = (scored: Scored[]) => rankScored(scored, ["down", "synthetic"], DEFAULT_WEIGHTS).map((o) => [o.id, o.unrelated]);
     expect(order([candidate({ coverageAll: 1 }), candidate({ coverageAll: 0.8, use: 1 })])).toEqual([
       ["synthetic", false],
@@ -137,5 +137,16 @@ describe("the relevance floor", () => {
     expect(unrelated([tights, { ...bag, kindAsked: true }])).toEqual([]);
     // Without a category its kind is a guess: it stays.
     expect(unrelated([tights, { ...bag, department: null }])).toEqual(["p0"]);
+  });
+
+  it("leaves out what lacks the word saying what the product is to do, once a product kept holds it", () => {
+    // "something to keep drinks cold on a camping trip": the bottle keeps water "cold"; the sleeping bag is for camping.
+    const bottle = candidate({ kindAsked: false, type: 0, coverageAll: 0.3, cosine: 0.42, use: 1 });
+    const bag = candidate({ kindAsked: false, type: 0, coverageAll: 0.35, cosine: 0.44, headHeld: false });
+    expect(unrelated([bottle, bag])).toEqual(["p1"]);
+    // A query naming the product rather than its use (use 0 for all): the floors above judge alone.
+    expect(unrelated([{ ...bottle, use: 0 }, bag])).toEqual([]);
+    // Without a category its kind is a guess: it stays.
+    expect(unrelated([bottle, { ...bag, department: null }])).toEqual([]);
   });
 });
