@@ -120,6 +120,7 @@ const NO_FLOORS = {
   otherSort: false,
   headless: false,
   lacksUse: false,
+  whatFor: false,
 };
 /** The floors as shipped. */
 const DEFAULT_FLOORS = {
@@ -131,6 +132,7 @@ const DEFAULT_FLOORS = {
   otherSort: DEFAULT_WEIGHTS.otherSort,
   headless: DEFAULT_WEIGHTS.headless,
   lacksUse: DEFAULT_WEIGHTS.lacksUse,
+  whatFor: DEFAULT_WEIGHTS.whatFor,
 };
 /**
  * `ages`, `avoided` and `use` are not climbed: no dev query names an age or a word not wanted, or describes what a
@@ -247,6 +249,7 @@ for (const coverage of [0, 0.4, 0.5, 0.6])
       otherSort: false,
       headless: false,
       lacksUse: false,
+      whatFor: false,
     };
     console.log(
       `faint below coverage ${coverage} and cosine ${cosine}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
@@ -254,25 +257,30 @@ for (const coverage of [0, 0.4, 0.5, 0.6])
   }
 // Candidates of a kind asked from another department than the best, beside all the floors above.
 for (const otherDepartment of [Number.POSITIVE_INFINITY, 0.3, 0.2, 0.1, 0]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherDepartment, otherSort: false, headless: false, lacksUse: false };
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherDepartment, otherSort: false, headless: false, lacksUse: false, whatFor: false };
   console.log(
     `other department, covering ${otherDepartment} less: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
   );
 }
 // Another sort of the kind asked than the best is named for, beside all the floors above.
 for (const otherSort of [false, true]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherSort, headless: false, lacksUse: false };
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherSort, headless: false, lacksUse: false, whatFor: false };
   console.log(`other sort ${otherSort ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 // Nothing kept of the kind asked nor holding the query's head word, beside all the floors above.
 for (const headless of [false, true]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, headless, lacksUse: false };
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, headless, lacksUse: false, whatFor: false };
   console.log(`headless ${headless ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 // A query saying what the product is to do: products without the word saying what, once one kept holds it.
 for (const lacksUse of [false, true]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, lacksUse };
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, lacksUse, whatFor: false };
   console.log(`lacks use ${lacksUse ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
+}
+// What the product asked for goes with (a kind named after the head word's preposition of purpose).
+for (const whatFor of [false, true]) {
+  const weights = { ...overall.weights, ...DEFAULT_FLOORS, whatFor };
+  console.log(`what for ${whatFor ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 await dev.close();
 await sample.handle.close();

@@ -184,6 +184,21 @@ export function describesWhom(words: readonly string[], i: number): boolean {
   return person > i && isPerson(words, person) && afterPreposition(words, i);
 }
 
+/**
+ * Prepositions after which a query names what the product is for or where it goes ("cushion *for* the sofa", "lamp *by*
+ * the bed"); not "with" (a tea cup with saucer may be sold as a cup and saucer set), "like", "from", "that" or "under".
+ */
+const PURPOSES = new Set(["for", "on", "in", "at", "near", "by", "to"]);
+
+/**
+ * The first preposition of purpose after the query's head word, outside a compound ("slip *on*"): the words after it
+ * say what the product is for or where it goes, not what it is.
+ */
+export function purposeAfter(words: readonly string[], head: number, inCompound: (index: number) => boolean): number | undefined {
+  const found = words.findIndex((word, i) => i > head && PURPOSES.has(word) && !inCompound(i));
+  return found < 0 ? undefined : found;
+}
+
 /** Whether a preposition comes before the query's word `i`: what follows it qualifies ("gift *for* a runner"). */
 function afterPreposition(words: readonly string[], i: number): boolean {
   return words.slice(0, i).some((word) => PREPOSITIONS.has(word));

@@ -39,7 +39,12 @@ const CATALOG: TestRecord[] = [
     category: "Audio > Headphones",
   },
   { url: shop("earphones"), name: "Transit Wireless Earphones", desc: "Earphones with a charging case.", category: "Audio > Earphones" },
-  { url: shop("sofa"), name: "Linden Three-Seat Sofa", desc: "A deep sofa upholstered in washed linen.", category: "Furniture > Sofas" },
+  {
+    url: shop("sofa"),
+    name: "Linden Three-Seat Sofa",
+    desc: "A deep sofa upholstered in washed linen, with feather seat cushions.",
+    category: "Furniture > Sofas",
+  },
   { url: shop("sofa-cushion"), name: "Linen Cushion Cover", desc: "A cover for a square cushion.", category: "Home > Cushions" },
   { url: shop("umbrella"), name: "Compact Travel Umbrella", desc: "Folds to 24 cm; opens with one hand.", category: "Accessories > Umbrellas" },
   { url: shop("kettle"), name: "Gooseneck Pour-Over Kettle 0.9 L", desc: "A stovetop kettle with a thermometer.", category: "Kitchen > Kettles" },
@@ -118,6 +123,7 @@ const CATALOG: TestRecord[] = [
     desc: "Three seasons of camping trips by car.",
     category: "Outdoor > Sleeping Gear",
   },
+  { url: shop("running-gloves"), name: "Touchscreen Running Gloves", desc: "Light enough to wear on every run.", category: "Clothing > Gloves" },
   { url: shop("down-bag"), name: "Drift Down Sleeping Bag", desc: "Seals in warmth on winter nights.", category: "Outdoor > Sleeping Gear" },
   { url: shop("whetstone"), name: "Combination Whetstone, 1000/6000 Grit", desc: "Soak, then hone.", category: "Kitchen > Knife Care" },
   { url: shop("roasting-tray"), name: "Enamel Roasting Tray", desc: "For a chicken and its vegetables.", category: "Kitchen > Bakeware" },
@@ -378,6 +384,8 @@ describe("product types", () => {
     const drinks = await ask("something to keep drinks cold on a camping trip");
     expect(drinks.urls[0]).toBe(shop("bottle"));
     for (const other of ["sleeping-bag", "camp-grill", "soda-maker"]) expect(drinks.urls).not.toContain(shop(other));
+    // The verb right after "to" says what is done, which pages seldom say: the fleece for cold mornings never says "wear".
+    expect((await ask("something to wear on a cold run")).urls).toEqual(expect.arrayContaining([shop("running-gloves"), shop("fleece")]));
   });
 
   it("reads no kind in an occasion: a birthday gift is what is sold as a gift", async () => {
@@ -469,6 +477,15 @@ describe("product types", () => {
     const { urls } = await ask("furniture");
     expect(urls).toContain(shop("sofa"));
     expect(urls).not.toContain(shop("dollhouse"));
+  });
+
+  it("leaves out what the product asked for goes with: a cushion for the sofa is no sofa", async () => {
+    // The sofa holds both words; the cushion cover only "cushion", and it is the answer.
+    const answer = await ask("cushion for the sofa");
+    expect(answer.urls[0]).toBe(shop("sofa-cushion"));
+    expect(answer.urls).not.toContain(shop("sofa"));
+    // Asked for itself, or with it, the sofa stays.
+    expect((await ask("sofa with cushions")).urls).toContain(shop("sofa"));
   });
 
   it("puts the sofa above a cushion cover for it", async () => {

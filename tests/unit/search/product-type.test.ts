@@ -1,6 +1,15 @@
 /** What kind of product a name, a category or a query names (issue 15). */
 import { describe, expect, it } from "vitest";
-import { categoryHeads, describesUse, describesWhom, isVague, isWhom, queryHead, readName } from "../../../server/search/product-type.js";
+import {
+  categoryHeads,
+  describesUse,
+  describesWhom,
+  isVague,
+  isWhom,
+  purposeAfter,
+  queryHead,
+  readName,
+} from "../../../server/search/product-type.js";
 
 describe("readName: kinds", () => {
   it.each([
@@ -195,5 +204,21 @@ describe("queryHead", () => {
     expect(head("the", ["the"])).toBeUndefined();
     expect(head("500")).toBeUndefined();
     expect(head("500 gb")).toBeUndefined();
+  });
+});
+
+describe("purposeAfter", () => {
+  const purpose = (query: string, head: number, compound: number[] = []) => purposeAfter(query.split(" "), head, (i) => compound.includes(i));
+
+  it("is the first preposition after the head word saying what the product is for or where it goes", () => {
+    expect(purpose("cushion for the sofa", 0)).toBe(1);
+    expect(purpose("lamp on the desk by the bed", 0)).toBe(1);
+    expect(purpose("something to wear on a cold run", 2)).toBe(3); // "to" before the head is not after it
+  });
+
+  it("is none for a preposition of what comes with it or is like it, nor one in a compound", () => {
+    expect(purpose("tea cup with saucer", 1)).toBeUndefined();
+    expect(purpose("something like a hammock", 0)).toBeUndefined();
+    expect(purpose("mug to go", 0, [1])).toBeUndefined();
   });
 });

@@ -22,6 +22,8 @@ const candidate = (features: Partial<Scored>): Scored => ({
   namedAsAsked: true,
   kindNamed: true,
   headHeld: true,
+  holdsUse: false,
+  isTarget: false,
   ...features,
 });
 
@@ -141,12 +143,24 @@ describe("the relevance floor", () => {
 
   it("leaves out what lacks the word saying what the product is to do, once a product kept holds it", () => {
     // "something to keep drinks cold on a camping trip": the bottle keeps water "cold"; the sleeping bag is for camping.
-    const bottle = candidate({ kindAsked: false, type: 0, coverageAll: 0.3, cosine: 0.42, use: 1 });
+    const bottle = candidate({ kindAsked: false, type: 0, coverageAll: 0.3, cosine: 0.42, use: 1, holdsUse: true });
     const bag = candidate({ kindAsked: false, type: 0, coverageAll: 0.35, cosine: 0.44, headHeld: false });
     expect(unrelated([bottle, bag])).toEqual(["p1"]);
-    // A query naming the product rather than its use (use 0 for all): the floors above judge alone.
-    expect(unrelated([{ ...bottle, use: 0 }, bag])).toEqual([]);
+    // A query naming the product rather than its use, or saying it only in the verb after "to": the floors above judge alone.
+    expect(unrelated([{ ...bottle, use: 0, holdsUse: false }, bag])).toEqual([]);
+    expect(unrelated([{ ...bottle, holdsUse: false }, bag])).toEqual([]);
     // Without a category its kind is a guess: it stays.
     expect(unrelated([bottle, { ...bag, department: null }])).toEqual([]);
+  });
+
+  it("leaves out what the product asked for goes with, and lets it set no bar", () => {
+    // "cushion for the sofa": the sofa holds both words, the cushion cover one.
+    const sofa = candidate({ type: 0, kindAsked: false, coverageAll: 1, cosine: 0.6, isTarget: true, department: "furniture" });
+    const cover = candidate({ coverageAll: 0.2, cosine: 0.3, department: "home" });
+    expect(unrelated([sofa, cover])).toEqual(["p0"]);
+    // Judged beside the sofa, the cover would be far below it.
+    expect(unrelated([{ ...sofa, isTarget: false }, cover])).toContain("p1");
+    // Without a category its kind is a guess: it stays.
+    expect(unrelated([{ ...sofa, department: null }, cover])).not.toContain("p0");
   });
 });
