@@ -1,9 +1,11 @@
 /**
  * One process at a time per cached catalog in bench/.cache. PGlite has no lock between processes, and two benches
  * writing one data dir (each issues its API key there) corrupt it: on 2026-11-26 bench:relevance run beside
- * bench:tune-local left both catalogs where the next insert spun forever.
+ * bench:tune-local left both catalogs where the next insert spun forever. Not the data dir's own lock
+ * (server/db/lock.ts): a bench that serves the catalog from a child server process leaves that one to the child.
  */
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { isAlive } from "../server/db/lock.js";
 
 const held = new Set<string>();
 
@@ -28,13 +30,4 @@ export function holdCache(dir: string): void {
     });
   }
   held.add(dir);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

@@ -18,7 +18,8 @@ export type LockHolder = z.infer<typeof HolderSchema>;
 
 export type LockResult = { acquired: true; release: () => void } | { acquired: false; holder: LockHolder };
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id runs (EPERM: it does, as another user). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
