@@ -142,7 +142,10 @@ export type LocalWeights = Features & {
    * wanted, or are what it is for (the sofa for "something cosy for the sofa").
    */
   lacksUse: boolean;
-  /** A candidate of a kind the query names only after its head word's preposition is unrelated: what it is for. */
+  /**
+   * A candidate with a category, of a kind the query names only after its head word's preposition of purpose, is
+   * unrelated and sets no bar: what the product asked for goes with (the sofa for "cushion for the sofa").
+   */
   whatFor: boolean;
 };
 
@@ -303,7 +306,7 @@ interface Clause {
   sort: boolean;
   /** A word after the head word saying how it is sold ("knife *set*"): it names a kind asked only beside the head word. */
   sold: boolean;
-  /** A word after the preposition that follows the head word: what the product is for ("cushion for the *sofa*"), no kind asked. */
+  /** A word after the head word's preposition of purpose: what the product is for ("cushion for the *sofa*"), no kind asked. */
   target: boolean;
 }
 
@@ -820,10 +823,11 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         },
       ];
     });
+    // A preposition in a compound before the word it qualifies ("*slip on* sneakers"); last, it may be the preposition
+    // it reads as ("mug *to go*").
+    const inCompound = (i: number) => [...heldCompounds.keys()].some((form) => form.start <= i && i < form.end && form.end < plan.words.length);
     // A word neither the catalog nor English has ("dutch *ovn*", too short to correct; a model code the catalog lacks)
     // names no kind anyone sells: the kind is read from the other words.
-    // Before the word it qualifies ("*slip on* sneakers"); last, it may be the preposition it reads as ("mug *to go*").
-    const inCompound = (i: number) => [...heldCompounds.keys()].some((form) => form.start <= i && i < form.end && form.end < plan.words.length);
     const head = queryHead(
       plan.words,
       (i) => byWord[i]!.some((word) => word.heldAnywhere) || (byWord[i]!.length > 0 && isEnglishWord(plan.words[i]!)),
