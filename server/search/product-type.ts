@@ -31,7 +31,9 @@ const SIZES = new Set("xxs xs s m l xl xxl xxxl 2xl 3xl 4xl twin queen king".spl
 
 /** Words that name no kind of product ("something to keep drinks cold", "running gear"): the words beside them say it. */
 const VAGUE = new Set(
-  "something anything stuff things thing gift gifts present presents idea ideas one gear equipment essentials supplies gadget gadgets".split(" "),
+  "something anything stuff things thing gift gifts present presents idea ideas one gear equipment essentials supplies gadget gadgets item items product products".split(
+    " ",
+  ),
 );
 
 /**

@@ -68,6 +68,7 @@ describe("isVague", () => {
   it("is a word naming no kind, and a word for a gift before whom or what it is for", () => {
     expect(vague("hiking gear", "gear")).toBe(true);
     expect(vague("kitchen gadgets", "gadgets")).toBe(true);
+    expect(vague("hair products", "products")).toBe(true);
     expect(vague("something cosy for the sofa", "something")).toBe(true);
     expect(vague("gift for a runner", "gift")).toBe(true);
     expect(vague("gift ideas for runners", "gift")).toBe(true);
