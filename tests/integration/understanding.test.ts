@@ -126,6 +126,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("running-gloves"), name: "Touchscreen Running Gloves", desc: "Light enough to wear on every run.", category: "Clothing > Gloves" },
   { url: shop("down-bag"), name: "Drift Down Sleeping Bag", desc: "Seals in warmth on winter nights.", category: "Outdoor > Sleeping Gear" },
   { url: shop("whetstone"), name: "Combination Whetstone, 1000/6000 Grit", desc: "Soak, then hone.", category: "Kitchen > Knife Care" },
+  { url: shop("cake-tin"), name: "Springform Cake Tin, 24 cm", desc: "A leakproof base and a release clasp.", category: "Kitchen > Bakeware" },
   { url: shop("roasting-tray"), name: "Enamel Roasting Tray", desc: "For a chicken and its vegetables.", category: "Kitchen > Bakeware" },
   { url: shop("cleansing-balm"), name: "Sweet Orange Cleansing Balm", desc: "Melts away makeup.", category: "Beauty > Cleansers" },
   { url: shop("brush-cleanser"), name: "Makeup Brush Cleanser", desc: "Lifts powder from bristles.", category: "Beauty > Tools" },
@@ -451,6 +452,7 @@ describe("product types", () => {
     expect((await ask("plant pot")).urls[0]).toBe(shop("planter")); // not a cooking pot
     expect((await ask("knife sharpener")).urls[0]).toBe(shop("whetstone")); // not a knife
     expect((await ask("roasting pan")).urls[0]).toBe(shop("roasting-tray")); // not a frying pan
+    expect((await ask("cake pan")).urls[0]).toBe(shop("cake-tin")); // a tin, as shops in Britain call it
     expect((await ask("makeup remover")).urls[0]).toBe(shop("cleansing-balm"));
     // A cleaner is a cleanser by the synonyms, not by a guess at a typo.
     const cleaner = await ask("brush cleaner");
