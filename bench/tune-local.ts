@@ -134,6 +134,13 @@ const DEFAULT_FLOORS = {
   lacksUse: DEFAULT_WEIGHTS.lacksUse,
   whatFor: DEFAULT_WEIGHTS.whatFor,
 };
+/** The order the floors are calibrated in below: each is measured beside those before it, as shipped, and none after it. */
+const CALIBRATION = ["floor", "weak", "otherKind", "faint", "otherDepartment", "otherSort", "headless", "lacksUse", "whatFor"] as const;
+function floorsBefore(floor: (typeof CALIBRATION)[number]): typeof NO_FLOORS {
+  const floors = { ...NO_FLOORS };
+  for (const name of CALIBRATION.slice(0, CALIBRATION.indexOf(floor))) Object.assign(floors, { [name]: DEFAULT_FLOORS[name] });
+  return floors;
+}
 /**
  * `ages`, `avoided` and `use` are not climbed: no dev query names an age or a word not wanted, or describes what a
  * product is to do, so they would be tuned on a few sample queries.
@@ -222,64 +229,55 @@ if (!overall) throw new Error("nothing tuned");
 console.log(`best: ${overall.score.toFixed(4)}`, JSON.stringify(overall.weights));
 // The relevance floor, last: it can only lower nDCG (a relevant product cut), and it is what keeps unrelated ones out.
 for (const floor of [Number.POSITIVE_INFINITY, 4, 3, 2.5, 2.25, 2, 1.75, 1.5, 1.25, 1]) {
-  const weights = { ...overall.weights, ...NO_FLOORS, floor };
+  const weights = { ...overall.weights, ...floorsBefore("floor"), floor };
   console.log(`floor ${floor}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 // The floor for queries no candidate answers in kind: weak evidence on its own terms, beside the default relative floor.
 for (const coverage of [0, 0.3, 0.4, 0.5, 0.6])
   for (const cosine of [0.35, 0.4, 0.45, 0.5]) {
-    const weights = { ...overall.weights, ...NO_FLOORS, floor: DEFAULT_WEIGHTS.floor, weak: { coverage, cosine } };
+    const weights = { ...overall.weights, ...floorsBefore("weak"), weak: { coverage, cosine } };
     console.log(
       `floor ${DEFAULT_WEIGHTS.floor}, weak below coverage ${coverage} and cosine ${cosine}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
     );
   }
 // Candidates of another kind (by their category) when the best is of the kind asked, beside both floors above.
 for (const otherKind of [Number.POSITIVE_INFINITY, 2, 1, 0.5, 0]) {
-  const weights = { ...overall.weights, ...NO_FLOORS, floor: DEFAULT_WEIGHTS.floor, weak: DEFAULT_WEIGHTS.weak, otherKind };
+  const weights = { ...overall.weights, ...floorsBefore("otherKind"), otherKind };
   console.log(`other kind ${otherKind} below the best: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 // Faint evidence, for every query, beside the three above.
 for (const coverage of [0, 0.4, 0.5, 0.6])
   for (const cosine of [0.15, 0.2, 0.25, 0.3]) {
-    const weights = {
-      ...overall.weights,
-      ...DEFAULT_FLOORS,
-      faint: { coverage, cosine },
-      otherDepartment: Number.POSITIVE_INFINITY,
-      otherSort: false,
-      headless: false,
-      lacksUse: false,
-      whatFor: false,
-    };
+    const weights = { ...overall.weights, ...floorsBefore("faint"), faint: { coverage, cosine } };
     console.log(
       `faint below coverage ${coverage} and cosine ${cosine}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
     );
   }
 // Candidates of a kind asked from another department than the best, beside all the floors above.
 for (const otherDepartment of [Number.POSITIVE_INFINITY, 0.3, 0.2, 0.1, 0]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherDepartment, otherSort: false, headless: false, lacksUse: false, whatFor: false };
+  const weights = { ...overall.weights, ...floorsBefore("otherDepartment"), otherDepartment };
   console.log(
     `other department, covering ${otherDepartment} less: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`,
   );
 }
 // Another sort of the kind asked than the best is named for, beside all the floors above.
 for (const otherSort of [false, true]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, otherSort, headless: false, lacksUse: false, whatFor: false };
+  const weights = { ...overall.weights, ...floorsBefore("otherSort"), otherSort };
   console.log(`other sort ${otherSort ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 // Nothing kept of the kind asked nor holding the query's head word, beside all the floors above.
 for (const headless of [false, true]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, headless, lacksUse: false, whatFor: false };
+  const weights = { ...overall.weights, ...floorsBefore("headless"), headless };
   console.log(`headless ${headless ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 // A query saying what the product is to do: products without the word saying what, once one kept holds it.
 for (const lacksUse of [false, true]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, lacksUse, whatFor: false };
+  const weights = { ...overall.weights, ...floorsBefore("lacksUse"), lacksUse };
   console.log(`lacks use ${lacksUse ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 // What the product asked for goes with (a kind named after the head word's preposition of purpose).
 for (const whatFor of [false, true]) {
-  const weights = { ...overall.weights, ...DEFAULT_FLOORS, whatFor };
+  const weights = { ...overall.weights, ...floorsBefore("whatFor"), whatFor };
   console.log(`what for ${whatFor ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 await dev.close();

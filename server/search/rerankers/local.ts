@@ -457,7 +457,11 @@ function features(
     ) ?? false;
   // A set is of a kind asked when it is a set of what was asked: the tea tasting set for "tea set", not a mask set.
   const asked = (clause: Clause, typed = false) => !clause.target && (!clause.sold || headHeld) && names(clause, typed);
-  const type = names(headClause) ? 1 : query.clauses.some((clause) => asked(clause)) ? 0.5 : 0;
+  const ofKindAsked = names(headClause);
+  const type = ofKindAsked ? 1 : query.clauses.some((clause) => asked(clause)) ? 0.5 : 0;
+  // Asked for by what it is to do, a product holding the word saying what ("something to keep drinks *cold* on a camping
+  // trip") is an answer before one that shares only where it is used ("camping trip": a sleeping bag).
+  const usesHead = query.use && headClause !== undefined && headHeld;
   const kindNamed = headClause?.forms.some((form) => document.named.kinds.has(form.lexemes.at(-1)!) && asWritten(form)) ?? false;
   return {
     bm25,
@@ -474,10 +478,8 @@ function features(
     accessory: 0,
     ages: 0,
     avoided: 0,
-    // Asked for by what it is to do, a product holding the word saying what ("something to keep drinks *cold* on a camping
-    // trip") is an answer before one that shares only where it is used ("camping trip": a sleeping bag).
-    use: query.use && headClause !== undefined && headHeld ? 1 : 0,
-    holdsUse: query.use && query.useNamed && headHeld,
+    use: usesHead ? 1 : 0,
+    holdsUse: usesHead && query.useNamed,
     // A kind reached only through a guessed correction ("dress" read as "press") is no evidence that the catalog has what was asked.
     kindAsked: query.clauses.some((clause) => asked(clause, true)),
     sorts,
@@ -485,7 +487,7 @@ function features(
     kindNamed,
     // The word before the name's kind, when the query holds it in no form, names another sort ("Alder *Dining* Chair").
     namedAsAsked: kindNamed && document.named.sort.every((lexeme) => query.lexemes.has(lexeme)),
-    isTarget: !names(headClause) && query.clauses.some((clause) => clause.target && names(clause)),
+    isTarget: !ofKindAsked && query.clauses.some((clause) => clause.target && names(clause)),
   };
 }
 
