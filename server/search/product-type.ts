@@ -24,7 +24,7 @@ const UNITS = new Set(
 const COLOURS = new Set("black white grey gray red blue green yellow purple pink brown beige navy teal maroon".split(" "));
 
 /** Whom a product is made for, as names qualify a kind (", Women's"): a query's head word only when no other word can be. */
-const WEARERS = new Set("men mens women womens ladies girls boys kids unisex".split(" "));
+const WEARERS = new Set("men mens man women womens woman ladies girls boys kids unisex".split(" "));
 
 /** Letter sizes ("jacket xl", "tee size m"): a property, as a colour is, never the kind asked. */
 const SIZES = new Set("xxs xs s m l xl xxl xxxl 2xl 3xl 4xl twin queen king".split(" "));
@@ -106,6 +106,9 @@ const JOINERS = String.raw`&|,|\/|\band\b`;
 const JOINED = new RegExp(JOINERS, "iu");
 const JOINS = new RegExp(String.raw`\s*(?:${JOINERS})\s*`, "iu");
 
+/** A segment ending in a number and the word it counts ("Up to 10 seats", "10-13 anni"). */
+const COUNTED = /\d\s+[\p{L}'’-]+\s*$/u;
+
 /**
  * The kinds a category names, the last segment's first: "Kitchen > Cookware > Pans" → pans, cookware, kitchen. The last
  * segment may join several, and the product is one of them ("Kettles & Teapots" → both); a segment before it that joins
@@ -121,10 +124,12 @@ export function categoryHeads(category: string | null | undefined): string[] {
       parts
         .flatMap((part) => {
           const last = part.match(/[\p{L}'’-]+/gu)?.at(-1);
-          return last ? [bare(last)] : [];
+          // A count of something sizes the kind the segments before name ("Dining tables > Up to 10 *seats*").
+          return last && !COUNTED.test(part) ? [bare(last)] : [];
         })
-        // "Sleeping Gear", "Brewing Equipment" name no kind: what the gear is for is no kind either.
-        .filter((word) => word.length > 1 && !VAGUE.has(word)),
+        // "Sleeping Gear", "Brewing Equipment" name no kind: what the gear is for is no kind either; nor does whom a
+        // category is for ("Men > Wrist Watches").
+        .filter((word) => word.length > 1 && !VAGUE.has(word) && !WEARERS.has(word)),
     ),
   ];
 }

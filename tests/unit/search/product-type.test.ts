@@ -60,6 +60,18 @@ describe("categoryHeads", () => {
     expect(categoryHeads(null)).toEqual([]);
     expect(categoryHeads("")).toEqual([]);
   });
+
+  it("reads no kind from whom a category is for, nor from a count of something", () => {
+    // A watch for men is no man: "mens cologne" asked for neither the watch nor the hoodie in "Men's Clothing".
+    expect(categoryHeads("Men > Wrist Watches")).toEqual(["watches"]);
+    expect(categoryHeads("Clothing > Men > Men's Clothing > Shirts & Tops")).toEqual(["shirts", "tops", "clothing"]);
+    expect(categoryHeads("WOMAN")).toEqual([]);
+    // "Up to 10 seats" sizes a dining table: it is no seat ("dog car seat" found the table).
+    expect(categoryHeads("Furniture > Tables & desks > Dining tables > Up to 10 seats")).toEqual(["tables", "furniture"]);
+    expect(categoryHeads("Libri > Ragazzi > 10-13 anni")).toEqual(["ragazzi", "libri"]);
+    // A number elsewhere in the segment is part of the kind's name.
+    expect(categoryHeads("Outdoor > 2-Person Tents")).toEqual(["tents", "outdoor"]);
+  });
 });
 
 describe("isVague", () => {
