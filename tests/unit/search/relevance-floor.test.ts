@@ -139,6 +139,11 @@ describe("the relevance floor", () => {
     expect(unrelated([tights, { ...bag, kindAsked: true }])).toEqual([]);
     // Without a category its kind is a guess: it stays.
     expect(unrelated([tights, { ...bag, department: null }])).toEqual(["p0"]);
+    // Unless it holds none of the query's words in any form: the encoder alone put jeans, a training bag and a crib
+    // mattress, none with a category, in the answer to "rain jacket" in a catalog selling no jacket.
+    const jeans = candidate({ kindAsked: false, type: 0, coverageAll: 0, cosine: 0.59, headHeld: false, department: null });
+    expect(unrelated([tights, jeans])).toEqual(["p0", "p1"]);
+    expect(unrelated([{ ...tights, headHeld: true }, jeans])).toEqual([]);
   });
 
   it("leaves out what lacks the word saying what the product is to do, once a product kept holds it", () => {
