@@ -127,6 +127,9 @@ const CATALOG: TestRecord[] = [
   { url: shop("down-bag"), name: "Drift Down Sleeping Bag", desc: "Seals in warmth on winter nights.", category: "Outdoor > Sleeping Gear" },
   { url: shop("whetstone"), name: "Combination Whetstone, 1000/6000 Grit", desc: "Soak, then hone.", category: "Kitchen > Knife Care" },
   { url: shop("cake-tin"), name: "Springform Cake Tin, 24 cm", desc: "A leakproof base and a release clasp.", category: "Kitchen > Bakeware" },
+  { url: shop("chips"), name: "Sea Salt Potato Chips, 150 g", desc: "Kettle-cooked in small batches.", category: "Pantry > Snacks" },
+  { url: shop("doormat"), name: "Coir Doormat, 60 x 40 cm", desc: "Scrapes boots clean at the door.", category: "Home > Entryway" },
+  { url: shop("doorbell"), name: "Wired Video Doorbell, 1080p", desc: "See who is at the door from your phone.", category: "Smart Home > Security" },
   { url: shop("roasting-tray"), name: "Enamel Roasting Tray", desc: "For a chicken and its vegetables.", category: "Kitchen > Bakeware" },
   { url: shop("cleansing-balm"), name: "Sweet Orange Cleansing Balm", desc: "Melts away makeup.", category: "Beauty > Cleansers" },
   { url: shop("brush-cleanser"), name: "Makeup Brush Cleanser", desc: "Lifts powder from bristles.", category: "Beauty > Tools" },
@@ -453,6 +456,9 @@ describe("product types", () => {
     expect((await ask("knife sharpener")).urls[0]).toBe(shop("whetstone")); // not a knife
     expect((await ask("roasting pan")).urls[0]).toBe(shop("roasting-tray")); // not a frying pan
     expect((await ask("cake pan")).urls[0]).toBe(shop("cake-tin")); // a tin, as shops in Britain call it
+    expect((await ask("crisps")).urls[0]).toBe(shop("chips")); // what Britain calls potato chips
+    expect((await ask("welcome mat")).urls[0]).toBe(shop("doormat"));
+    expect((await ask("doorbell camera")).urls[0]).toBe(shop("doorbell"));
     expect((await ask("makeup remover")).urls[0]).toBe(shop("cleansing-balm"));
     // A cleaner is a cleanser by the synonyms, not by a guess at a typo.
     const cleaner = await ask("brush cleaner");
