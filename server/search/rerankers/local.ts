@@ -650,10 +650,15 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // category share only its setting (the sleeping bag, "for car camping", for "something to keep drinks cold on a
   // camping trip").
   const lacksUse = weights.lacksUse && ranked.some((o) => !o.unrelated && o.features.holdsUse);
+  // What the encoder alone found, holding no word of the query in any form, is no answer beside a product kept that is
+  // of the kind asked or names the query's last word: its similarity is then no evidence (jeans, at 0.45, beside the
+  // Halloween costume kit for "ghost costume"). Beside weaker evidence it stays: the trail running shoes for "hiking
+  // boots", where only a bench holds "boots".
+  const worded = ranked.some((o) => !o.unrelated && (o.features.type === 1 || o.features.head === 1));
   return ranked.map(({ id, score, features: f, unrelated }) => ({
     id,
     score,
-    unrelated: unrelated || (headless && (f.department !== null || f.coverageAll === 0)) || (f.department !== null && lacksUse && !f.headHeld),
+    unrelated: unrelated || (f.coverageAll === 0 && (headless || worded)) || (f.department !== null && (headless || (lacksUse && !f.headHeld))),
   }));
 }
 

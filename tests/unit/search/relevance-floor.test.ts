@@ -131,7 +131,7 @@ describe("the relevance floor", () => {
 
   it("leaves out what shares only the query's qualifiers when nothing kept is of the kind asked or holds its head word", () => {
     // "winter tyres" with no tyres for sale: winter running tights, a winter sleeping bag.
-    const tights = candidate({ kindAsked: false, type: 0, coverageAll: 0.39, cosine: 0.45, headHeld: false });
+    const tights = candidate({ kindAsked: false, type: 0, head: 0, coverageAll: 0.39, cosine: 0.45, headHeld: false });
     const bag = candidate({ kindAsked: false, type: 0, coverageAll: 0.39, cosine: 0.41, headHeld: false, department: "camping" });
     expect(unrelated([tights, bag])).toEqual(["p0", "p1"]);
     // A product that holds the head word somewhere keeps them all; so does one of the kind asked.
@@ -141,9 +141,19 @@ describe("the relevance floor", () => {
     expect(unrelated([tights, { ...bag, department: null }])).toEqual(["p0"]);
     // Unless it holds none of the query's words in any form: the encoder alone put jeans, a training bag and a crib
     // mattress, none with a category, in the answer to "rain jacket" in a catalog selling no jacket.
-    const jeans = candidate({ kindAsked: false, type: 0, coverageAll: 0, cosine: 0.59, headHeld: false, department: null });
+    const jeans = candidate({ kindAsked: false, type: 0, head: 0, coverageAll: 0, cosine: 0.59, headHeld: false, department: null });
     expect(unrelated([tights, jeans])).toEqual(["p0", "p1"]);
     expect(unrelated([{ ...tights, headHeld: true }, jeans])).toEqual([]);
+  });
+
+  it("leaves out what only the encoder found beside a product of the kind asked, or named with the query's last word", () => {
+    // "ghost costume": the Halloween costume kit, and jeans, which hold neither word.
+    const kit = candidate({ kindAsked: false, type: 0, head: 1, coverageAll: 0.44, cosine: 0.43, department: "costumes" });
+    const jeans = candidate({ kindAsked: false, type: 0, head: 0, coverageAll: 0, cosine: 0.45, headHeld: false, department: null });
+    expect(unrelated([kit, jeans])).toEqual(["p1"]);
+    // "hiking boots": a bench whose description holds "boots" is weaker evidence; the trail shoe it found stays.
+    const bench = { ...kit, head: 0 };
+    expect(unrelated([bench, jeans])).toEqual([]);
   });
 
   it("leaves out what lacks the word saying what the product is to do, once a product kept holds it", () => {
