@@ -500,6 +500,15 @@ describe("product types", () => {
     expect((await ask("sofa with cushions")).urls).toContain(shop("sofa"));
   });
 
+  it("leaves out what a word before the kind asked names, when a product of that kind holds the word: a knife sharpener is no knife", async () => {
+    // The whetstone is a sharpener by the synonyms and holds "knife" in its category.
+    const answer = await ask("knife sharpener");
+    expect(answer.urls[0]).toBe(shop("whetstone"));
+    expect(answer.urls).not.toContain(shop("paring-knife"));
+    // Asked for itself, the knife stays.
+    expect((await ask("knife")).urls).toContain(shop("paring-knife"));
+  });
+
   it("puts the sofa above a cushion cover for it", async () => {
     expect((await ask("linen sofa")).urls[0]).toBe(shop("sofa"));
   });

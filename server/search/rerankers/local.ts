@@ -83,6 +83,11 @@ export type Scored = Features & {
   holdsUse: boolean;
   /** It is of a kind the query names only after its head word's preposition, and not of the kind asked: what the product is for. */
   isTarget: boolean;
+  /**
+   * It is of a kind a query word before the head word names, not of the kind asked, and holds the head word nowhere:
+   * what the product asked for goes with, when the catalog has products of the kind asked (the body milk for "milk frother").
+   */
+  goesWith: boolean;
 };
 
 /** A weight per feature (`accessory`'s, `ages`' and `avoided`'s are subtracted), and the parameters inside them. */
@@ -308,7 +313,12 @@ interface Clause {
   sold: boolean;
   /** A word after the head word's preposition of purpose: what the product is for ("cushion for the *sofa*"), no kind asked. */
   target: boolean;
+  /** A word before the head word, not a quantity, with no "and" between them: the sort, or what it goes with ("*milk* frother"). */
+  before: boolean;
 }
+
+/** Words joining two kinds asked ("dining table *and* chairs"): the first is no sort of the second. */
+const JOINS_KINDS = new Set(["and", "or", "&"]);
 
 interface Query {
   clauses: Clause[];
@@ -488,6 +498,7 @@ function features(
     // The word before the name's kind, when the query holds it in no form, names another sort ("Alder *Dining* Chair").
     namedAsAsked: kindNamed && document.named.sort.every((lexeme) => query.lexemes.has(lexeme)),
     isTarget: !ofKindAsked && query.clauses.some((clause) => clause.target && names(clause)),
+    goesWith: !ofKindAsked && !headHeld && query.clauses.some((clause) => clause.before && names(clause)),
   };
 }
 
@@ -592,8 +603,12 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // run that holds "wooden" and "toys" would leave the stacker that toddlers stack below the floor).
   const judged = (f: Scored, score: number) => related(f, score) + weights.ages * f.ages + weights.avoided * f.avoided;
   // A product of the kind named after the head word's preposition of purpose is what the product asked for goes with
-  // (the sofa for "cushion for the sofa", the desk for "chair for my desk"): unrelated, and no bar for the others.
-  const target = (f: Scored) => weights.whatFor && f.isTarget && f.department !== null;
+  // (the sofa for "cushion for the sofa", the desk for "chair for my desk"): unrelated, and no bar for the others. So
+  // is one of a kind a word before the head word names, lacking the head word, once a product of the kind asked holds
+  // every such word (the knives for "knife sharpener" beside the whetstone in "Knife Care"). Without one, the head word
+  // may be misread or the kind not sold: the teas stay for "tea bags", where only sleeping bags are bags.
+  const kindOfHead = scored.some((f) => f.type === 1 && f.sorts.every((sort) => sort.held));
+  const target = (f: Scored) => weights.whatFor && (f.isTarget || (f.goesWith && kindOfHead)) && f.department !== null;
   const judging = order.filter((o) => !target(o.features));
   const best = Math.max(...judging.map((o) => related(o.features, o.score)));
   // Within rounding of the bar is at it: a word's share of the query is a ratio of sums of logarithms, and a product
@@ -761,7 +776,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const frequencies = await documentFrequencies(all);
     const idfOf = (frequency: number) => Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5));
     const idf = (lexeme: string) => idfOf(frequencies.get(lexeme) ?? 0);
-    type Word = Omit<Clause, "sort" | "sold" | "target"> & { heldAnywhere: boolean };
+    type Word = Omit<Clause, "sort" | "sold" | "target" | "before"> & { heldAnywhere: boolean };
     const held = (form: { lexemes: readonly string[] }) => form.lexemes.every((lexeme) => (frequencies.get(lexeme) ?? 0) > 0);
     // Each compound form some product holds, with its word and side; one no product holds ("jacket-for") says nothing
     // of the stop word in it.
@@ -857,6 +872,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         sort: head !== undefined && (i < head || (i === head && k < words.length - 1)) && !isQuantity(plan.words, i),
         sold: head !== undefined && i > head && isPackaging(plan.words[i]!),
         target: purpose !== undefined && i > purpose,
+        before: head !== undefined && i < head && !isQuantity(plan.words, i) && !plan.words.slice(i + 1, head).some((word) => JOINS_KINDS.has(word)),
       })),
     );
     return {

@@ -24,6 +24,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   headHeld: true,
   holdsUse: false,
   isTarget: false,
+  goesWith: false,
   ...features,
 });
 
@@ -177,5 +178,14 @@ describe("the relevance floor", () => {
     expect(unrelated([{ ...sofa, isTarget: false }, cover])).toContain("p1");
     // Without a category its kind is a guess: it stays.
     expect(unrelated([{ ...sofa, department: null }, cover])).not.toContain("p0");
+  });
+
+  it("leaves out what a word before the kind asked names, once a product of the kind asked holds that word", () => {
+    // "knife sharpener": the whetstone (a sharpener, in "Kitchen > Knife Care") and a paring knife lacking "sharpener".
+    const whetstone = candidate({ sorts: [{ named: false, held: true }] });
+    const knife = candidate({ type: 0.5, headHeld: false, goesWith: true, sorts: [{ named: true, held: true }], coverageAll: 0.6 });
+    expect(unrelated([whetstone, knife])).toEqual(["p1"]);
+    // "tea bags" among sleeping bags, which hold no "tea": the loose teas stay.
+    expect(unrelated([{ ...whetstone, sorts: [{ named: false, held: false }] }, knife])).toEqual([]);
   });
 });
