@@ -147,6 +147,13 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     if (!vocabulary || !correctable(token, i) || inJoined.has(i)) return;
     // A shopper's query holds a typo or two; a long paste of unknown words is not worth 10 ms a word.
     const unknown = vocabulary.count(token.word) === 0;
+    // The catalog's word with other accents is the word itself, common or not ("cafe" for café, "karcher" for Kärcher).
+    const alike = unknown ? vocabulary.accentedAlike(token.word) : [];
+    if (alike.length > 0) {
+      primary[i] = alike[0]!;
+      correct(i, i + 1, [alike[0]!]);
+      return;
+    }
     // A common English word the catalog lacks is what the shopper meant: nothing in the catalog is it.
     if (unknown && isCommonWord(token.word)) return;
     if (unknown && ++looked > MAX_UNKNOWN_WORDS) return;

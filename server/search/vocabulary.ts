@@ -24,19 +24,30 @@ export interface Vocabulary {
   readonly alphabet: readonly string[];
   /** Words starting with `letter`, for the rare scans that single edits cannot answer. */
   startingWith(letter: string): readonly string[];
+  /** The catalog's words spelled with the same letters but other accents ("karcher" → kärcher, "café" → cafe), commonest first. */
+  accentedAlike(word: string): readonly string[];
   readonly size: number;
 }
 
 /** Letters an edit may insert or substitute: enough for any alphabet's words, bounded for scripts with thousands. */
 const ALPHABET_MAX = 48;
 
+/** The word without its accents ("kärcher" → karcher): letters with marks decomposed, the marks dropped. */
+function unaccented(word: string): string {
+  return word.normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC");
+}
+
 export function buildVocabulary(entries: Iterable<readonly [string, number]>): Vocabulary {
   const counts = new Map<string, number>();
   const letters = new Map<string, number>();
+  /** Words written with accents, by their letters without: few in most catalogs, so kept whole. */
+  const accented = new Map<string, string[]>();
   for (const [word, ndoc] of entries) {
     if (ndoc <= 0) continue;
     counts.set(word, ndoc);
     for (const letter of word) letters.set(letter, (letters.get(letter) ?? 0) + ndoc);
+    const plain = unaccented(word);
+    if (plain !== word) accented.set(plain, [...(accented.get(plain) ?? []), word]);
   }
   const alphabet = [...letters]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
@@ -57,6 +68,11 @@ export function buildVocabulary(entries: Iterable<readonly [string, number]>): V
         }
       }
       return byFirst.get(letter) ?? [];
+    },
+    accentedAlike(word) {
+      const plain = unaccented(word);
+      const alike = [...(counts.has(plain) ? [plain] : []), ...(accented.get(plain) ?? [])].filter((other) => other !== word);
+      return alike.sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0) || (a < b ? -1 : 1));
     },
     size: counts.size,
   };

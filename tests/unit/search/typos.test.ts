@@ -44,6 +44,10 @@ const vocabulary = buildVocabulary([
   ["water", 30],
   ["bottle", 12],
   ["case", 20],
+  ["kärcher", 3],
+  ["sauté", 4],
+  ["cafe", 5],
+  ["décor", 6],
 ]);
 
 describe("corrections", () => {
@@ -113,6 +117,16 @@ describe("typos in a query", () => {
     expect(read.corrections).toEqual([{ from: "sunscren", to: "sunscreen" }]);
     expect(read.forms.map((form) => form.words.join(" "))).toEqual(["sunscren", "spf", "50", "spf50", "sunscreen"]);
     expect(read.embedText).toBe("sunscreen spf 50");
+  });
+
+  it("reads a word as the catalog accents it, whichever way, common English or not", () => {
+    expect(plan("karcher").corrections).toEqual([{ from: "karcher", to: "kärcher" }]);
+    expect(plan("saute pan").corrections).toEqual([{ from: "saute", to: "sauté" }]);
+    expect(plan("café").corrections).toEqual([{ from: "café", to: "cafe" }]);
+    // "decor" is common English, which is never corrected: as written here it is the catalog's word.
+    expect(plan("wall decor").corrections).toEqual([{ from: "decor", to: "décor" }]);
+    expect(plan("saute pan").embedText).toBe("sauté pan");
+    expect(vocabulary.accentedAlike("tent")).toEqual([]);
   });
 
   it("never corrects numbers, codes or SKUs", () => {
