@@ -127,6 +127,8 @@ describe("typos in a query", () => {
     expect(plan("wall decor").corrections).toEqual([{ from: "decor", to: "décor" }]);
     expect(plan("saute pan").embedText).toBe("sauté pan");
     expect(vocabulary.accentedAlike("tent")).toEqual([]);
+    // Not outside Latin letters: the mark on が makes another sound, not an accent.
+    expect(buildVocabulary([["かき", 3]]).accentedAlike("がき")).toEqual([]);
   });
 
   it("never corrects numbers, codes or SKUs", () => {
