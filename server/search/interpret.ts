@@ -11,6 +11,7 @@
 import { isCurrencyCode } from "../../shared/currency.js";
 import { type AppliedConstraint, EXCLUDE_MAX, type SearchParams } from "../../shared/schemas/index.js";
 import { wordsIn } from "./lexical.js";
+import { withoutAccents } from "./vocabulary.js";
 
 export interface Reading {
   /** The query without the constraints; empty when nothing else was asked (then it browses). */
@@ -23,7 +24,7 @@ export interface Reading {
   avoid: { word: string; text: string }[];
 }
 
-/** The brands a catalog has, by their words lower-cased ("Pebble & Pine" → "pebble pine"). */
+/** The brands a catalog has, by their words lower-cased and without accents ("Pebble & Pine" → "pebble pine", "Kärcher" → "karcher"). */
 export interface BrandIndex {
   byWords: ReadonlyMap<string, string>;
   /** The most words a brand name has. */
@@ -37,7 +38,7 @@ export function brandIndex(names: readonly string[]): BrandIndex {
     const words = wordsIn(name);
     // One- and two-letter names ("A", "HP" aside) read as ordinary words too often to be taken for a brand.
     if (words.length === 0 || words.join("").length < 3) continue;
-    const key = words.join(" ");
+    const key = words.map(withoutAccents).join(" ");
     if (!byWords.has(key)) byWords.set(key, name);
     longest = Math.max(longest, words.length);
   }
@@ -267,7 +268,7 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
   for (let i = 0; i < tokens.length; i++) {
     for (let n = Math.min(brands.longest, tokens.length - i); n >= 1; n--) {
       const run = tokens.slice(i, i + n);
-      const name = brands.byWords.get(run.map((token) => token[0].toLowerCase()).join(" "));
+      const name = brands.byWords.get(run.map((token) => withoutAccents(token[0].toLowerCase())).join(" "));
       if (!name) continue;
       const start = run[0]!.index;
       const last = run.at(-1)!;

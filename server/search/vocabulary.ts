@@ -39,7 +39,7 @@ const LATIN = /^\p{Script=Latin}+$/u;
  * The word without its accents ("kärcher" → karcher): letters with marks decomposed, the marks dropped. Latin letters
  * only: in Japanese the same marks make another sound (が is no か).
  */
-function unaccented(word: string): string {
+export function withoutAccents(word: string): string {
   return NON_ASCII.test(word) && LATIN.test(word) ? word.normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC") : word;
 }
 
@@ -52,7 +52,7 @@ export function buildVocabulary(entries: Iterable<readonly [string, number]>): V
     if (ndoc <= 0) continue;
     counts.set(word, ndoc);
     for (const letter of word) letters.set(letter, (letters.get(letter) ?? 0) + ndoc);
-    const plain = unaccented(word);
+    const plain = withoutAccents(word);
     if (plain !== word) accented.set(plain, [...(accented.get(plain) ?? []), word]);
   }
   const alphabet = [...letters]
@@ -76,7 +76,7 @@ export function buildVocabulary(entries: Iterable<readonly [string, number]>): V
       return byFirst.get(letter) ?? [];
     },
     accentedAlike(word) {
-      const plain = unaccented(word);
+      const plain = withoutAccents(word);
       const alike = [...(counts.has(plain) ? [plain] : []), ...(accented.get(plain) ?? [])].filter((other) => other !== word);
       return alike.sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0) || (a < b ? -1 : 1));
     },

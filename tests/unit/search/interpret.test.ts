@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { brandIndex, interpret } from "../../../server/search/interpret.js";
 import { SearchParamsSchema } from "../../../shared/schemas/index.js";
 
-const brands = brandIndex(["NorthPeak", "Pebble & Pine", "Halden Audio", "A", "HP"]);
+const brands = brandIndex(["NorthPeak", "Pebble & Pine", "Halden Audio", "A", "HP", "Kärcher"]);
 const read = (q: string, extra: Record<string, unknown> = {}) => {
   const params = SearchParamsSchema.parse({ q, ...extra });
   return interpret({ ...params, q }, brands);
@@ -23,6 +23,8 @@ describe("constraints in the query", () => {
     ["in-stock rain jacket under $300", "rain jacket", { availability: ["in_stock"], price_max: "300", currency: "USD" }],
     ["northpeak tent", "tent", { brand: ["NorthPeak"] }],
     ["toys by pebble & pine", "toys", { brand: ["Pebble & Pine"] }],
+    ["karcher pressure washer", "pressure washer", { brand: ["Kärcher"] }], // typed without its accent
+    ["kärcher pressure washer", "pressure washer", { brand: ["Kärcher"] }],
   ])("%s", (q, query, adds) => {
     const reading = read(q);
     expect(reading?.query).toBe(query);
