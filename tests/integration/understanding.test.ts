@@ -447,6 +447,12 @@ describe("product types", () => {
     expect(urls).not.toContain(shop("mask-set"));
   });
 
+  it("leaves out what shares only a qualifier, from another department than the kind asked: organic tea is no organic fox", async () => {
+    const { urls } = await ask("organic tea");
+    expect(urls).toContain(shop("sencha"));
+    expect(urls).not.toContain(shop("plush-fox"));
+  });
+
   it("takes a synonym of several words for the kind it names: a throw blanket is a throw", async () => {
     expect((await ask("throw")).urls.sort()).toEqual([shop("jacquard-throw"), shop("merino-throw")]);
   });

@@ -650,12 +650,30 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
     askedBeside(f, sortBest) &&
     !f.namedAsAsked &&
     sortBest.sorts.some((sort, k) => (sortBest === kindBest ? sort.named : sort.held) && f.sorts[k]?.held === false);
+  // When the best is of no kind asked, the first of the kind the head word names stands for it: a product with a
+  // category from another department, of no kind asked and holding the head word nowhere, shares only the query's
+  // qualifiers (the organic cotton plush fox, first by a hair, for "organic tea"). From the same department it may be
+  // a kind of it the words miss: the copper saucepan for "copper pot", beside the pasta pot.
+  const firstOfKind = order.find(({ features: f }) => f.type === 1 && f.department !== null)?.features;
+  const qualifierOnly = (f: Scored) =>
+    Number.isFinite(weights.otherKind) &&
+    firstOfKind !== undefined &&
+    f.department !== null &&
+    f.department !== firstOfKind.department &&
+    f.type === 0 &&
+    !f.headHeld;
   const ranked = order.map(({ id, score, features: f }) => ({
     id,
     score,
     features: f,
     unrelated:
-      target(f) || judged(f, score) < best - weights.floor || weak(f) || otherKind(f, judged(f, score)) || otherDepartment(f) || otherSort(f),
+      target(f) ||
+      judged(f, score) < best - weights.floor ||
+      weak(f) ||
+      otherKind(f, judged(f, score)) ||
+      otherDepartment(f) ||
+      otherSort(f) ||
+      qualifierOnly(f),
   }));
   // Nothing kept is of the kind asked or holds the word naming it: what is left shares only the query's qualifiers.
   // Only products with a category are judged so, their kind being known to differ, and those holding no word of the

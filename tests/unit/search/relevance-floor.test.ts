@@ -188,4 +188,14 @@ describe("the relevance floor", () => {
     // "tea bags" among sleeping bags, which hold no "tea": the loose teas stay.
     expect(unrelated([{ ...whetstone, sorts: [{ named: false, held: false }] }, knife])).toEqual([]);
   });
+
+  it("leaves out what holds only a qualifier, from another department than the first of the kind asked", () => {
+    // "organic tea": the plush fox names "organic" and scores a hair above the tea, which is of the kind asked.
+    const fox = candidate({ type: 0, kindAsked: false, headHeld: false, department: "toys", bm25: 2, coverage: 0.64, coverageAll: 0.64 });
+    const tea = candidate({ department: "coffee & tea", bm25: 1, coverage: 0.36, coverageAll: 0.36, head: 1 });
+    expect(rankScored([fox, tea], ["fox", "tea"], DEFAULT_WEIGHTS)[0]!.id).toBe("fox");
+    expect(unrelated([fox, tea])).toEqual(["p0"]);
+    // "copper pot": the copper saucepan, beside the pasta pot in the same department, may be a kind of it the words miss.
+    expect(unrelated([{ ...fox, department: "coffee & tea" }, tea])).toEqual([]);
+  });
 });
