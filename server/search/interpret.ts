@@ -10,8 +10,7 @@
  */
 import { isCurrencyCode } from "../../shared/currency.js";
 import { type AppliedConstraint, EXCLUDE_MAX, type SearchParams } from "../../shared/schemas/index.js";
-import { wordsIn } from "./lexical.js";
-import { withoutAccents } from "./vocabulary.js";
+import { withoutAccents, wordsIn } from "./lexical.js";
 
 export interface Reading {
   /** The query without the constraints; empty when nothing else was asked (then it browses). */

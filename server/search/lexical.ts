@@ -48,6 +48,17 @@ export function wordsIn(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
+const NON_ASCII = /[^\p{ASCII}]/u;
+const LATIN = /^\p{Script=Latin}+$/u;
+
+/**
+ * The word without its accents ("kärcher" → karcher): letters with marks decomposed, the marks dropped. Latin letters
+ * only: in Japanese the same marks make another sound (が is no か).
+ */
+export function withoutAccents(word: string): string {
+  return NON_ASCII.test(word) && LATIN.test(word) ? word.normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC") : word;
+}
+
 /** A tsquery literal for one lexeme. */
 export function lexemeQuery(lexeme: string): string {
   return `'${lexeme.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;

@@ -16,6 +16,7 @@ import { gt } from "drizzle-orm";
 import { catalogVersion } from "../catalog/repository.js";
 import type { Database } from "../db/client.js";
 import { searchVocabulary } from "../db/schema.js";
+import { withoutAccents } from "./lexical.js";
 
 export interface Vocabulary {
   /** How many products hold the word (0: the catalog does not hold it). */
@@ -31,17 +32,6 @@ export interface Vocabulary {
 
 /** Letters an edit may insert or substitute: enough for any alphabet's words, bounded for scripts with thousands. */
 const ALPHABET_MAX = 48;
-
-const NON_ASCII = /[^\p{ASCII}]/u;
-const LATIN = /^\p{Script=Latin}+$/u;
-
-/**
- * The word without its accents ("kärcher" → karcher): letters with marks decomposed, the marks dropped. Latin letters
- * only: in Japanese the same marks make another sound (が is no か).
- */
-export function withoutAccents(word: string): string {
-  return NON_ASCII.test(word) && LATIN.test(word) ? word.normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC") : word;
-}
 
 export function buildVocabulary(entries: Iterable<readonly [string, number]>): Vocabulary {
   const counts = new Map<string, number>();

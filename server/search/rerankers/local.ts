@@ -85,7 +85,7 @@ export type Scored = Features & {
   isTarget: boolean;
   /**
    * It is of a kind a query word before the head word names, not of the kind asked, and holds the head word nowhere:
-   * what the product asked for goes with, when the catalog has products of the kind asked (the body milk for "milk frother").
+   * what the product asked for goes with, once a product of the kind asked holds that word (the knives for "knife sharpener").
    */
   goesWith: boolean;
 };
@@ -313,7 +313,7 @@ interface Clause {
   sold: boolean;
   /** A word after the head word's preposition of purpose: what the product is for ("cushion for the *sofa*"), no kind asked. */
   target: boolean;
-  /** A word before the head word, not a quantity, with no "and" between them: the sort, or what it goes with ("*milk* frother"). */
+  /** A word before the head word, not a quantity, with no "and" between them: the sort, or what it goes with ("*knife* sharpener"). */
   before: boolean;
 }
 
@@ -607,8 +607,8 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // is one of a kind a word before the head word names, lacking the head word, once a product of the kind asked holds
   // every such word (the knives for "knife sharpener" beside the whetstone in "Knife Care"). Without one, the head word
   // may be misread or the kind not sold: the teas stay for "tea bags", where only sleeping bags are bags.
-  const kindOfHead = scored.some((f) => f.type === 1 && f.sorts.every((sort) => sort.held));
-  const target = (f: Scored) => weights.whatFor && (f.isTarget || (f.goesWith && kindOfHead)) && f.department !== null;
+  const kindHoldsSorts = scored.some((f) => f.type === 1 && f.sorts.every((sort) => sort.held));
+  const target = (f: Scored) => weights.whatFor && (f.isTarget || (f.goesWith && kindHoldsSorts)) && f.department !== null;
   const judging = order.filter((o) => !target(o.features));
   const best = Math.max(...judging.map((o) => related(o.features, o.score)));
   // Within rounding of the bar is at it: a word's share of the query is a ratio of sums of logarithms, and a product
