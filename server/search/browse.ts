@@ -5,7 +5,7 @@
  * Orders read the narrow `product_facets` rows: a few hundred pages for a
  * browse of 20,000 products, where `products` takes a page per row.
  */
-import { and, asc, desc, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, inArray, max, min, type SQL, sql } from "drizzle-orm";
 import type { Sort } from "../../shared/schemas/index.js";
 import type { Database } from "../db/client.js";
 import { productFacets, products } from "../db/schema.js";
@@ -80,6 +80,15 @@ export async function brandNames(db: Database): Promise<string[]> {
     .select({ name: sql<string>`b.name` })
     .from(sql`(select distinct jsonb_array_elements_text(${products.brands}) as name from ${products}) as b`);
   return rows.map((row) => row.name);
+}
+
+/**
+ * The currencies the catalog prices products in, as far as telling one from several: the first and last, which the
+ * price index reads in a step each (a distinct scan would read every row of a catalog in one currency to be sure).
+ */
+export async function priceCurrencies(db: Database): Promise<string[]> {
+  const [row] = await db.select({ first: min(products.currency), last: max(products.currency) }).from(products);
+  return [...new Set([row?.first, row?.last].filter((currency): currency is string => typeof currency === "string"))];
 }
 
 /** Per product, the stemmed words of each field as Postgres's english configuration reads them (for `explain`). */

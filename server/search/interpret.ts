@@ -197,7 +197,11 @@ const ASKING_END = /(?:,?\s*(?:please|pls|plz|thanks|thank\s+you|thx))?\s*[?!.]+
 const ASKING_REACH = 64;
 
 /** Reads the constraints of `q`; null when it holds none. */
-export function interpret(params: SearchParams & { q: string }, brands: BrandIndex): Reading | null {
+/**
+ * `currencies`: the ones the catalog prices products in (a few suffice). When there is one, a bound written without a
+ * currency ("toys under 20") is in it; otherwise it is read but not applied, as the number alone says nothing of which.
+ */
+export function interpret(params: SearchParams & { q: string }, brands: BrandIndex, currencies: readonly string[] = []): Reading | null {
   const q = params.q;
   const reading: Reading = { query: q, adds: {}, applied: [], notApplied: [], avoid: [] };
   const spans: { start: number; end: number }[] = [];
@@ -247,7 +251,7 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
         }
         continue;
       }
-      const currency = constraint.currency ?? params.currency;
+      const currency = constraint.currency ?? params.currency ?? (currencies.length === 1 ? currencies[0] : undefined);
       if (params[constraint.filter] !== undefined) reading.notApplied.push({ ...shown, reason: `${constraint.filter} was given` });
       else if (!currency) reading.notApplied.push({ ...shown, reason: 'no currency: write it ("under $200") or give currency' });
       else if (params.currency && params.currency !== currency)

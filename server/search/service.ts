@@ -17,7 +17,7 @@ import { LruCache, refreshedEvery } from "../cache.js";
 import { catalogSecret, findProductsByIds } from "../catalog/repository.js";
 import type { Database } from "../db/client.js";
 import { productFacets } from "../db/schema.js";
-import { browseKeys, brandNames, comesAfter, fieldLexemes, type OrderSort, type SortKey, sortKeys, wordLexemes } from "./browse.js";
+import { browseKeys, brandNames, comesAfter, fieldLexemes, type OrderSort, priceCurrencies, type SortKey, sortKeys, wordLexemes } from "./browse.js";
 import { catalogSizeEvery } from "./catalog-size.js";
 import { createCursorCodec, type CursorCodec, type CursorPosition, fingerprint, seenHash } from "./cursor.js";
 import type { Embedder } from "./embedder.js";
@@ -111,6 +111,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
   const queryVectors = new LruCache<string, Promise<number[]>>(deps.queryCacheSize ?? 1000);
   const catalogSize = catalogSizeEvery(db, CATALOG_FACTS_TTL_MS);
   const brands = refreshedEvery(async () => brandIndex(await brandNames(db)), CATALOG_FACTS_TTL_MS);
+  const currencies = refreshedEvery(() => priceCurrencies(db), CATALOG_FACTS_TTL_MS);
   const vocabulary = vocabularyOf(db, VOCABULARY_CHECK_MS);
   const facetCounts = facetCounter(() => deps.reader?.() ?? db, deps.catalogVersion ?? (() => undefined));
   const synonyms = deps.synonyms ?? NO_SYNONYMS;
@@ -165,7 +166,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     async search(params) {
       // Postgres text cannot hold NUL; it carries no meaning in a query anyway.
       const q = params.q?.replaceAll("\u0000", " ").trim() || undefined;
-      const reading: Reading | null = q && params.parse_query ? interpret({ ...params, q }, await brands()) : null;
+      const reading: Reading | null = q && params.parse_query ? interpret({ ...params, q }, await brands(), await currencies()) : null;
       const effective: SearchParams = { ...params, ...reading?.adds };
       const query = reading ? reading.query || undefined : q;
       const avoid = reading?.avoid.map((avoided) => avoided.word);

@@ -481,3 +481,29 @@ describe.each(PATHS)("on %s", (path) => {
     });
   });
 });
+
+describe.each(PATHS)("a catalog priced in one currency, on %s", (path) => {
+  let t: TestApp;
+  let pg: SocketPostgres | undefined;
+  beforeAll(async () => {
+    pg = path === "postgres.js" ? await startSocketPostgres(4) : undefined;
+    const euros = STRUCTURED.filter((record) => record.offers?.currency === "EUR");
+    t = await createTestApp({ records: euros, ...(pg ? { database: openPostgres({ url: pg.url, max: 1 }) } : {}) });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await pg?.close();
+  });
+
+  it("reads a price written without a currency in that one", async () => {
+    const search = async (q: string) => {
+      const answer = await t.app.inject({ url: `/api/v1/products/search?q=${encodeURIComponent(q)}`, headers: { authorization: t.key } });
+      return SearchResponseSchema.parse(answer.json());
+    };
+    const saucepan = await search("saucepan under 45");
+    expect(saucepan.interpretation?.applied).toEqual([{ filter: "price_max", value: "45 EUR", text: "under 45" }]);
+    expect(saucepan.products.map((hit) => hit.pdp.name)).toEqual(["Stainless Steel Saucepan 2 L"]);
+    // The skillet costs 49,90 €.
+    expect((await search("skillet under 45")).products).toEqual([]);
+  });
+});

@@ -46,6 +46,17 @@ describe("constraints in the query", () => {
     expect(read("tent under 200", { currency: "CAD" })?.adds).toEqual({ price_max: "200", currency: "CAD" });
   });
 
+  it("reads a bound without a currency in the catalog's currency when it prices everything in one", () => {
+    const params = SearchParamsSchema.parse({ q: "toys under 20" });
+    const one = interpret({ ...params, q: "toys under 20" }, brands, ["USD"]);
+    expect(one?.adds).toEqual({ price_max: "20", currency: "USD" });
+    expect(one?.applied).toEqual([{ filter: "price_max", value: "20 USD", text: "under 20" }]);
+    // Two currencies: the number alone says nothing of which.
+    expect(interpret({ ...params, q: "toys under 20" }, brands, ["USD", "EUR"])?.adds).toEqual({});
+    // A currency written or given still wins.
+    expect(interpret({ ...params, q: "toys under £20" }, brands, ["USD"])?.adds).toEqual({ price_max: "20", currency: "GBP" });
+  });
+
   it("lets the caller's parameters win", () => {
     const reading = read("northpeak tent under $200 in stock", { price_max: "300", currency: "USD", availability: "out_of_stock", brand: "Other" });
     expect(reading?.adds).toEqual({});
