@@ -196,9 +196,8 @@ const ASKING_END = /(?:,?\s*(?:please|pls|plz|thanks|thank\s+you|thx))?\s*[?!.]+
  */
 const ASKING_REACH = 64;
 
-/** Reads the constraints of `q`; null when it holds none. */
 /**
- * `currencies`: the ones the catalog prices products in (a few suffice). When there is one, a bound written without a
+ * Reads the constraints of `q`; null when it holds none. `currencies`: the ones the catalog prices products in (a few suffice). When there is one, a bound written without a
  * currency ("toys under 20") is in it; otherwise it is read but not applied, as the number alone says nothing of which.
  */
 export function interpret(params: SearchParams & { q: string }, brands: BrandIndex, currencies: readonly string[] = []): Reading | null {

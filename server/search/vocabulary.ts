@@ -43,7 +43,10 @@ export function buildVocabulary(entries: Iterable<readonly [string, number]>): V
     counts.set(word, ndoc);
     for (const letter of word) letters.set(letter, (letters.get(letter) ?? 0) + ndoc);
     const plain = withoutAccents(word);
-    if (plain !== word) accented.set(plain, [...(accented.get(plain) ?? []), word]);
+    if (plain === word) continue;
+    const alike = accented.get(plain);
+    if (alike) alike.push(word);
+    else accented.set(plain, [word]);
   }
   const alphabet = [...letters]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))

@@ -584,10 +584,12 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
  * floor: far below the best; weak on its own when no candidate is of a kind the query names, or very weak; or, when the best
  * is of the kind asked, of another kind by its category, of a kind asked from another department, or another sort
  * of the kind than the one the query puts before it and the best is named for (or, when the best is of no kind
- * asked, the first of the kind holds); or, when nothing kept is of the kind
- * asked or holds the query's head word, any with a category; or, when the query describes a use and a product kept
- * holds its head word, any with a category that does not; or, with a category, of the kind the query names after
- * its head word's preposition of purpose (what the product asked for goes with).
+ * asked, the first of the kind holds); or, from another department than the first of the kind asked, holding only
+ * the query's qualifiers; or, when nothing kept is of the kind asked or holds the query's head word, any with a
+ * category, and any holding no word of the query; or, when the query describes a use and a product kept holds its
+ * head word, any with a category that does not; or, with a category, of the kind the query names after its head
+ * word's preposition of purpose, or before its head word (what the product asked for goes with); or holding no word
+ * of the query, beside a product kept of the kind asked or named with its last word (found by the encoder alone).
  */
 export function rankScored(scored: readonly Scored[], ids: readonly string[], weights: LocalWeights) {
   const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
