@@ -121,6 +121,7 @@ const NO_FLOORS = {
   headless: false,
   lacksUse: false,
   whatFor: false,
+  misread: false,
 };
 /** The floors as shipped. */
 const DEFAULT_FLOORS = {
@@ -133,9 +134,10 @@ const DEFAULT_FLOORS = {
   headless: DEFAULT_WEIGHTS.headless,
   lacksUse: DEFAULT_WEIGHTS.lacksUse,
   whatFor: DEFAULT_WEIGHTS.whatFor,
+  misread: DEFAULT_WEIGHTS.misread,
 };
 /** The order the floors are calibrated in below: each is measured beside those before it, as shipped, and none after it. */
-const CALIBRATION = ["floor", "weak", "otherKind", "faint", "otherDepartment", "otherSort", "headless", "lacksUse", "whatFor"] as const;
+const CALIBRATION = ["floor", "weak", "otherKind", "faint", "otherDepartment", "otherSort", "headless", "lacksUse", "whatFor", "misread"] as const;
 function floorsBefore(floor: (typeof CALIBRATION)[number]): typeof NO_FLOORS {
   const floors = { ...NO_FLOORS };
   for (const name of CALIBRATION.slice(0, CALIBRATION.indexOf(floor))) Object.assign(floors, { [name]: DEFAULT_FLOORS[name] });
@@ -279,6 +281,11 @@ for (const lacksUse of [false, true]) {
 for (const whatFor of [false, true]) {
   const weights = { ...overall.weights, ...floorsBefore("whatFor"), whatFor };
   console.log(`what for ${whatFor ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
+}
+// A guessed head word no candidate confirms (an English word the catalog lacks, read as a catalog word).
+for (const misread of [false, true]) {
+  const weights = { ...overall.weights, ...floorsBefore("misread"), misread };
+  console.log(`misread ${misread ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 await dev.close();
 await sample.handle.close();

@@ -38,6 +38,11 @@ export interface Form {
    * searched: the other word finds every product holding the compound.
    */
   compound?: boolean;
+  /**
+   * A correction of a word English has and the catalog lacks ("coffee *beans*" → jeans): as often what the shopper
+   * meant is not sold. The query's other words confirm it or not (the local reranker's `misread`).
+   */
+  guessed?: boolean;
 }
 
 export interface QueryPlan {
@@ -119,8 +124,8 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   );
   const correctable = (token: Token, i: number) =>
     !known.has(i) && !aged.has(i) && !token.code && /^\p{L}+$/u.test(token.word) && !STOP_WORDS.has(token.word);
-  const correct = (start: number, end: number, to: string[], apart = false) => {
-    forms.push({ start, end, words: to, kind: "correction", ...(apart && { apart }) });
+  const correct = (start: number, end: number, to: string[], read: Pick<Form, "apart" | "guessed"> = {}) => {
+    forms.push({ start, end, words: to, kind: "correction", ...(read.apart && { apart: true }), ...(read.guessed && { guessed: true }) });
     fixes.push({ from: words.slice(start, end).join(" "), to: to.join(" ") });
   };
   // Two neighbouring words the catalog writes as one, read as typed or (changedOnly) as corrected.
@@ -158,14 +163,15 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     if (unknown && isCommonWord(token.word)) return;
     if (unknown && ++looked > MAX_UNKNOWN_WORDS) return;
     // An English word the catalog lacks is corrected one edit away at most ("pats" → pants, not "slippers" → sleepers).
-    const closest = corrections(token.word, vocabulary, { twoEdits: !(unknown && isEnglishWord(token.word)) }).filter((to) => !STOP_WORDS.has(to));
+    const english = unknown && isEnglishWord(token.word);
+    const closest = corrections(token.word, vocabulary, { twoEdits: !english }).filter((to) => !STOP_WORDS.has(to));
     if (unknown && closest.length > 0) primary[i] = closest[0]!;
-    for (const to of closest) correct(i, i + 1, [to]);
+    for (const to of closest) correct(i, i + 1, [to], { guessed: english });
     const halves = split(token.word, vocabulary);
     if (!halves) return;
     // An English word run together is a word of its own: "bookcase" is no book and no case, "housewarming" no house.
     const apart = !isEnglishWord(token.word) && halves.every((half) => isEnglishWord(half));
-    correct(i, i + 1, halves, apart);
+    correct(i, i + 1, halves, { apart });
     // The encoder reads "waterbottle" as noise, "water bottle" as a bottle.
     if (apart && unknown && closest.length === 0) halvesRead.set(i, halves.join(" "));
   });

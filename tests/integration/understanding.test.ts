@@ -625,6 +625,32 @@ describe("the vocabulary typo correction reads", () => {
   });
 });
 
+describe("a guessed correction the other words do not confirm", () => {
+  // "beans" is English, the catalog lacks it, and "jeans" is one edit away: a guess, which no jeans confirms by
+  // holding "coffee" beside it.
+  const RECORDS: TestRecord[] = [
+    { url: shop("jeans"), name: "Slim Selvedge Jeans", desc: "Indigo blue denim, rinsed once.", category: "Clothing > Jeans" },
+    { url: shop("coffee-machine"), name: "Drip Coffee Machine", desc: "Brews ten cups of coffee.", category: "Kitchen > Coffee Makers" },
+    { url: shop("sweater"), name: "Cable Knit Sweater", desc: "A chunky wool sweater.", category: "Clothing > Knitwear" },
+  ];
+  let u: TestApp;
+  beforeAll(async () => {
+    u = await createTestApp({ records: RECORDS });
+  });
+  afterAll(() => u.close());
+  const answer = (q: string) => search(u.app, u.key, `q=${encodeURIComponent(q)}`);
+
+  it("leaves out what holds only the guess: no jeans for coffee beans", async () => {
+    const { urls, interpretation } = await answer("coffee beans");
+    expect(interpretation?.corrections).toContainEqual({ from: "beans", to: "jeans" });
+    expect(urls).not.toContain(shop("jeans"));
+  });
+
+  it("keeps it when a product holds the guess beside another query word: blue jeans for blue beans", async () => {
+    expect((await answer("blue beans")).urls).toEqual([shop("jeans")]);
+  });
+});
+
 describe("names without a category", () => {
   // Marketplace names without categories (as in the CrowdFlower catalog): the kind is guessed from the name's last
   // noun, which sizes and colours bury.

@@ -88,6 +88,8 @@ export type Scored = Features & {
    * what the product asked for goes with, once a product of the kind asked holds that word (the knives for "knife sharpener").
    */
   goesWith: boolean;
+  /** It holds the query's head word as a guessed correction (StemmedForm's `guessed`), and a query word in another form. */
+  holds: { guess: boolean; other: boolean };
 };
 
 /** A weight per feature (`accessory`'s, `ages`' and `avoided`'s are subtracted), and the parameters inside them. */
@@ -152,6 +154,12 @@ export type LocalWeights = Features & {
    * unrelated and sets no bar: what the product asked for goes with (the sofa for "cushion for the sofa").
    */
   whatFor: boolean;
+  /**
+   * When the query's head word is an English word the catalog lacks, corrected to a catalog word, no candidate holds
+   * that guess beside another query word, and some holds another query word, the candidates holding only the guess
+   * are unrelated and set no bar: a misreading ("Jeans" for "coffee beans", beside the coffee machine).
+   */
+  misread: boolean;
 };
 
 /** How far apart two features computed in floating point may be and still be equal. */
@@ -209,6 +217,9 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   // Measured with bench:relevance: "something cosy for the sofa" answers nothing instead of a play tent and a duvet
   // cover (unrelated in the top five 2% → 0%); no dev query changes (that catalog has no categories).
   whatFor: true,
+  // Measured with bench:probe: "coffee beans" on the catalog of real pages answered only "Jeans awe299"; no dev,
+  // typo-copy or sample query changes (docs/search.md).
+  misread: true,
 };
 
 interface Document {
@@ -280,6 +291,8 @@ interface StemmedForm {
   weight: number;
   /** A typo's correction, not the word as typed or a synonym. */
   corrected: boolean;
+  /** A correction of a word English has (understand.ts's `guessed`): what it finds may not be what was meant. */
+  guessed?: boolean;
   /** Held as its lexeme, or by any code made of it and a number (understand.ts's prefix forms: "spf" in "spf50"). */
   prefix?: boolean;
   /** The word as the query writes it, for a form of one word: what a product's "…-free" would name. */
@@ -398,6 +411,7 @@ function features(
   const sorts: Scored["sorts"] = [];
   const headClause = query.head === undefined ? undefined : query.clauses[query.head];
   let headHeld = true;
+  const held = { guess: false, other: false };
   for (const clause of query.clauses) {
     total += clause.idf;
     let best = 0;
@@ -422,6 +436,8 @@ function features(
                 : weights.credit.stem
               : 0;
       any = Math.max(any, form.weight * credit);
+      if (credit > 0 && !form.guessed) held.other = true;
+      else if (credit > 0 && clause === headClause) held.guess = true;
     }
     bm25 += clause.idf * best;
     inName += clause.idf * name;
@@ -499,6 +515,7 @@ function features(
     namedAsAsked: kindNamed && document.named.sort.every((lexeme) => query.lexemes.has(lexeme)),
     isTarget: !ofKindAsked && query.clauses.some((clause) => clause.target && names(clause)),
     goesWith: !ofKindAsked && !headHeld && query.clauses.some((clause) => clause.before && names(clause)),
+    holds: held,
   };
 }
 
@@ -589,7 +606,8 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
  * category, and any holding no word of the query; or, when the query describes a use and a product kept holds its
  * head word, any with a category that does not; or, with a category, of the kind the query names after its head
  * word's preposition of purpose, or before its head word (what the product asked for goes with); or holding no word
- * of the query, beside a product kept of the kind asked or named with its last word (found by the encoder alone).
+ * of the query, beside a product kept of the kind asked or named with its last word (found by the encoder alone); or
+ * holding only a guessed correction of the head word that no candidate confirms (a misreading).
  */
 export function rankScored(scored: readonly Scored[], ids: readonly string[], weights: LocalWeights) {
   const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
@@ -611,7 +629,15 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // may be misread or the kind not sold: the teas stay for "tea bags", where only sleeping bags are bags.
   const kindHoldsSorts = scored.some((f) => f.type === 1 && f.sorts.every((sort) => sort.held));
   const target = (f: Scored) => weights.whatFor && (f.isTarget || (f.goesWith && kindHoldsSorts)) && f.department !== null;
-  const judging = order.filter((o) => !target(o.features));
+  // A head word English has and the catalog lacks, read as a catalog word one edit away, is a guess at the kind asked,
+  // which the query's other words confirm when a candidate holds it beside them. When none does and some candidate
+  // holds them, what holds only the guess is a misreading: "Jeans" for "coffee beans", beside a coffee machine. Alone
+  // in its query ("candle" read as "handle") a guess has nothing to be judged by, and stays; nor is a guessed sort
+  // judged so: "espresso" read as "Nespresso", which writes "Coffee/Espresso" as one word, is what "espresso machine" asks.
+  const guessConfirmed = scored.some((f) => f.holds.guess && f.holds.other);
+  const othersHeld = scored.some((f) => f.holds.other);
+  const misread = (f: Scored) => weights.misread && f.holds.guess && !f.holds.other && othersHeld && !guessConfirmed;
+  const judging = order.filter((o) => !target(o.features) && !misread(o.features));
   const best = Math.max(...judging.map((o) => related(o.features, o.score)));
   // Within rounding of the bar is at it: a word's share of the query is a ratio of sums of logarithms, and a product
   // holding only the non-vague word of "hiking gear" in its description covers 0.4 in one catalog, 0.39999999999999997 in another.
@@ -645,7 +671,8 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
     kindBest ??
     (bestOfKind
       ? undefined
-      : order.find(({ features: f }) => f.type === 1 && f.department !== null && f.sorts.length > 0 && f.sorts.every((sort) => sort.held))?.features);
+      : judging.find(({ features: f }) => f.type === 1 && f.department !== null && f.sorts.length > 0 && f.sorts.every((sort) => sort.held))
+          ?.features);
   const otherSort = (f: Scored) =>
     weights.otherSort &&
     sortBest !== undefined &&
@@ -656,7 +683,7 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // category from another department, of no kind asked and holding the head word nowhere, shares only the query's
   // qualifiers (the organic cotton plush fox, first by a hair, for "organic tea"). From the same department it may be
   // a kind of it the words miss: the copper saucepan for "copper pot", beside the pasta pot.
-  const firstOfKind = order.find(({ features: f }) => f.type === 1 && f.department !== null)?.features;
+  const firstOfKind = judging.find(({ features: f }) => f.type === 1 && f.department !== null)?.features;
   const qualifierOnly = (f: Scored) =>
     Number.isFinite(weights.otherKind) &&
     firstOfKind !== undefined &&
@@ -670,6 +697,7 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
     features: f,
     unrelated:
       target(f) ||
+      misread(f) ||
       judged(f, score) < best - weights.floor ||
       weak(f) ||
       otherKind(f, judged(f, score)) ||
@@ -822,6 +850,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
                   words: form.words,
                   weight: form.kind === "typed" ? 1 : weights.forms[form.kind],
                   kind: form.kind,
+                  guessed: form.guessed === true,
                   written: form.prefix ? undefined : writtenOf(form.words, found),
                   prefix: form.prefix === true,
                   apart: form.apart === true,
@@ -852,10 +881,11 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       const clauseIdf = weighed.length > 0 ? Math.min(...weighed.map(rarest)) : idfOf(0);
       return [
         {
-          forms: forms.map(({ lexemes: l, words, weight, kind, written, prefix, compound }) => ({
+          forms: forms.map(({ lexemes: l, words, weight, kind, guessed, written, prefix, compound }) => ({
             lexemes: l,
             weight,
             corrected: kind === "correction",
+            ...(guessed && { guessed }),
             ...(written && { written }),
             ...(prefix && { prefix }),
             ...(compound && { compound }),

@@ -150,6 +150,16 @@ describe("typos in a query", () => {
     expect(plan("sleeeprs").corrections).toEqual([{ from: "sleeeprs", to: "sleepers" }]); // not English: two edits
   });
 
+  it("marks the correction of an English word as a guess, which the query's other words may not confirm", () => {
+    const guessed = (q: string) =>
+      plan(q)
+        .forms.filter((form) => form.guessed)
+        .map((form) => form.words.join(" "));
+    expect(guessed("wool pats")).toEqual(["pants"]);
+    expect(guessed("wool pnats")).toEqual([]); // no English word: a typo
+    expect(guessed("sunscren spf 50")).toEqual([]);
+  });
+
   it("never corrects a word to a stop word, which full text would drop: 'lover' is no typo of 'over'", () => {
     expect(plan("gift for a coffee lover").corrections).toEqual([]);
     expect(plan("gift for a coffee lover").embedText).toBe("gift for a coffee lover");
