@@ -181,6 +181,14 @@ export function isWhom(words: readonly string[], i: number): boolean {
 }
 
 /**
+ * Whether the query's word `i` is whom a product is for, a person or one named by what they like, after a preposition
+ * ("gift for a coffee *lover*"): no product's word, so no typo of one ("lover" is no "cover").
+ */
+export function namesWhom(words: readonly string[], i: number): boolean {
+  return (isPerson(words, i) || LIKERS.has(words[i]!)) && afterPreposition(words, i);
+}
+
+/**
  * Whether the query's word `i` says which person a product is for, between a preposition and the word for them ("gift
  * for a *new* dad", "for my *little* sister"): it describes the person, not the product. Not a person itself, nor one
  * named by what they like ("gift for a *coffee* lover" asks for coffee things).

@@ -13,7 +13,7 @@
 import { type AskedAges, askedAges } from "./ages.js";
 import { isCommonWord, isEnglishWord } from "./common-words.js";
 import { corrections, heldCount, joined, split } from "./typos.js";
-import { isUnit } from "./product-type.js";
+import { isUnit, namesWhom } from "./product-type.js";
 import { expand, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
 
@@ -123,7 +123,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     ages?.counted ? found.flatMap((token, i) => (token.index >= ages.index && token.index < ages.index + ages.text.length ? [i] : [])) : [],
   );
   const correctable = (token: Token, i: number) =>
-    !known.has(i) && !aged.has(i) && !token.code && /^\p{L}+$/u.test(token.word) && !STOP_WORDS.has(token.word);
+    !known.has(i) && !aged.has(i) && !token.code && /^\p{L}+$/u.test(token.word) && !STOP_WORDS.has(token.word) && !namesWhom(words, i);
   const correct = (start: number, end: number, to: string[], read: Pick<Form, "apart" | "guessed"> = {}) => {
     forms.push({ start, end, words: to, kind: "correction", ...(read.apart && { apart: true }), ...(read.guessed && { guessed: true }) });
     fixes.push({ from: words.slice(start, end).join(" "), to: to.join(" ") });

@@ -48,6 +48,7 @@ const vocabulary = buildVocabulary([
   ["sauté", 4],
   ["cafe", 5],
   ["décor", 6],
+  ["cover", 25],
 ]);
 
 describe("corrections", () => {
@@ -161,9 +162,14 @@ describe("typos in a query", () => {
   });
 
   it("never corrects a word to a stop word, which full text would drop: 'lover' is no typo of 'over'", () => {
+    // "over" is in more products than "cover", and as near.
+    expect(plan("lover").corrections).toEqual([{ from: "lover", to: "cover" }]);
+    expect(plan("thens").corrections).toEqual([]);
+  });
+
+  it("never corrects whom a product is for, a word no product holds: 'coffee lover' is no 'coffee cover'", () => {
     expect(plan("gift for a coffee lover").corrections).toEqual([]);
     expect(plan("gift for a coffee lover").embedText).toBe("gift for a coffee lover");
-    expect(plan("thens").corrections).toEqual([]);
   });
 
   it("searches a word and a number beside it written together too, and a word with a number in it apart, as typed", () => {
