@@ -39,8 +39,9 @@ export interface Form {
    */
   compound?: boolean;
   /**
-   * A correction of a word English has and the catalog lacks ("coffee *beans*" → jeans): as often what the shopper
-   * meant is not sold. The query's other words confirm it or not (the local reranker's `misread`).
+   * A correction of a word English has and the catalog lacks ("coffee *beans*" → jeans), or a synonym read from one:
+   * as often what the shopper meant is not sold. The query's other words confirm it or not (the local reranker's
+   * `misread`).
    */
   guessed?: boolean;
 }
@@ -145,6 +146,8 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   joinNeighbours(words, false);
   // Each word as the rest of the plan reads it: its best correction when the catalog lacks it.
   const primary = [...words];
+  // Where `primary` holds a guess (Form's `guessed`): so are the synonyms read from it ("racket" → jacket → shell).
+  const guessedAt = new Set<number>();
   // The two English words an unknown word with no other correction splits into: what the sentence encoder reads for it.
   const halvesRead = new Map<number, string>();
   let looked = 0;
@@ -164,8 +167,10 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     if (unknown && ++looked > MAX_UNKNOWN_WORDS) return;
     // An English word the catalog lacks is corrected one edit away at most ("pats" → pants, not "slippers" → sleepers).
     const english = unknown && isEnglishWord(token.word);
-    const closest = corrections(token.word, vocabulary, { twoEdits: !english }).filter((to) => !STOP_WORDS.has(to));
+    // Nor to a word the query holds already: "thigh high boots" is no "high high boots".
+    const closest = corrections(token.word, vocabulary, { twoEdits: !english }).filter((to) => !STOP_WORDS.has(to) && !words.includes(to));
     if (unknown && closest.length > 0) primary[i] = closest[0]!;
+    if (english && closest.length > 0) guessedAt.add(i);
     for (const to of closest) correct(i, i + 1, [to], { guessed: english });
     const halves = split(token.word, vocabulary);
     if (!halves) return;
@@ -202,7 +207,10 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     replaced.has(i) || aged.has(i) ? [] : [{ start: i, end: i + 1, words: [word], kind: "typed" as const, ...(prefixes.has(i) && { prefix: true }) }],
   );
   typed.push(...spacings(words).filter((form) => !replaced.has(form.start) && !aged.has(form.start)));
-  const synonymForms = expansions.flatMap((e) => e.forms.map((words): Form => ({ start: e.start, end: e.end, words, kind: "synonym" })));
+  const synonymForms = expansions.flatMap((e) => {
+    const guessed = Array.from({ length: e.end - e.start }, (_, j) => e.start + j).some((i) => guessedAt.has(i));
+    return e.forms.map((words): Form => ({ start: e.start, end: e.end, words, kind: "synonym", ...(guessed && { guessed }) }));
+  });
 
   let embedText = query;
   for (let i = found.length - 1; i >= 0; i--) {

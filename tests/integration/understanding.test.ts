@@ -632,6 +632,7 @@ describe("a guessed correction the other words do not confirm", () => {
     { url: shop("jeans"), name: "Slim Selvedge Jeans", desc: "Indigo blue denim, rinsed once.", category: "Clothing > Jeans" },
     { url: shop("coffee-machine"), name: "Drip Coffee Machine", desc: "Brews ten cups of coffee.", category: "Kitchen > Coffee Makers" },
     { url: shop("sweater"), name: "Cable Knit Sweater", desc: "A chunky wool sweater.", category: "Clothing > Knitwear" },
+    { url: shop("rain-jacket"), name: "Packable Rain Jacket", desc: "Seam-sealed nylon with a hood.", category: "Clothing > Jackets" },
   ];
   let u: TestApp;
   beforeAll(async () => {
@@ -644,6 +645,12 @@ describe("a guessed correction the other words do not confirm", () => {
     const { urls, interpretation } = await answer("coffee beans");
     expect(interpretation?.corrections).toContainEqual({ from: "beans", to: "jeans" });
     expect(urls).not.toContain(shop("jeans"));
+  });
+
+  it("leaves out what holds only the guess when nothing holds the other words: no jacket for tennis racket", async () => {
+    const { urls, interpretation } = await answer("tennis racket");
+    expect(interpretation?.corrections).toContainEqual({ from: "racket", to: "jacket" });
+    expect(urls).toEqual([]);
   });
 
   it("keeps it when a product holds the guess beside another query word: blue jeans for blue beans", async () => {

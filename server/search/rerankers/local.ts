@@ -88,8 +88,11 @@ export type Scored = Features & {
    * what the product asked for goes with, once a product of the kind asked holds that word (the knives for "knife sharpener").
    */
   goesWith: boolean;
-  /** It holds the query's head word as a guessed correction (StemmedForm's `guessed`), and a query word in another form. */
-  holds: { guess: boolean; other: boolean };
+  /**
+   * It holds the query's head word as a guessed correction (StemmedForm's `guessed`), and a query word in another
+   * form; `others`: the query has words besides its head word, by which a guess is judged.
+   */
+  holds: { guess: boolean; other: boolean; others: boolean };
 };
 
 /** A weight per feature (`accessory`'s, `ages`' and `avoided`'s are subtracted), and the parameters inside them. */
@@ -155,9 +158,9 @@ export type LocalWeights = Features & {
    */
   whatFor: boolean;
   /**
-   * When the query's head word is an English word the catalog lacks, corrected to a catalog word, no candidate holds
-   * that guess beside another query word, and some holds another query word, the candidates holding only the guess
-   * are unrelated and set no bar: a misreading ("Jeans" for "coffee beans", beside the coffee machine).
+   * When the query's head word is an English word the catalog lacks, corrected to a catalog word, and no candidate
+   * holds that guess beside another query word, the candidates holding only the guess are unrelated and set no bar: a
+   * misreading ("Jeans" for "coffee beans", jackets for "tennis racket").
    */
   misread: boolean;
 };
@@ -411,7 +414,7 @@ function features(
   const sorts: Scored["sorts"] = [];
   const headClause = query.head === undefined ? undefined : query.clauses[query.head];
   let headHeld = true;
-  const held = { guess: false, other: false };
+  const held = { guess: false, other: false, others: query.clauses.some((clause) => clause !== headClause) };
   for (const clause of query.clauses) {
     total += clause.idf;
     let best = 0;
@@ -630,13 +633,12 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   const kindHoldsSorts = scored.some((f) => f.type === 1 && f.sorts.every((sort) => sort.held));
   const target = (f: Scored) => weights.whatFor && (f.isTarget || (f.goesWith && kindHoldsSorts)) && f.department !== null;
   // A head word English has and the catalog lacks, read as a catalog word one edit away, is a guess at the kind asked,
-  // which the query's other words confirm when a candidate holds it beside them. When none does and some candidate
-  // holds them, what holds only the guess is a misreading: "Jeans" for "coffee beans", beside a coffee machine. Alone
+  // which the query's other words confirm when a candidate holds it beside them. When none does, what holds only the
+  // guess is a misreading: "Jeans" for "coffee beans", jackets for "tennis racket" (no product says "tennis"). Alone
   // in its query ("candle" read as "handle") a guess has nothing to be judged by, and stays; nor is a guessed sort
   // judged so: "espresso" read as "Nespresso", which writes "Coffee/Espresso" as one word, is what "espresso machine" asks.
   const guessConfirmed = scored.some((f) => f.holds.guess && f.holds.other);
-  const othersHeld = scored.some((f) => f.holds.other);
-  const misread = (f: Scored) => weights.misread && f.holds.guess && !f.holds.other && othersHeld && !guessConfirmed;
+  const misread = (f: Scored) => weights.misread && f.holds.guess && !f.holds.other && f.holds.others && !guessConfirmed;
   const judging = order.filter((o) => !target(o.features) && !misread(o.features));
   const best = Math.max(...judging.map((o) => related(o.features, o.score)));
   // Within rounding of the bar is at it: a word's share of the query is a ratio of sums of logarithms, and a product

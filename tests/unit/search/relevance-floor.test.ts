@@ -25,7 +25,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   holdsUse: false,
   isTarget: false,
   goesWith: false,
-  holds: { guess: false, other: true },
+  holds: { guess: false, other: true, others: true },
   ...features,
 });
 
@@ -202,14 +202,24 @@ describe("the relevance floor", () => {
 
   it("leaves out what holds only a guessed head word, when no candidate confirms the guess and some holds the other words", () => {
     // "coffee beans", "beans" read as "jeans": the jeans hold only the guess, the coffee machine only "coffee".
-    const jeans = candidate({ kindAsked: false, department: null, holds: { guess: true, other: false }, cosine: 0.25 });
-    const machine = candidate({ type: 0, kindAsked: false, headHeld: false, department: null, holds: { guess: false, other: true }, cosine: 0.45 });
+    const jeans = candidate({ kindAsked: false, department: null, holds: { guess: true, other: false, others: true }, cosine: 0.25 });
+    const machine = candidate({
+      type: 0,
+      kindAsked: false,
+      headHeld: false,
+      department: null,
+      holds: { guess: false, other: true, others: true },
+      cosine: 0.45,
+    });
     expect(rankScored([jeans, machine], ["jeans", "machine"], DEFAULT_WEIGHTS)[0]!.id).toBe("jeans");
     expect(unrelated([jeans, machine])).toEqual(["p0"]);
     // Jeans holding "coffee" too confirm the guess: every jeans stays.
-    const stained = { ...jeans, holds: { guess: true, other: true } };
+    const stained = { ...jeans, holds: { guess: true, other: true, others: true } };
     expect(unrelated([jeans, stained, machine])).not.toContain("p0");
+    // "tennis racket", where no product says "tennis": nothing confirms the jackets either.
+    expect(unrelated([jeans, { ...jeans }])).toEqual(["p0", "p1"]);
     // Alone in its query ("candle" read as "handle"), a guess has nothing to be judged by.
-    expect(unrelated([jeans, { ...jeans }])).toEqual([]);
+    const alone = { ...jeans, holds: { guess: true, other: false, others: false } };
+    expect(unrelated([alone, { ...alone }])).toEqual([]);
   });
 });

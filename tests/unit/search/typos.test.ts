@@ -1,7 +1,7 @@
 /** Typo correction against a catalog's vocabulary (issue 15): which words are corrected, to what, and which never are. */
 import { describe, expect, it } from "vitest";
 import { corrections, editDistance, joined, singleEdits, split } from "../../../server/search/typos.js";
-import { NO_SYNONYMS } from "../../../server/search/synonyms.js";
+import { NO_SYNONYMS, parseSynonyms } from "../../../server/search/synonyms.js";
 import { anyWordQuery, everyWordQuery, understand } from "../../../server/search/understand.js";
 import { buildVocabulary } from "../../../server/search/vocabulary.js";
 
@@ -49,6 +49,7 @@ const vocabulary = buildVocabulary([
   ["cafe", 5],
   ["décor", 6],
   ["cover", 25],
+  ["high", 30],
 ]);
 
 describe("corrections", () => {
@@ -159,6 +160,16 @@ describe("typos in a query", () => {
     expect(guessed("wool pats")).toEqual(["pants"]);
     expect(guessed("wool pnats")).toEqual([]); // no English word: a typo
     expect(guessed("sunscren spf 50")).toEqual([]);
+    // So are the synonyms read from a guess.
+    const synonyms = parseSynonyms("trousers, pants", "test");
+    const read = understand("wool pats", { vocabulary, synonyms }).forms.filter((form) => form.guessed);
+    expect(read.map((form) => `${form.kind} ${form.words.join(" ")}`)).toEqual(["correction pants", "synonym trousers"]);
+    expect(understand("wool pants", { vocabulary, synonyms }).forms.some((form) => form.guessed)).toBe(false);
+  });
+
+  it("never corrects a word to another word of the query: 'thigh high' is no 'high high'", () => {
+    expect(plan("thigh high").corrections).toEqual([]);
+    expect(plan("thigh").corrections).toEqual([{ from: "thigh", to: "high" }]);
   });
 
   it("never corrects a word to a stop word, which full text would drop: 'lover' is no typo of 'over'", () => {
