@@ -185,6 +185,8 @@ const ASKING_START = new RegExp(
       String.raw`(?:i\s+(?:need|want|would\s+like|am\s+after)|i['’]d\s+like)(?:\s+to\s+(?:buy|find|get|order|see))?`,
       String.raw`(?:do|does)\s+(?:you|u|the\s+shop|your\s+(?:shop|store))\s+(?:have|sell|carry|stock)`,
       String.raw`where\s+(?:can|do)\s+i\s+(?:find|buy|get)`,
+      // "what can I get for a 5 year old", "what to buy a runner": what follows is whom it is for.
+      String.raw`what\s+(?:(?:can|could|should|shall|do)\s+(?:i|we)|to)\s+(?:get|buy|give)`,
     ].join("|") +
     String.raw`)(?:\s+(?:a|an|some|any|the))?\s+`,
   "iu",

@@ -181,11 +181,12 @@ export function isWhom(words: readonly string[], i: number): boolean {
 }
 
 /**
- * Whether the query's word `i` is whom a product is for, a person or one named by what they like, after a preposition
- * ("gift for a coffee *lover*"): no product's word, so no typo of one ("lover" is no "cover").
+ * Whether the query's word `i` is whom a product is for: one named by what they like ("coffee *lover*"), or a person
+ * after a preposition ("gift for a *runner*"; a runner alone may be a table's). No product's word, so no typo of one
+ * ("lover" is no "cover").
  */
 export function namesWhom(words: readonly string[], i: number): boolean {
-  return (isPerson(words, i) || LIKERS.has(words[i]!)) && afterPreposition(words, i);
+  return LIKERS.has(words[i]!) || isWhom(words, i);
 }
 
 /**

@@ -133,6 +133,8 @@ describe("words that only ask", () => {
     ["find me running shoes", "running shoes"],
     ["recommend a sunscreen", "sunscreen"],
     ["where can i buy a tent", "tent"],
+    ["what can I get for a coffee lover", "a coffee lover"],
+    ["what to buy a runner", "runner"],
     ["hi, could you please help me find a wool throw under $200, thanks!", "wool throw"],
   ])("%s → %s", (q, query) => {
     expect(read(q)?.query).toBe(query);
@@ -142,6 +144,8 @@ describe("words that only ask", () => {
     expect(read("need for speed")).toBeNull(); // no "I": a title
     expect(read("show jumping saddle")).toBeNull(); // "show" asks only before whom it is for
     expect(read("get well card")).toBeNull();
+    expect(read("what to get hiking boots")).toEqual(expect.objectContaining({ query: "hiking boots" }));
+    expect(read("what a wonderful world vinyl")).toBeNull();
     expect(read("find me")).toBeNull(); // nothing else to search
     expect(read("please")).toBeNull();
     expect(read("kettle?")).toBeNull(); // full text ignores the mark: nothing to tell
