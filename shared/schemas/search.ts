@@ -107,7 +107,7 @@ export const InterpretationSchema = z
       )
       .optional()
       .describe(
-        "Words the query asks to be without. Products whose names hold them rank after the others; none is left out for it (a page may name what a product is without: `-word` or `exclude` leave out every product holding the word).",
+        'Words the query asks to be without. Products whose names hold them rank after the others, and those saying they are free of them ("caffeine-free") first; none is left out for it (a page may name what a product is without: `-word` or `exclude` leave out every product holding the word).',
       ),
   })
   .meta({ id: "Interpretation" });

@@ -96,6 +96,7 @@ const CATALOG: TestRecord[] = [
   { url: shop("stacker"), name: "Wooden Rainbow Stacker", desc: "Seven arcs that toddlers stack.", category: "Toys > Baby & Toddler" },
   { url: shop("shoe-trees"), name: "Cedar Shoe Trees", desc: "They arrive packed in pairs.", category: "Shoes > Care" },
   { url: shop("earl-grey"), name: "Earl Grey with Bergamot, Loose Leaf", desc: "A bright black tea.", category: "Coffee & Tea > Tea" },
+  { url: shop("rooibos"), name: "Rooibos Vanilla, Loose Leaf", desc: "Caffeine-free, with vanilla pieces.", category: "Coffee & Tea > Tea" },
   { url: shop("sunscreen"), name: "Mineral Sunscreen SPF50+, 50 mL", desc: "Zinc oxide, no white cast.", category: "Beauty > Sunscreen" },
   { url: shop("day-cream"), name: "Daily Moisturiser SPF 30", desc: "A light cream for every day.", category: "Beauty > Moisturisers" },
   { url: shop("baby-wash"), name: "Gentle Baby Wash, 250 mL", desc: "Fragrance-free and tear-free.", category: "Beauty > Bath" },
@@ -530,6 +531,12 @@ describe("words asked to be without", () => {
     expect(answer.urls[2]).toBe(shop("hooded-jacket"));
     expect(answer.interpretation?.query).toBe("rain jacket");
     expect(answer.interpretation?.avoided).toEqual([{ word: "hood", text: "without a hood" }]);
+  });
+
+  it("ranks a product saying it is free of them first: a caffeine-free rooibos for tea without caffeine", async () => {
+    expect((await ask("loose leaf tea")).urls[0]).not.toBe(shop("rooibos"));
+    expect((await ask("loose leaf tea without caffeine")).urls[0]).toBe(shop("rooibos"));
+    expect((await ask("loose leaf tea with no caffeine")).urls[0]).toBe(shop("rooibos"));
   });
 });
 

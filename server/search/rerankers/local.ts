@@ -54,7 +54,10 @@ import { CATEGORY_SEPARATOR, categoryKey } from "../../catalog/structured.js";
 import { wordFrequenciesOf } from "../statistics.js";
 import { type Form, type FormKind, literalPlan, type QueryPlan } from "../understand.js";
 
-/** One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory`, `ages` and `avoided` count against. */
+/**
+ * One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory`, `ages` and `avoided`
+ * count against (`avoided` is −1, counting for, when the product says it is free of a word not wanted).
+ */
 export type Features = Record<
   "bm25" | "coverage" | "coverageAll" | "phrase" | "sequence" | "cosine" | "head" | "type" | "headNamed" | "use" | "accessory" | "ages" | "avoided",
   number
@@ -998,8 +1001,13 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       const department = categoryKey(candidate.category ?? "").split(CATEGORY_SEPARATOR)[0] || null;
       return {
         ...features(parsed, document, averageLength, cosine, weights),
-        // Its name holds a word the shopper does not want ("Aria ANC *Wireless* Headphones" for "headphones not wireless").
-        avoided: avoided.some((lexeme) => (document.terms.get(lexeme)?.tf.name ?? 0) > 0) ? 1 : 0,
+        // Its name holds a word the shopper does not want ("Aria ANC *Wireless* Headphones" for "headphones not
+        // wireless"); or, counting for it, it says it is free of one (the "Caffeine-free" rooibos for "tea without caffeine").
+        avoided: avoided.some((lexeme) => (document.terms.get(lexeme)?.tf.name ?? 0) > 0)
+          ? 1
+          : plan.avoid.some((word) => document.freeOf.has(word) || document.freeOf.has(word.replace(/s$/u, "")))
+            ? -1
+            : 0,
         accessory: accessoryOf(query, candidate.name, department !== null),
         ages: plan.ages && excludesAges(candidate, plan.ages) ? 1 : 0,
         department,

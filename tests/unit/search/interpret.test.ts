@@ -106,6 +106,8 @@ describe("words asked to be without", () => {
     ["jacket without a hood", "jacket", "hood", "without a hood"],
     ["Without Hood jacket", "jacket", "hood", "Without Hood"],
     ["tent without footprint under $400", "tent", "footprint", "without footprint"],
+    ["tea that has no caffeine", "tea", "caffeine", "has no caffeine"],
+    ["jacket with no hood", "jacket", "hood", "with no hood"],
   ])("%s", (q, query, word, text) => {
     const reading = read(q);
     expect(reading?.query).toBe(query);
@@ -118,6 +120,7 @@ describe("words asked to be without", () => {
     expect(read("non stick pan")).toBeNull();
     expect(read("knot tying kit")).toBeNull();
     expect(read("forget-me-not seeds")).toBeNull();
+    expect(read("no show socks")).toBeNull(); // "no" alone
   });
 });
 
