@@ -5,7 +5,8 @@
  * Orders read the narrow `product_facets` rows: a few hundred pages for a
  * browse of 20,000 products, where `products` takes a page per row.
  */
-import { and, asc, desc, inArray, max, min, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, max, min, type SQL, sql } from "drizzle-orm";
+import { KRONOR } from "../../shared/currency.js";
 import type { Sort } from "../../shared/schemas/index.js";
 import type { Database } from "../db/client.js";
 import { productFacets, products } from "../db/schema.js";
@@ -84,11 +85,17 @@ export async function brandNames(db: Database): Promise<string[]> {
 
 /**
  * The currencies the catalog prices products in, as far as telling one from several: the first and last, which the
- * price index reads in a step each (a distinct scan would read every row of a catalog in one currency to be sure).
+ * price index reads in a step each (a distinct scan would read every row of a catalog in one currency to be sure);
+ * and which of those written "kr" it has (`KRONOR`), a step each, to tell which a shopper's "kr" is.
  */
 export async function priceCurrencies(db: Database): Promise<string[]> {
   const [row] = await db.select({ first: min(products.currency), last: max(products.currency) }).from(products);
-  return [...new Set([row?.first, row?.last].filter((currency): currency is string => typeof currency === "string"))];
+  const kronor = await Promise.all(
+    KRONOR.map(async (code) =>
+      (await db.select({ id: products.id }).from(products).where(eq(products.currency, code)).limit(1)).length > 0 ? code : null,
+    ),
+  );
+  return [...new Set([row?.first, row?.last, ...kronor].filter((currency): currency is string => typeof currency === "string"))];
 }
 
 /** Per product, the stemmed words of each field as Postgres's english configuration reads them (for `explain`). */

@@ -8,7 +8,7 @@
  * not applied, and why. Parameters the caller gave win over what the query
  * says. `parse_query=false` turns this off.
  */
-import { isCurrencyCode } from "../../shared/currency.js";
+import { isCurrencyCode, KRONOR } from "../../shared/currency.js";
 import { type AppliedConstraint, EXCLUDE_MAX, type SearchParams } from "../../shared/schemas/index.js";
 import { withoutAccents, wordsIn } from "./lexical.js";
 
@@ -44,6 +44,9 @@ export function brandIndex(names: readonly string[]): BrandIndex {
   return { byWords, longest };
 }
 
+/** "kr", which is one of `KRONOR`: the catalog's, when it has one of them (interpret). */
+const KR = "kr";
+
 /** How a currency is written next to an amount, and the ISO code it stands for ("$" is read as US dollars). */
 const CURRENCY_WORDS: Record<string, string> = {
   $: "USD",
@@ -64,11 +67,16 @@ const CURRENCY_WORDS: Record<string, string> = {
   a$: "AUD",
   au$: "AUD",
   chf: "CHF",
+  kr: KR,
+  krona: KR,
+  krone: KR,
+  kronor: KR,
+  kroner: KR,
 };
 
 /** ISO codes a shopper types; the full ISO list holds ordinary words ("all", "top", "try", "pen"). */
 const CODES = "usd|eur|gbp|jpy|cad|aud|chf|sek|nok|dkk|pln|czk|huf|inr|cny|hkd|sgd|nzd|mxn|brl|krw|zar|aed";
-const CURRENCY = String.raw`(?:us\$|ca\$|au\$|c\$|a\$|\$|€|£|¥|(?:${CODES})\b|dollars?|bucks|euros?|pounds?|yen)`;
+const CURRENCY = String.raw`(?:us\$|ca\$|au\$|c\$|a\$|\$|€|£|¥|(?:${CODES}|kr(?:on(?:a|e|or|er))?)\b|dollars?|bucks|euros?|pounds?|yen)`;
 const AMOUNT = String.raw`\d+(?:[.,]\d+)*`;
 const PRICE = String.raw`(?:(${CURRENCY})\s?)?(${AMOUNT})(?:\s?(${CURRENCY}))?`;
 
@@ -198,6 +206,13 @@ const ASKING_END = /(?:,?\s*(?:please|pls|plz|thanks|thank\s+you|thx))?\s*[?!.]+
  */
 const ASKING_REACH = 64;
 
+/** Which currency "kr" is: the one of `KRONOR` the catalog prices in, when it has one, or else the one given. */
+function kronorOf(given: string | undefined, currencies: readonly string[]): string | undefined {
+  const held = currencies.filter((currency) => KRONOR.includes(currency));
+  if (held.length === 1) return held[0];
+  return given !== undefined && KRONOR.includes(given) ? given : undefined;
+}
+
 /**
  * Reads the constraints of `q`; null when it holds none. `currencies`: the ones the catalog prices products in (a few suffice). When there is one, a bound written without a
  * currency ("toys under 20") is in it; otherwise it is read but not applied, as the number alone says nothing of which.
@@ -253,8 +268,13 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
         }
         continue;
       }
-      const currency = constraint.currency ?? params.currency ?? (currencies.length === 1 ? currencies[0] : undefined);
+      const currency =
+        constraint.currency === KR
+          ? kronorOf(params.currency, currencies)
+          : (constraint.currency ?? params.currency ?? (currencies.length === 1 ? currencies[0] : undefined));
       if (params[constraint.filter] !== undefined) reading.notApplied.push({ ...shown, reason: `${constraint.filter} was given` });
+      else if (!currency && constraint.currency === KR)
+        reading.notApplied.push({ ...shown, reason: `"kr" is one of ${KRONOR.join(", ")}: write which, or give currency` });
       else if (!currency) reading.notApplied.push({ ...shown, reason: 'no currency: write it ("under $200") or give currency' });
       else if (params.currency && params.currency !== currency)
         reading.notApplied.push({ ...shown, reason: `currency=${params.currency} was given` });

@@ -482,6 +482,34 @@ describe.each(PATHS)("on %s", (path) => {
   });
 });
 
+describe.each(PATHS)("a catalog with one currency written kr among others, on %s", (path) => {
+  let t: TestApp;
+  let pg: SocketPostgres | undefined;
+  beforeAll(async () => {
+    pg = path === "postgres.js" ? await startSocketPostgres(4) : undefined;
+    // The kitchen shop prices in kronor here: the catalog has GBP, SEK and USD.
+    const records = STRUCTURED.map((record) =>
+      record.offers?.currency === "EUR" ? { ...record, offers: { ...record.offers, currency: "SEK" }, price_label: undefined } : record,
+    );
+    t = await createTestApp({ records, ...(pg ? { database: openPostgres({ url: pg.url, max: 1 }) } : {}) });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await pg?.close();
+  });
+
+  it("reads kr as kronor, the catalog's one currency written so", async () => {
+    const search = async (q: string) => {
+      const answer = await t.app.inject({ url: `/api/v1/products/search?q=${encodeURIComponent(q)}`, headers: { authorization: t.key } });
+      return SearchResponseSchema.parse(answer.json());
+    };
+    const saucepan = await search("saucepan under 45 kr");
+    expect(saucepan.interpretation?.applied).toEqual([{ filter: "price_max", value: "45 SEK", text: "under 45 kr" }]);
+    expect(saucepan.products.map((hit) => hit.pdp.name)).toEqual(["Stainless Steel Saucepan 2 L"]);
+    expect((await search("skillet under 45 kr")).products).toEqual([]);
+  });
+});
+
 describe.each(PATHS)("a catalog priced in one currency, on %s", (path) => {
   let t: TestApp;
   let pg: SocketPostgres | undefined;

@@ -57,6 +57,23 @@ describe("constraints in the query", () => {
     expect(interpret({ ...params, q: "toys under £20" }, brands, ["USD"])?.adds).toEqual({ price_max: "20", currency: "GBP" });
   });
 
+  it("reads kr as the one of the currencies written so that the catalog prices in", () => {
+    const params = SearchParamsSchema.parse({ q: "coffee under 150 kr" });
+    const at = (q: string, currencies: string[], extra = {}) => interpret({ ...params, ...extra, q }, brands, currencies);
+    const sek = at("coffee under 150 kr", ["CAD", "USD", "SEK"]);
+    expect(sek?.query).toBe("coffee"); // "kr" is not searched
+    expect(sek?.applied).toEqual([{ filter: "price_max", value: "150 SEK", text: "under 150 kr" }]);
+    expect(at("coffee under 150kr", ["NOK"])?.adds).toEqual({ price_max: "150", currency: "NOK" });
+    expect(at("coffee below 200 kronor", ["SEK"])?.adds).toEqual({ price_max: "200", currency: "SEK" });
+    // None, or two: which is not known, and the answer says so.
+    for (const currencies of [["EUR"], ["NOK", "SEK"]]) {
+      const unknown = at("coffee under 150 kr", currencies);
+      expect(unknown?.adds).toEqual({});
+      expect(unknown?.notApplied).toEqual([expect.objectContaining({ reason: '"kr" is one of DKK, ISK, NOK, SEK: write which, or give currency' })]);
+    }
+    expect(at("coffee under 150 kr", ["NOK", "SEK"], { currency: "NOK" })?.adds).toEqual({ price_max: "150", currency: "NOK" });
+  });
+
   it("lets the caller's parameters win", () => {
     const reading = read("northpeak tent under $200 in stock", { price_max: "300", currency: "USD", availability: "out_of_stock", brand: "Other" });
     expect(reading?.adds).toEqual({});
