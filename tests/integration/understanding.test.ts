@@ -463,6 +463,8 @@ describe("product types", () => {
     expect((await ask("knife sharpener")).urls[0]).toBe(shop("whetstone")); // not a knife
     expect((await ask("roasting pan")).urls[0]).toBe(shop("roasting-tray")); // not a frying pan
     expect((await ask("cake pan")).urls[0]).toBe(shop("cake-tin")); // a tin, as shops in Britain call it
+    expect((await ask("roasting tin")).urls[0]).toBe(shop("roasting-tray")); // not a cake tin
+    expect((await ask("casserole dish")).urls[0]).toBe(shop("dutch-oven")); // what Britain calls a Dutch oven
     expect((await ask("crisps")).urls[0]).toBe(shop("chips")); // what Britain calls potato chips
     expect((await ask("welcome mat")).urls[0]).toBe(shop("doormat"));
     expect((await ask("doorbell camera")).urls[0]).toBe(shop("doorbell"));
@@ -471,6 +473,8 @@ describe("product types", () => {
     const cleaner = await ask("brush cleaner");
     expect(cleaner.urls[0]).toBe(shop("brush-cleanser"));
     expect(cleaner.interpretation?.synonyms).toContainEqual({ from: "cleaner", to: ["cleanser"] });
+    // Not inside a kind of several words: a vacuum cleaner is no cleanser.
+    expect((await ask("vacuum cleaner")).urls).not.toContain(shop("brush-cleanser"));
     // What keeps warm says "warmth", a noun Postgres stems apart.
     const warm = await ask("warm sleeping bag");
     expect(warm.urls[0]).toBe(shop("down-bag"));
