@@ -138,6 +138,11 @@ export interface Expansion {
   replaces: boolean;
 }
 
+/** The one-word terms the rules match, as written ("rucksack", "couch"): what a typo may be of (understand.ts). */
+export function singleWordTerms(set: SynonymSet): string[] {
+  return [...set.byFirst.values()].flatMap((entries) => entries.filter((entry) => entry.term.length === 1).map((entry) => entry.term[0]!));
+}
+
 /** The rules matching `words` (lower-case), longest first, left to right, each word at most once. */
 export function expand(words: readonly string[], set: SynonymSet): Expansion[] {
   const expansions: Expansion[] = [];

@@ -143,6 +143,24 @@ export function corrections(word: string, vocabulary: Vocabulary, options: { two
   return found.filter((candidate) => vocabulary.count(candidate) >= floor).slice(0, MAX_CORRECTIONS);
 }
 
+/**
+ * Of `terms` (words a synonym rule knows, which the catalog may lack: "rucksack" for its backpacks), the one closest to
+ * `word` within the edits its length allows, or null when none is, or two are equally close.
+ */
+export function closestTerm(word: string, terms: Iterable<string>): string | null {
+  const length = [...word].length;
+  if (length < ONE_EDIT_FROM || length > LONGEST_CORRECTED) return null;
+  const max = length >= TWO_EDITS_FROM ? 2 : 1;
+  let best: { term: string; edits: number; tied: boolean } | null = null;
+  for (const term of terms) {
+    const edits = editDistance(word, term, max);
+    if (edits > max || edits === 0) continue;
+    if (!best || edits < best.edits) best = { term, edits, tied: false };
+    else if (edits === best.edits) best.tied = true;
+  }
+  return best && !best.tied ? best.term : null;
+}
+
 /** The two words as the catalog writes them, run together ("soda" "stream" → "sodastream"), or null. */
 export function joined(left: string, right: string, vocabulary: Vocabulary): string | null {
   if ([...left].length < SHORTEST_HALF || [...right].length < SHORTEST_HALF) return null;

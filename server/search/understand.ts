@@ -12,9 +12,9 @@
  */
 import { type AskedAges, askedAges } from "./ages.js";
 import { isCommonWord, isEnglishWord } from "./common-words.js";
-import { corrections, heldCount, joined, split } from "./typos.js";
+import { closestTerm, corrections, heldCount, joined, split } from "./typos.js";
 import { isUnit, namesWhom } from "./product-type.js";
-import { expand, type SynonymSet } from "./synonyms.js";
+import { expand, singleWordTerms, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
 
 export type FormKind = "typed" | "correction" | "synonym";
@@ -148,6 +148,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   const primary = [...words];
   // Where `primary` holds a guess (Form's `guessed`): so are the synonyms read from it ("racket" → jacket → shell).
   const guessedAt = new Set<number>();
+  let synonymTerms: string[] | undefined;
   // The two English words an unknown word with no other correction splits into: what the sentence encoder reads for it.
   const halvesRead = new Map<number, string>();
   let looked = 0;
@@ -172,6 +173,17 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     if (unknown && closest.length > 0) primary[i] = closest[0]!;
     if (english && closest.length > 0) guessedAt.add(i);
     for (const to of closest) correct(i, i + 1, [to], { guessed: english });
+    // A typo of a word only the synonyms know ("rucksak" for rucksack, which the catalog calls a backpack) is that
+    // word, which the synonyms below then read.
+    if (unknown && closest.length === 0 && !isEnglishWord(token.word)) {
+      synonymTerms ??= singleWordTerms(deps.synonyms);
+      const term = closestTerm(token.word, synonymTerms);
+      if (term !== null) {
+        primary[i] = term;
+        correct(i, i + 1, [term]);
+        return;
+      }
+    }
     const halves = split(token.word, vocabulary);
     if (!halves) return;
     // An English word run together is a word of its own: "bookcase" is no book and no case, "housewarming" no house.

@@ -1,6 +1,6 @@
 /** Typo correction against a catalog's vocabulary (issue 15): which words are corrected, to what, and which never are. */
 import { describe, expect, it } from "vitest";
-import { corrections, editDistance, joined, singleEdits, split } from "../../../server/search/typos.js";
+import { closestTerm, corrections, editDistance, joined, singleEdits, split } from "../../../server/search/typos.js";
 import { NO_SYNONYMS, parseSynonyms } from "../../../server/search/synonyms.js";
 import { anyWordQuery, everyWordQuery, understand } from "../../../server/search/understand.js";
 import { buildVocabulary } from "../../../server/search/vocabulary.js";
@@ -165,6 +165,21 @@ describe("typos in a query", () => {
     const read = understand("wool pats", { vocabulary, synonyms }).forms.filter((form) => form.guessed);
     expect(read.map((form) => `${form.kind} ${form.words.join(" ")}`)).toEqual(["correction pants", "synonym trousers"]);
     expect(understand("wool pants", { vocabulary, synonyms }).forms.some((form) => form.guessed)).toBe(false);
+  });
+
+  it("reads a typo of a word only the synonyms know as that word, and its synonyms: 'rucksak' is a backpack", () => {
+    const synonyms = parseSynonyms("backpack, rucksack", "test");
+    const read = understand("rucksak", { vocabulary, synonyms });
+    expect(read.corrections).toEqual([{ from: "rucksak", to: "rucksack" }]);
+    expect(read.synonyms).toEqual([{ from: "rucksack", to: ["backpack"] }]);
+    expect(read.embedText).toBe("rucksack");
+    // Not an English word the catalog lacks, which is what the shopper meant.
+    expect(understand("knapsack", { vocabulary, synonyms: parseSynonyms("backpack, rucksack", "test") }).corrections).toEqual([]);
+    expect(closestTerm("rucksak", ["rucksack", "backpack"])).toBe("rucksack");
+    expect(closestTerm("couhc", ["couch", "sofa"])).toBe("couch"); // two neighbours swapped
+    expect(closestTerm("sofa", ["sofa"])).toBeNull(); // the word itself
+    expect(closestTerm("tee", ["tea"])).toBeNull(); // too short
+    expect(closestTerm("mats", ["hats", "cats"])).toBeNull(); // two as close
   });
 
   it("never corrects a word to another word of the query: 'thigh high' is no 'high high'", () => {
