@@ -243,10 +243,12 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
     }
   }
 
-  // "not wireless", "without a hood", "with no hood": what the shopper does not want. Not a filter, as "-word" is: a
+  // "not wireless", "without a hood", "with no hood", "not for trail": what the shopper does not want. Not a filter, as "-word" is: a
   // page saying what a product is without ("caffeine free" for "coffee without caffeine") holds the word too. The word
   // is not searched. "no" alone is no such word: "no show socks", "No. 5".
-  for (const match of q.matchAll(/(?<=^|\s)(?:not|without|(?:with|has|have|contains?)\s+no)\s+(?:(?:a|an|the|any)\s+)?(\p{L}[\p{L}\p{N}'’-]*)/giu)) {
+  for (const match of q.matchAll(
+    /(?<=^|\s)(?:not(?:\s+for)?|without|(?:with|has|have|contains?)\s+no)\s+(?:(?:a|an|the|any)\s+)?(\p{L}[\p{L}\p{N}'’-]*)/giu,
+  )) {
     if (spans.some((span) => match.index < span.end && span.start < match.index + match[0].length)) continue;
     spans.push({ start: match.index, end: match.index + match[0].length });
     reading.avoid.push({ word: match[1]!.toLowerCase(), text: match[0] });

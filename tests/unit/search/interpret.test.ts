@@ -125,6 +125,7 @@ describe("words asked to be without", () => {
     ["tent without footprint under $400", "tent", "footprint", "without footprint"],
     ["tea that has no caffeine", "tea", "caffeine", "has no caffeine"],
     ["jacket with no hood", "jacket", "hood", "with no hood"],
+    ["running shoes not for trail", "running shoes", "trail", "not for trail"],
   ])("%s", (q, query, word, text) => {
     const reading = read(q);
     expect(reading?.query).toBe(query);
