@@ -93,9 +93,10 @@ export type Scored = Features & {
   goesWith: boolean;
   /**
    * It holds the query's head word as a guessed correction (StemmedForm's `guessed`), and a query word in another
-   * form; `others`: the query has words besides its head word, by which a guess is judged.
+   * form; `others`: the query has words besides its head word, by which a guess is judged; `all`: it holds every
+   * word of the query that weighs, in some form, somewhere.
    */
-  holds: { guess: boolean; other: boolean; others: boolean };
+  holds: { guess: boolean; other: boolean; others: boolean; all: boolean };
 };
 
 /** A weight per feature (`accessory`'s, `ages`' and `avoided`'s are subtracted), and the parameters inside them. */
@@ -417,7 +418,7 @@ function features(
   const sorts: Scored["sorts"] = [];
   const headClause = query.head === undefined ? undefined : query.clauses[query.head];
   let headHeld = true;
-  const held = { guess: false, other: false, others: query.clauses.some((clause) => clause !== headClause) };
+  const held = { guess: false, other: false, others: query.clauses.some((clause) => clause !== headClause), all: true };
   for (const clause of query.clauses) {
     total += clause.idf;
     let best = 0;
@@ -450,6 +451,7 @@ function features(
     anywhere += clause.idf * any;
     if (clause.sort) sorts.push({ named: name > 0, held: any > 0 });
     if (clause === headClause) headHeld = any > 0;
+    if (clause.idf > 0 && any === 0) held.all = false;
   }
   // Neighbouring query words side by side in the name, in any of their forms.
   let pairs = 0;
@@ -719,10 +721,10 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // camping trip").
   const lacksUse = weights.lacksUse && ranked.some((o) => !o.unrelated && o.features.holdsUse);
   // What the encoder alone found, holding no word of the query in any form, is no answer beside a product kept that is
-  // of the kind asked or names the query's last word: its similarity is then no evidence (jeans, at 0.45, beside the
-  // Halloween costume kit for "ghost costume"). Beside weaker evidence it stays: the trail running shoes for "hiking
-  // boots", where only a bench holds "boots".
-  const worded = ranked.some((o) => !o.unrelated && (o.features.type === 1 || o.features.head === 1));
+  // of the kind asked, names the query's last word or holds every word: its similarity is then no evidence (jeans, at
+  // 0.45, beside the Halloween costume kit for "ghost costume"; beside the book whose author is "david baldacci").
+  // Beside weaker evidence it stays: the trail running shoes for "hiking boots", where only a bench holds "boots".
+  const worded = ranked.some((o) => !o.unrelated && (o.features.type === 1 || o.features.head === 1 || o.features.holds.all));
   return ranked.map(({ id, score, features: f, unrelated }) => ({
     id,
     score,

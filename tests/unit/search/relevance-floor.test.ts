@@ -2,6 +2,11 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_WEIGHTS, rankScored, type Scored } from "../../../server/search/rerankers/local.js";
 
+/** Holds some of the query's words, not all. */
+const SOME = { guess: false, other: true, others: true, all: false };
+/** Holds none of them: found by the encoder alone. */
+const NONE = { ...SOME, other: false };
+
 const candidate = (features: Partial<Scored>): Scored => ({
   bm25: 1,
   coverage: 1,
@@ -25,7 +30,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   holdsUse: false,
   isTarget: false,
   goesWith: false,
-  holds: { guess: false, other: true, others: true },
+  holds: { guess: false, other: true, others: true, all: true },
   ...features,
 });
 
@@ -133,7 +138,7 @@ describe("the relevance floor", () => {
 
   it("leaves out what shares only the query's qualifiers when nothing kept is of the kind asked or holds its head word", () => {
     // "winter tyres" with no tyres for sale: winter running tights, a winter sleeping bag.
-    const tights = candidate({ kindAsked: false, type: 0, head: 0, coverageAll: 0.39, cosine: 0.45, headHeld: false });
+    const tights = candidate({ kindAsked: false, type: 0, head: 0, coverageAll: 0.39, cosine: 0.45, headHeld: false, holds: SOME });
     const bag = candidate({ kindAsked: false, type: 0, coverageAll: 0.39, cosine: 0.41, headHeld: false, department: "camping" });
     expect(unrelated([tights, bag])).toEqual(["p0", "p1"]);
     // A product that holds the head word somewhere keeps them all; so does one of the kind asked.
@@ -143,19 +148,22 @@ describe("the relevance floor", () => {
     expect(unrelated([tights, { ...bag, department: null }])).toEqual(["p0"]);
     // Unless it holds none of the query's words in any form: the encoder alone put jeans, a training bag and a crib
     // mattress, none with a category, in the answer to "rain jacket" in a catalog selling no jacket.
-    const jeans = candidate({ kindAsked: false, type: 0, head: 0, coverageAll: 0, cosine: 0.59, headHeld: false, department: null });
+    const jeans = candidate({ kindAsked: false, type: 0, head: 0, coverageAll: 0, cosine: 0.59, headHeld: false, department: null, holds: NONE });
     expect(unrelated([tights, jeans])).toEqual(["p0", "p1"]);
     expect(unrelated([{ ...tights, headHeld: true }, jeans])).toEqual([]);
   });
 
   it("leaves out what only the encoder found beside a product of the kind asked, or named with the query's last word", () => {
     // "ghost costume": the Halloween costume kit, and jeans, which hold neither word.
-    const kit = candidate({ kindAsked: false, type: 0, head: 1, coverageAll: 0.44, cosine: 0.43, department: "costumes" });
-    const jeans = candidate({ kindAsked: false, type: 0, head: 0, coverageAll: 0, cosine: 0.45, headHeld: false, department: null });
+    const kit = candidate({ kindAsked: false, type: 0, head: 1, coverageAll: 0.44, cosine: 0.43, department: "costumes", holds: SOME });
+    const jeans = candidate({ kindAsked: false, type: 0, head: 0, coverageAll: 0, cosine: 0.45, headHeld: false, department: null, holds: NONE });
     expect(unrelated([kit, jeans])).toEqual(["p1"]);
     // "hiking boots": a bench whose description holds "boots" is weaker evidence; the trail shoe it found stays.
     const bench = { ...kit, head: 0 };
     expect(unrelated([bench, jeans])).toEqual([]);
+    // "david baldacci": a book holding every word of the query (the author, in its brands) is evidence enough.
+    const book = { ...bench, holds: { ...SOME, all: true } };
+    expect(unrelated([book, jeans])).toEqual(["p1"]);
   });
 
   it("leaves out what lacks the word saying what the product is to do, once a product kept holds it", () => {
@@ -202,24 +210,24 @@ describe("the relevance floor", () => {
 
   it("leaves out what holds only a guessed head word, when no candidate confirms the guess and some holds the other words", () => {
     // "coffee beans", "beans" read as "jeans": the jeans hold only the guess, the coffee machine only "coffee".
-    const jeans = candidate({ kindAsked: false, department: null, holds: { guess: true, other: false, others: true }, cosine: 0.25 });
+    const jeans = candidate({ kindAsked: false, department: null, holds: { guess: true, other: false, others: true, all: false }, cosine: 0.25 });
     const machine = candidate({
       type: 0,
       kindAsked: false,
       headHeld: false,
       department: null,
-      holds: { guess: false, other: true, others: true },
+      holds: { guess: false, other: true, others: true, all: true },
       cosine: 0.45,
     });
     expect(rankScored([jeans, machine], ["jeans", "machine"], DEFAULT_WEIGHTS)[0]!.id).toBe("jeans");
     expect(unrelated([jeans, machine])).toEqual(["p0"]);
     // Jeans holding "coffee" too confirm the guess: every jeans stays.
-    const stained = { ...jeans, holds: { guess: true, other: true, others: true } };
+    const stained = { ...jeans, holds: { guess: true, other: true, others: true, all: true } };
     expect(unrelated([jeans, stained, machine])).not.toContain("p0");
     // "tennis racket", where no product says "tennis": nothing confirms the jackets either.
     expect(unrelated([jeans, { ...jeans }])).toEqual(["p0", "p1"]);
     // Alone in its query ("candle" read as "handle"), a guess has nothing to be judged by.
-    const alone = { ...jeans, holds: { guess: true, other: false, others: false } };
+    const alone = { ...jeans, holds: { guess: true, other: false, others: false, all: true } };
     expect(unrelated([alone, { ...alone }])).toEqual([]);
   });
 });
