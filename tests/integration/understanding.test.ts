@@ -109,6 +109,7 @@ const CATALOG: TestRecord[] = [
     category: "Kitchen > Cookware > Dutch Ovens",
   },
   { url: shop("trail-runner"), name: "Scramble Trail Runner, Unisex", desc: "A grippy shoe for muddy runs.", category: "Shoes > Trail Shoes" },
+  { url: shop("road-shoe"), name: "Tempo Road Running Shoe, Women's", desc: "A light shoe for daily miles.", category: "Shoes > Road Shoes" },
   { url: shop("running-socks"), name: "Cushion Running Socks", desc: "Padded socks for runners.", category: "Clothing > Socks" },
   { url: shop("wifi-speaker"), name: "Solo Smart Speaker with Wi-Fi", desc: "Streams from any app.", category: "Audio > Speakers" },
   { url: shop("plush-fox"), name: "Organic Cotton Plush Fox", desc: "Soft and washable.", category: "Toys > Soft Toys" },
@@ -465,6 +466,7 @@ describe("product types", () => {
     expect((await ask("cake pan")).urls[0]).toBe(shop("cake-tin")); // a tin, as shops in Britain call it
     expect((await ask("roasting tin")).urls[0]).toBe(shop("roasting-tray")); // not a cake tin
     expect((await ask("casserole dish")).urls[0]).toBe(shop("dutch-oven")); // what Britain calls a Dutch oven
+    expect((await ask("trainers")).urls[0]).toBe(shop("road-shoe")); // a running shoe is a trainer, not back
     expect((await ask("crisps")).urls[0]).toBe(shop("chips")); // what Britain calls potato chips
     expect((await ask("welcome mat")).urls[0]).toBe(shop("doormat"));
     expect((await ask("doorbell camera")).urls[0]).toBe(shop("doorbell"));
