@@ -73,11 +73,13 @@ const STAGES: [RegExp, AgeRange][] = [
   [/\bteen(?:s|agers?)?\b/i, { from: 156, to: 228 }],
 ];
 
-/** "1 year old", "18-month-old", "3 yo", "ages 3-5", "age 4". */
+/** "1 year old", "6-8 year olds", "18-month-old", "3 yo", "ages 3-5", "age 4". */
 const ASKED: [RegExp, (m: RegExpMatchArray) => AgeRange][] = [
+  [new RegExp(String.raw`\b${NUMBER}\s*${UNTIL}\s*${NUMBER}[\s-]*${UNIT}[\s-]*olds?\b`, "i"), (m) => between(m[1]!, m[2]!, m[3])],
   [new RegExp(String.raw`\b${NUMBER}[\s-]*${UNIT}[\s-]*olds?\b`, "i"), (m) => between(m[1]!, m[1]!, m[2])],
   [new RegExp(String.raw`\b${NUMBER}\s*yo\b`, "i"), (m) => between(m[1]!, m[1]!, undefined)],
   [new RegExp(String.raw`\bages?\s+${NUMBER}\s*${UNTIL}\s*${NUMBER}(?:\s*${UNIT})?\b`, "i"), (m) => between(m[1]!, m[2]!, m[3])],
+  [new RegExp(String.raw`\bage[sd]?\s+${NUMBER}(?:\s*${UNIT})?\b(?!\s*(?:${UNTIL}|\+|and\s))`, "i"), (m) => between(m[1]!, m[1]!, m[2])],
 ];
 
 /** The ages a query asks for, or null when it names none. */

@@ -8,13 +8,15 @@ describe("askedAges", () => {
     ["gift for a two-year-old", { from: 24, to: 36, text: "two-year-old", index: 11, counted: true }],
     ["toys for an 18 month old", { from: 18, to: 19, text: "18 month old", index: 12, counted: true }],
     ["puzzles ages 3-5", { from: 36, to: 72, text: "ages 3-5", index: 8, counted: true }],
+    ["present for 6-8 year olds", { from: 72, to: 108, text: "6-8 year olds", index: 12, counted: true }],
+    ["shoes for kids age 10", { from: 120, to: 132, text: "age 10", index: 15, counted: true }],
     ["baby sun hat", { from: 0, to: 12, text: "baby", index: 0, counted: false }],
     ["books for teens", { from: 156, to: 228, text: "teens", index: 10, counted: false }],
   ])("reads %s", (query, ages) => {
     expect(askedAges(query)).toEqual(ages);
   });
 
-  it.each(["sunscreen for kids", "teenage mutant ninja turtles", "45 litre backpack", "2 year warranty kettle", "baby blue sweater"])(
+  it.each(["sunscreen for kids", "teenage mutant ninja turtles", "45 litre backpack", "2 year warranty kettle", "baby blue sweater", "toys age 3+"])(
     "reads no ages in %s",
     (query) => {
       expect(askedAges(query)).toBeNull();
