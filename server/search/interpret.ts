@@ -33,13 +33,18 @@ export interface BrandIndex {
 export function brandIndex(names: readonly string[]): BrandIndex {
   const byWords = new Map<string, string>();
   let longest = 0;
+  const add = (words: readonly string[], name: string) => {
+    const key = words.map(withoutAccents).join(" ");
+    if (!byWords.has(key)) byWords.set(key, name);
+    longest = Math.max(longest, words.length);
+  };
   for (const name of names) {
     const words = wordsIn(name);
     // One- and two-letter names ("A", "HP" aside) read as ordinary words too often to be taken for a brand.
     if (words.length === 0 || words.join("").length < 3) continue;
-    const key = words.map(withoutAccents).join(" ");
-    if (!byWords.has(key)) byWords.set(key, name);
-    longest = Math.max(longest, words.length);
+    add(words, name);
+    // "&" is no word, and a shopper writes it "and": "Pebble and Pine" is Pebble & Pine.
+    if (name.includes("&")) add(wordsIn(name.replaceAll("&", " and ")), name);
   }
   return { byWords, longest };
 }
@@ -67,6 +72,14 @@ const CURRENCY_WORDS: Record<string, string> = {
   a$: "AUD",
   au$: "AUD",
   chf: "CHF",
+  "us dollar": "USD",
+  "us dollars": "USD",
+  "american dollar": "USD",
+  "american dollars": "USD",
+  "canadian dollar": "CAD",
+  "canadian dollars": "CAD",
+  "australian dollar": "AUD",
+  "australian dollars": "AUD",
   kr: KR,
   krona: KR,
   krone: KR,
@@ -76,8 +89,9 @@ const CURRENCY_WORDS: Record<string, string> = {
 
 /** ISO codes a shopper types; the full ISO list holds ordinary words ("all", "top", "try", "pen"). */
 const CODES = "usd|eur|gbp|jpy|cad|aud|chf|sek|nok|dkk|pln|czk|huf|inr|cny|hkd|sgd|nzd|mxn|brl|krw|zar|aed";
-const CURRENCY = String.raw`(?:us\$|ca\$|au\$|c\$|a\$|\$|€|£|¥|(?:${CODES}|kr(?:on(?:a|e|or|er))?)\b|dollars?|bucks|euros?|pounds?|yen)`;
-const AMOUNT = String.raw`\d+(?:[.,]\d+)*`;
+const CURRENCY = String.raw`(?:us\$|ca\$|au\$|c\$|a\$|\$|€|£|¥|(?:${CODES}|kr(?:on(?:a|e|or|er))?)\b|(?:(?:us|american|canadian|australian)\s+)?dollars?|bucks|euros?|pounds?|yen)`;
+/** A number, in thousands when a "k" follows it ("$1k", "5K yen"). */
+const AMOUNT = String.raw`\d+(?:[.,]\d+)*(?:k(?![\p{L}\p{N}]))?`;
 const PRICE = String.raw`(?:(${CURRENCY})\s?)?(${AMOUNT})(?:\s?(${CURRENCY}))?`;
 
 interface Price {
@@ -85,8 +99,12 @@ interface Price {
   currency: string | undefined;
 }
 
-/** `1,200`, `1.200,50`, `12,50`, `19.99` as a decimal string; null when it is not an amount. */
+/** `1,200`, `1.200,50`, `12,50`, `19.99`, `1.5k` as a decimal string; null when it is not an amount. */
 function decimal(written: string): string | null {
+  if (/k$/iu.test(written)) {
+    const units = decimal(written.slice(0, -1));
+    return units === null ? null : String(Math.round(Number(units) * 1000 * 100) / 100);
+  }
   if (/^\d{1,3}(,\d{3})+(\.\d+)?$/.test(written)) return written.replaceAll(",", "");
   if (/^\d{1,3}(\.\d{3})+(,\d+)?$/.test(written)) return written.replaceAll(".", "").replace(",", ".");
   if (/^\d+,\d{1,2}$/.test(written)) return written.replace(",", ".");
@@ -96,7 +114,7 @@ function decimal(written: string): string | null {
 
 function currencyOf(written: string | undefined): string | undefined | null {
   if (written === undefined) return undefined;
-  const lower = written.toLowerCase();
+  const lower = written.toLowerCase().replace(/\s+/gu, " ");
   const named = CURRENCY_WORDS[lower];
   if (named) return named;
   const code = lower.toUpperCase();
@@ -115,7 +133,10 @@ interface Found {
   start: number;
   end: number;
   text: string;
-  constraints: { filter: "price_min" | "price_max" | "availability"; value: string; currency?: string | undefined }[];
+  constraints: (
+    | { filter: "price_min" | "price_max"; value: string; currency?: string | undefined }
+    | { filter: "availability"; value: NonNullable<SearchParams["availability"]>[number]; currency?: undefined }
+  )[];
 }
 
 /** The price and stock phrases of a query, left to right, not overlapping. */
@@ -138,16 +159,32 @@ function findPhrases(q: string): Found[] {
     if (!m[1] && !m[3] && !m[4] && !m[6]) return null;
     return range(price(m[1], m[2]!, m[3]), price(m[4], m[5]!, m[6]));
   });
+  // A bound said after "not" is the other one: "not over £300" is at most £300.
   take(
-    new RegExp(String.raw`(?:\b(?:under|below|less than|cheaper than|up to|at most|no more than|max(?:imum)?|within)|[<≤])\s*${PRICE}`, flags),
-    (m) => bound("price_max", price(m[1], m[2]!, m[3])),
+    new RegExp(
+      String.raw`(?:\b(not)\s+)?(?:\b(?:under|below|less than|cheaper than|up to|at most|no more than|max(?:imum)?|within|budget(?:\s+of)?)|[<≤])\s*${PRICE}`,
+      flags,
+    ),
+    (m) => bound(m[1] ? "price_min" : "price_max", price(m[2], m[3]!, m[4])),
   );
-  take(new RegExp(String.raw`(?:\b(?:over|above|more than|at least|min(?:imum)?|starting at|from)|[>≥])\s*${PRICE}`, flags), (m) => {
+  take(new RegExp(String.raw`(?:\b(not)\s+)?(?:\b(?:over|above|more than|at least|min(?:imum)?|starting at|from)|[>≥])\s*${PRICE}`, flags), (m) => {
     // "from" also names places and brands: only with a currency does it bound a price.
-    if (/^from/i.test(m[0]) && !m[1] && !m[3]) return null;
-    return bound("price_min", price(m[1], m[2]!, m[3]));
+    if (/^from/i.test(m[0]) && !m[2] && !m[4]) return null;
+    return bound(m[1] ? "price_max" : "price_min", price(m[2], m[3]!, m[4]));
   });
+  // The bound after the price ("50 USD or less", "1500 SEK max"): only with a currency, as "6 or more" counts things.
+  take(
+    new RegExp(String.raw`(?<![\p{L}\p{N}])${PRICE}\s*(?:or\s+(?:less|under|below|cheaper)|and\s+(?:under|below)|max(?:imum)?\b|at\s+most)`, flags),
+    (m) => (m[1] || m[3] ? bound("price_max", price(m[1], m[2]!, m[3])) : null),
+  );
+  take(
+    new RegExp(String.raw`(?<![\p{L}\p{N}])${PRICE}\s*(?:or\s+(?:more|over|above)|and\s+(?:up|over|above)\b|min(?:imum)?\b|at\s+least)`, flags),
+    (m) => (m[1] || m[3] ? bound("price_min", price(m[1], m[2]!, m[3])) : null),
+  );
+  // Stock: what is not in stock first, so that "not in stock" is not read as "in stock".
+  take(/\b(?:out[\s-]of[\s-]stock|sold[\s-]out|not\s+(?:in[\s-]stock|available))\b/giu, () => [{ filter: "availability", value: "out_of_stock" }]);
   take(/\b(?:in[\s-]stock|available now|ready to ship)\b/giu, () => [{ filter: "availability", value: "in_stock" }]);
+  take(/\bpre[\s-]?orders?\b/giu, () => [{ filter: "availability", value: "preorder" }]);
   return found.sort((a, b) => a.start - b.start);
 }
 
@@ -171,8 +208,10 @@ const CONNECTORS = new Set(["for", "with", "by", "from", "and", "in", "at", "of"
 
 function trimConnectors(text: string): string {
   const words = text.split(/\s+/).filter(Boolean);
-  while (words.length > 0 && CONNECTORS.has(words[0]!.toLowerCase())) words.shift();
-  while (words.length > 0 && CONNECTORS.has(words.at(-1)!.toLowerCase())) words.pop();
+  // So is a mark left alone once the words around it are taken ("… and available now?").
+  const joins = (word: string) => CONNECTORS.has(word.toLowerCase()) || !/[\p{L}\p{N}]/u.test(word);
+  while (words.length > 0 && joins(words[0]!)) words.shift();
+  while (words.length > 0 && joins(words.at(-1)!)) words.pop();
   return words.join(" ");
 }
 
@@ -230,29 +269,22 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
   const asking = letters.test(q.slice(0, asked.start) + q.slice(asked.end)) && letters.test(q.slice(asked.start, asked.end));
   if (asking) spans.push({ start: 0, end: asked.start }, { start: asked.end, end: q.length });
 
-  // Excluded words first, so that "-northpeak" is not read as the brand. A minus starts a word only after a space
-  // and before a letter: "t-shirt", "2-person" and "-10°C" keep theirs. Added to the caller's `exclude`, not replaced.
-  for (const match of q.matchAll(/(?<=^|\s)-(\p{L}[^\s,;]*)/gu)) {
+  const overlaps = (match: RegExpMatchArray & { index: number }) =>
+    spans.some((span) => match.index < span.end && span.start < match.index + match[0].length);
+  // Added to the caller's `exclude`, not replaced.
+  const exclude = (match: RegExpMatchArray & { index: number }, value: string) => {
     spans.push({ start: match.index, end: match.index + match[0].length });
-    const shown = { filter: "exclude", value: match[1]!, text: match[0] };
+    const shown = { filter: "exclude", value, text: match[0] };
     const excluded = reading.adds.exclude ?? params.exclude ?? [];
     if (excluded.length >= EXCLUDE_MAX) reading.notApplied.push({ ...shown, reason: `at most ${EXCLUDE_MAX} words can be excluded` });
     else {
       reading.adds.exclude = [...excluded, shown.value];
       reading.applied.push(shown);
     }
-  }
-
-  // "not wireless", "without a hood", "with no hood", "not for trail": what the shopper does not want. Not a filter, as "-word" is: a
-  // page saying what a product is without ("caffeine free" for "coffee without caffeine") holds the word too. The word
-  // is not searched. "no" alone is no such word: "no show socks", "No. 5".
-  for (const match of q.matchAll(
-    /(?<=^|\s)(?:not(?:\s+for)?|without|(?:with|has|have|contains?)\s+no)\s+(?:(?:a|an|the|any)\s+)?(\p{L}[\p{L}\p{N}'’-]*)/giu,
-  )) {
-    if (spans.some((span) => match.index < span.end && span.start < match.index + match[0].length)) continue;
-    spans.push({ start: match.index, end: match.index + match[0].length });
-    reading.avoid.push({ word: match[1]!.toLowerCase(), text: match[0] });
-  }
+  };
+  // Excluded words first, so that "-northpeak" is not read as the brand. A minus starts a word only after a space
+  // and before a letter: "t-shirt", "2-person" and "-10°C" keep theirs.
+  for (const match of q.matchAll(/(?<=^|\s)-(\p{L}[^\s,;]*)/gu)) exclude(match, match[1]!);
 
   for (const phrase of findPhrases(q)) {
     spans.push(phrase);
@@ -265,7 +297,7 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
       if (constraint.filter === "availability") {
         if (params.availability) reading.notApplied.push({ ...shown, reason: "availability was given" });
         else {
-          reading.adds.availability = ["in_stock"];
+          reading.adds.availability = [constraint.value];
           reading.applied.push(shown);
         }
         continue;
@@ -288,6 +320,24 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
         reading.applied.push({ ...shown, value: `${constraint.value} ${currency}` });
       }
     }
+  }
+
+  // "not from NorthPeak", "not by Copperleaf": the brand's products are left out, as "-northpeak" leaves them.
+  for (const match of q.matchAll(/(?<=^|\s)not\s+(?:from|by|made\s+by)\s+(\p{L}[\p{L}\p{N}'’-]*)/giu)) {
+    if (!overlaps(match)) exclude(match, match[1]!);
+  }
+
+  // "not wireless", "without a hood", "with no hood", "jacket no hood", "not for trail", "except plush": what the
+  // shopper does not want. Not a filter, as "-word" is: a page saying what a product is without ("caffeine free" for
+  // "coffee without caffeine") holds the word too. The word is not searched. Prices and stock were read above ("not
+  // over £300", "not in stock"). "no" first in the query is no such word ("no show socks"), nor before a comparison
+  // ("no more than $50").
+  for (const match of q.matchAll(
+    /(?<=^|\s)(?:but\s+not|not(?:\s+for)?|without|except|excluding|other\s+than|(?:with|has|have|contains?)\s+no|(?<=\S\s+)no)\s+(?!(?:more|less|longer|than|over|under|above|below|in|out|from|by|at|available|cheaper)\b)(?:(?:a|an|the|any)\s+)?(\p{L}[\p{L}\p{N}'’-]*)/giu,
+  )) {
+    if (overlaps(match)) continue;
+    spans.push({ start: match.index, end: match.index + match[0].length });
+    reading.avoid.push({ word: match[1]!.toLowerCase(), text: match[0] });
   }
 
   // Brands: the longest run of the query's words that names one, outside the phrases above.
@@ -313,7 +363,13 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
   }
 
   if (!asking && reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0) return null;
-  const kept = [...spans].sort((a, b) => b.start - a.start).reduce((text, span) => `${text.slice(0, span.start)} ${text.slice(span.end)}`, q);
+  // Spans may overlap (what only asks, and a phrase ending the query): each character is taken out once.
+  const taken = new Set(spans.flatMap((span) => Array.from({ length: span.end - span.start }, (_, k) => span.start + k)));
+  // By UTF-16 unit, as the spans count.
+  const kept = q
+    .split("")
+    .map((unit, k) => (taken.has(k) ? " " : unit))
+    .join("");
   reading.query = trimConnectors(kept.replace(/\s+/g, " ").trim());
   return reading;
 }

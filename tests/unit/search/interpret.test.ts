@@ -23,8 +23,26 @@ describe("constraints in the query", () => {
     ["in-stock rain jacket under $300", "rain jacket", { availability: ["in_stock"], price_max: "300", currency: "USD" }],
     ["northpeak tent", "tent", { brand: ["NorthPeak"] }],
     ["toys by pebble & pine", "toys", { brand: ["Pebble & Pine"] }],
+    ["Pebble and Pine toys", "toys", { brand: ["Pebble & Pine"] }],
     ["karcher pressure washer", "pressure washer", { brand: ["Kärcher"] }], // typed without its accent
     ["kärcher pressure washer", "pressure washer", { brand: ["Kärcher"] }],
+    // Written other ways: in thousands, after the price, as a budget, with the currency's country.
+    ["tent under $1k", "tent", { price_max: "1000", currency: "USD" }],
+    ["cream under 5k yen", "cream", { price_max: "5000", currency: "JPY" }],
+    ["running shorts 50 USD or less", "running shorts", { price_max: "50", currency: "USD" }],
+    ["coffee grinder 1500 SEK max", "coffee grinder", { price_max: "1500", currency: "SEK" }],
+    ["coffee grinder budget 1500 SEK", "coffee grinder", { price_max: "1500", currency: "SEK" }],
+    ["shoes $100 and up", "shoes", { price_min: "100", currency: "USD" }],
+    ["cushion under 60 canadian dollars", "cushion", { price_max: "60", currency: "CAD" }],
+    // Negated, the other bound or state: "not over £300" is at most £300.
+    ["speakers not over £300", "speakers", { price_max: "300", currency: "GBP" }],
+    ["speakers not under £300", "speakers", { price_min: "300", currency: "GBP" }],
+    ["coffee not in stock", "coffee", { availability: ["out_of_stock"] }],
+    ["earbuds out of stock", "earbuds", { availability: ["out_of_stock"] }],
+    ["kettle preorder", "kettle", { availability: ["preorder"] }],
+    ["headphones that are not over £200 and available now?", "headphones", { price_max: "200", currency: "GBP", availability: ["in_stock"] }],
+    // "not from" a brand leaves it out, as "-northpeak" does; it is not read as the brand.
+    ["jacket not from northpeak", "jacket", { exclude: ["northpeak"] }],
   ])("%s", (q, query, adds) => {
     const reading = read(q);
     expect(reading?.query).toBe(query);
@@ -126,6 +144,9 @@ describe("words asked to be without", () => {
     ["tea that has no caffeine", "tea", "caffeine", "has no caffeine"],
     ["jacket with no hood", "jacket", "hood", "with no hood"],
     ["running shoes not for trail", "running shoes", "trail", "not for trail"],
+    ["jacket no hood", "jacket", "hood", "no hood"],
+    ["toys except plush", "toys", "plush", "except plush"],
+    ["speakers but not bluetooth", "speakers", "bluetooth", "but not bluetooth"],
   ])("%s", (q, query, word, text) => {
     const reading = read(q);
     expect(reading?.query).toBe(query);
@@ -138,7 +159,10 @@ describe("words asked to be without", () => {
     expect(read("non stick pan")).toBeNull();
     expect(read("knot tying kit")).toBeNull();
     expect(read("forget-me-not seeds")).toBeNull();
-    expect(read("no show socks")).toBeNull(); // "no" alone
+    expect(read("no show socks")).toBeNull(); // "no" first
+    expect(read("pack of 6 or more")).toBeNull(); // no currency: things counted
+    expect(read("set of 2 or more plates")).toBeNull();
+    expect(read("jacket no more than $200")?.avoid).toEqual([]); // a comparison
   });
 });
 
