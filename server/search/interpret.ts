@@ -154,7 +154,8 @@ function findPhrases(q: string): Found[] {
   const flags = "giu";
   // Ranges first, so "between 20 and 40" is not read as two open bounds.
   take(new RegExp(String.raw`\bbetween\s+${PRICE}\s+and\s+${PRICE}`, flags), (m) => range(price(m[1], m[2]!, m[3]), price(m[4], m[5]!, m[6])));
-  take(new RegExp(String.raw`(?<![\p{L}\p{N}])${PRICE}\s*(?:-|–|to)\s*${PRICE}`, flags), (m) => {
+  // "〜" and "～" join a range as Japanese writes it ("¥3000〜¥6000").
+  take(new RegExp(String.raw`(?<![\p{L}\p{N}])${PRICE}\s*(?:-|–|〜|～|to)\s*${PRICE}`, flags), (m) => {
     // "2-3 person tent" is not a price range: one side must say its currency.
     if (!m[1] && !m[3] && !m[4] && !m[6]) return null;
     return range(price(m[1], m[2]!, m[3]), price(m[4], m[5]!, m[6]));

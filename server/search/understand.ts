@@ -195,7 +195,11 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   // Then as corrected: "nutri syystem" is "nutri system", which the catalog writes "nutrisystem".
   joinNeighbours(primary, true);
 
-  const expansions = expand(primary, deps.synonyms);
+  // What a product is free of reads no synonyms: "fragrance-free lotion" asks for no perfume.
+  const expansions = expand(
+    primary.map((word, i) => (words[i + 1] === "free" ? "" : word)),
+    deps.synonyms,
+  );
   const replaced = new Set(expansions.filter((e) => e.replaces).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
   // A short word the catalog lacks, English lacks, and nothing corrects may be the letters of a code it writes with a
   // number ("spf" in "SPF50+", which Postgres reads as one word "spf50"): it is searched as a word's start. The first

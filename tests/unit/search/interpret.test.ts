@@ -17,6 +17,7 @@ describe("constraints in the query", () => {
     ["mug between 20 and 40 dollars", "mug", { price_min: "20", price_max: "40", currency: "USD" }],
     ["mug between $40 and $20", "mug", { price_min: "20", price_max: "40", currency: "USD" }],
     ["kettle £30-£60", "kettle", { price_min: "30", price_max: "60", currency: "GBP" }],
+    ["serum ¥3000〜¥6000", "serum", { price_min: "3000", price_max: "6000", currency: "JPY" }],
     ["sofa over 499,99 €", "sofa", { price_min: "499.99", currency: "EUR" }],
     ["headphones at most 150 GBP", "headphones", { price_max: "150", currency: "GBP" }],
     ["rain jacket in stock", "rain jacket", { availability: ["in_stock"] }],

@@ -182,6 +182,12 @@ describe("typos in a query", () => {
     expect(closestTerm("mats", ["hats", "cats"])).toBeNull(); // two as close
   });
 
+  it("reads no synonyms for what a product is free of: fragrance-free lotion asks for no perfume", () => {
+    const synonyms = parseSynonyms("perfume, fragrance", "test");
+    expect(understand("fragrance-free lotion", { vocabulary, synonyms }).synonyms).toEqual([]);
+    expect(understand("fragrance lotion", { vocabulary, synonyms }).synonyms).toEqual([{ from: "fragrance", to: ["perfume"] }]);
+  });
+
   it("never corrects a word to another word of the query: 'thigh high' is no 'high high'", () => {
     expect(plan("thigh high").corrections).toEqual([]);
     expect(plan("thigh").corrections).toEqual([{ from: "thigh", to: "high" }]);
