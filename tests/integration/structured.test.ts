@@ -20,6 +20,7 @@ import {
   type SearchResponse,
 } from "../../shared/schemas/index.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import type { TestRecord } from "../helpers/catalog.js";
 import { sharedEmbedder } from "../helpers/embedder.js";
 import { startSocketPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
 import { STRUCTURED, urlOf } from "../helpers/structured.js";
@@ -482,27 +483,33 @@ describe.each(PATHS)("on %s", (path) => {
   });
 });
 
-describe.each(PATHS)("a catalog with one currency written kr among others, on %s", (path) => {
+/** A catalog of `records` on `path`, searched through the REST API, for the describe it is called in. */
+function searchOn(path: (typeof PATHS)[number], records: () => TestRecord[]) {
   let t: TestApp;
   let pg: SocketPostgres | undefined;
   beforeAll(async () => {
     pg = path === "postgres.js" ? await startSocketPostgres(4) : undefined;
-    // The kitchen shop prices in kronor here: the catalog has GBP, SEK and USD.
-    const records = STRUCTURED.map((record) =>
-      record.offers?.currency === "EUR" ? { ...record, offers: { ...record.offers, currency: "SEK" }, price_label: undefined } : record,
-    );
-    t = await createTestApp({ records, ...(pg ? { database: openPostgres({ url: pg.url, max: 1 }) } : {}) });
+    t = await createTestApp({ records: records(), ...(pg ? { database: openPostgres({ url: pg.url, max: 1 }) } : {}) });
   });
   afterAll(async () => {
     await t?.close();
     await pg?.close();
   });
+  return async (q: string) => {
+    const answer = await t.app.inject({ url: `/api/v1/products/search?q=${encodeURIComponent(q)}`, headers: { authorization: t.key } });
+    return SearchResponseSchema.parse(answer.json());
+  };
+}
+
+describe.each(PATHS)("a catalog with one currency written kr among others, on %s", (path) => {
+  // The kitchen shop prices in kronor here: the catalog has GBP, SEK and USD.
+  const search = searchOn(path, () =>
+    STRUCTURED.map((record) =>
+      record.offers?.currency === "EUR" ? { ...record, offers: { ...record.offers, currency: "SEK" }, price_label: undefined } : record,
+    ),
+  );
 
   it("reads kr as kronor, the catalog's one currency written so", async () => {
-    const search = async (q: string) => {
-      const answer = await t.app.inject({ url: `/api/v1/products/search?q=${encodeURIComponent(q)}`, headers: { authorization: t.key } });
-      return SearchResponseSchema.parse(answer.json());
-    };
     const saucepan = await search("saucepan under 45 kr");
     expect(saucepan.interpretation?.applied).toEqual([{ filter: "price_max", value: "45 SEK", text: "under 45 kr" }]);
     expect(saucepan.products.map((hit) => hit.pdp.name)).toEqual(["Stainless Steel Saucepan 2 L"]);
@@ -511,23 +518,9 @@ describe.each(PATHS)("a catalog with one currency written kr among others, on %s
 });
 
 describe.each(PATHS)("a catalog priced in one currency, on %s", (path) => {
-  let t: TestApp;
-  let pg: SocketPostgres | undefined;
-  beforeAll(async () => {
-    pg = path === "postgres.js" ? await startSocketPostgres(4) : undefined;
-    const euros = STRUCTURED.filter((record) => record.offers?.currency === "EUR");
-    t = await createTestApp({ records: euros, ...(pg ? { database: openPostgres({ url: pg.url, max: 1 }) } : {}) });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await pg?.close();
-  });
+  const search = searchOn(path, () => STRUCTURED.filter((record) => record.offers?.currency === "EUR"));
 
   it("reads a price written without a currency in that one", async () => {
-    const search = async (q: string) => {
-      const answer = await t.app.inject({ url: `/api/v1/products/search?q=${encodeURIComponent(q)}`, headers: { authorization: t.key } });
-      return SearchResponseSchema.parse(answer.json());
-    };
     const saucepan = await search("saucepan under 45");
     expect(saucepan.interpretation?.applied).toEqual([{ filter: "price_max", value: "45 EUR", text: "under 45" }]);
     expect(saucepan.products.map((hit) => hit.pdp.name)).toEqual(["Stainless Steel Saucepan 2 L"]);

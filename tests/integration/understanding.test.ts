@@ -638,6 +638,16 @@ describe("the vocabulary typo correction reads", () => {
   });
 });
 
+/** A small catalog of its own, for the describe it is called in: answers a query as `search` does. */
+function catalogOf(records: TestRecord[]) {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await createTestApp({ records });
+  });
+  afterAll(() => app.close());
+  return (q: string) => search(app.app, app.key, `q=${encodeURIComponent(q)}`);
+}
+
 describe("a guessed correction the other words do not confirm", () => {
   // "beans" is English, the catalog lacks it, and "jeans" is one edit away: a guess, which no jeans confirms by
   // holding "coffee" beside it.
@@ -647,12 +657,7 @@ describe("a guessed correction the other words do not confirm", () => {
     { url: shop("sweater"), name: "Cable Knit Sweater", desc: "A chunky wool sweater.", category: "Clothing > Knitwear" },
     { url: shop("rain-jacket"), name: "Packable Rain Jacket", desc: "Seam-sealed nylon with a hood.", category: "Clothing > Jackets" },
   ];
-  let u: TestApp;
-  beforeAll(async () => {
-    u = await createTestApp({ records: RECORDS });
-  });
-  afterAll(() => u.close());
-  const answer = (q: string) => search(u.app, u.key, `q=${encodeURIComponent(q)}`);
+  const answer = catalogOf(RECORDS);
 
   it("leaves out what holds only the guess: no jeans for coffee beans", async () => {
     const { urls, interpretation } = await answer("coffee beans");
@@ -681,12 +686,8 @@ describe("names without a category", () => {
     { url: shop("tea-cup"), name: "Tea Cup with Saucer", desc: "Fine china." },
     { url: shop("cup-and-saucer"), name: "Cup and Saucer for Tea", desc: "Fine china." },
   ];
-  let u: TestApp;
-  beforeAll(async () => {
-    u = await createTestApp({ records: RECORDS });
-  });
-  afterAll(() => u.close());
-  const first = async (q: string) => (await search(u.app, u.key, `q=${encodeURIComponent(q)}`)).urls;
+  const answer = catalogOf(RECORDS);
+  const first = async (q: string) => (await answer(q)).urls;
 
   it("takes the query's head word anywhere in the name as evidence of the kind", async () => {
     expect((await first("martial arts headgear"))[0]).toBe(shop("headgear"));

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { closestTerm, corrections, editDistance, joined, singleEdits, split } from "../../../server/search/typos.js";
 import { NO_SYNONYMS, parseSynonyms } from "../../../server/search/synonyms.js";
-import { anyWordQuery, everyWordQuery, understand } from "../../../server/search/understand.js";
+import { anyWordQuery, everyWordQuery, type Form, understand } from "../../../server/search/understand.js";
 import { buildVocabulary } from "../../../server/search/vocabulary.js";
 
 const vocabulary = buildVocabulary([
@@ -113,6 +113,11 @@ describe("word boundaries", () => {
 
 describe("typos in a query", () => {
   const plan = (q: string) => understand(q, { vocabulary, synonyms: NO_SYNONYMS });
+  /** The words of the forms searched for `q` that `which` picks. */
+  const searched = (q: string, which: (form: Form) => boolean) =>
+    plan(q)
+      .forms.filter(which)
+      .map((form) => form.words.join(" "));
 
   it("searches both forms and reads the corrected query to the encoder", () => {
     const read = plan("sunscren spf 50");
@@ -153,10 +158,7 @@ describe("typos in a query", () => {
   });
 
   it("marks the correction of an English word as a guess, which the query's other words may not confirm", () => {
-    const guessed = (q: string) =>
-      plan(q)
-        .forms.filter((form) => form.guessed)
-        .map((form) => form.words.join(" "));
+    const guessed = (q: string) => searched(q, (form) => form.guessed === true);
     expect(guessed("wool pats")).toEqual(["pants"]);
     expect(guessed("wool pnats")).toEqual([]); // no English word: a typo
     expect(guessed("sunscren spf 50")).toEqual([]);
@@ -216,10 +218,7 @@ describe("typos in a query", () => {
   });
 
   it("searches a short word no one has and nothing corrects as the start of a code: 'ipx' of 'IPX4'", () => {
-    const prefixes = (q: string) =>
-      plan(q)
-        .forms.filter((form) => form.prefix)
-        .map((form) => form.words.join(" "));
+    const prefixes = (q: string) => searched(q, (form) => form.prefix === true);
     expect(prefixes("headphones ipx")).toEqual(["ipx"]);
     expect(anyWordQuery(plan("ipx"))).toBe("ipx:*");
     expect(prefixes("tent")).toEqual([]); // the catalog has it
