@@ -189,12 +189,21 @@ export function namesWhom(words: readonly string[], i: number): boolean {
   return LIKERS.has(words[i]!) || isWhom(words, i);
 }
 
+/** Words after the person a gift is for that say they like what follows ("for my sister *who loves* hiking"). */
+const LIKING = new Set("who loves love likes like enjoys enjoy adores adore".split(" "));
+
 /**
  * Whether the query's word `i` says which person a product is for, between a preposition and the word for them ("gift
- * for a *new* dad", "for my *little* sister"): it describes the person, not the product. Not a person itself, nor one
- * named by what they like ("gift for a *coffee* lover" asks for coffee things).
+ * for a *new* dad", "for my *little* sister"), or that they like what follows ("for my sister *who loves* hiking"): it
+ * describes the person, not the product. Not a person itself, nor one named by what they like ("gift for a *coffee*
+ * lover" asks for coffee things).
  */
 export function describesWhom(words: readonly string[], i: number): boolean {
+  if (LIKING.has(words[i]!)) {
+    let person = i - 1;
+    while (person >= 0 && LIKING.has(words[person]!)) person--;
+    if (person >= 0 && isWhom(words, person)) return true;
+  }
   if (PREPOSITIONS.has(words[i]!) || PEOPLE.has(words[i]!) || LIKERS.has(words[i]!)) return false;
   const person = words.findIndex((word, j) => j > i && (PREPOSITIONS.has(word) || isPerson(words, j) || LIKERS.has(word)));
   return person > i && isPerson(words, person) && afterPreposition(words, i);

@@ -118,6 +118,13 @@ describe("describesWhom", () => {
     expect(which("gift for a runner dad", "runner")).toBe(false); // a person, weighed as such
     expect(which("jacket for new hiking trips", "new")).toBe(false); // no person after it
   });
+
+  it("is a word after the person saying they like what follows", () => {
+    expect(which("gift for my sister who loves hiking", "loves")).toBe(true);
+    expect(which("gift for a friend who likes coffee", "likes")).toBe(true);
+    expect(which("gift for my sister who loves hiking", "hiking")).toBe(false); // what they like asks for it
+    expect(which("loves mugs", "loves")).toBe(false); // no person before it
+  });
 });
 
 describe("isWhom", () => {
