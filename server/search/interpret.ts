@@ -11,6 +11,7 @@
 import { isCurrencyCode, KRONOR } from "../../shared/currency.js";
 import { type AppliedConstraint, EXCLUDE_MAX, type SearchParams } from "../../shared/schemas/index.js";
 import { withoutAccents, wordsIn } from "./lexical.js";
+import { isUnit } from "./product-type.js";
 
 export interface Reading {
   /** The query without the constraints; empty when nothing else was asked (then it browses). */
@@ -148,7 +149,10 @@ function findPhrases(q: string): Found[] {
       const end = start + match[0].length;
       if (found.some((other) => start < other.end && other.start < end)) continue;
       const constraints = read(match);
-      if (constraints) found.push({ start, end, text: match[0].trim(), constraints });
+      // A number without a currency before a unit is a size, not a price: "at least 60 litres", "under 2 kg".
+      const unit = /^\s*([\p{L}]+)/u.exec(q.slice(end))?.[1];
+      const sized = unit !== undefined && isUnit(unit.toLowerCase()) && constraints?.some((c) => c.filter !== "availability" && !c.currency);
+      if (constraints && !sized) found.push({ start, end, text: match[0].trim(), constraints });
     }
   };
   const flags = "giu";

@@ -162,6 +162,9 @@ describe("words asked to be without", () => {
     expect(read("forget-me-not seeds")).toBeNull();
     expect(read("no show socks")).toBeNull(); // "no" first
     expect(read("pack of 6 or more")).toBeNull(); // no currency: things counted
+    expect(read("backpack at least 60 litres")).toBeNull(); // a size
+    expect(read("tent under 2 kg")).toBeNull();
+    expect(read("backpack under 60l")).toBeNull();
     expect(read("set of 2 or more plates")).toBeNull();
     expect(read("jacket no more than $200")?.avoid).toEqual([]); // a comparison
   });
