@@ -135,6 +135,17 @@ export function statedAges(text: string): AgeRange | null {
   return range && range.from < range.to ? range : null;
 }
 
+/** A name for men or women ("…, Men's", "Women's …", "Ladies'"): made for grown-ups, from 13 years. */
+const GROWN_UP = /\b(?:men|women|ladies|mens|womens)(?:['’]s?)?(?![\p{L}])/iu;
+
+/**
+ * The ages a product suits by its text (statedAges), or else from 13 years when its name is for men or women: the
+ * men's running shoes are no answer for "a 7 year old boy", who wears the kids' ones.
+ */
+export function productAges(name: string, desc: string): AgeRange | null {
+  return statedAges(`${name}. ${desc}`) ?? (GROWN_UP.test(name) ? { from: 13 * 12, to: Infinity } : null);
+}
+
 /** Whether the ages stated leave out every age asked. */
 export function excludes(stated: AgeRange, asked: AgeRange): boolean {
   return stated.from >= asked.to || stated.to <= asked.from;

@@ -557,6 +557,24 @@ describe("ages", () => {
     // From three, the marble run suits.
     expect((await ask("wooden toys for a 4 year old")).urls[0]).toBe(shop("marble-run"));
   });
+
+  describe("a name for men or women", () => {
+    const answer = catalogOf([
+      {
+        url: shop("mens-shoe"),
+        name: "Tempo Road Running Shoe, Men's",
+        desc: "A light running shoe for daily road miles.",
+        category: "Shoes > Running Shoes",
+      },
+      { url: shop("unisex-shoe"), name: "Tempo Trail Running Shoe, Unisex, Graphite and Lime", desc: "Lugs.", category: "Shoes > Trail" },
+    ]);
+
+    it("is read as made for grown-ups: ranked after the others for a 7 year old, and kept", async () => {
+      expect((await answer("running shoe")).urls[0]).toBe(shop("mens-shoe"));
+      const { urls } = await answer("running shoe for a 7 year old");
+      expect(urls).toEqual([shop("unisex-shoe"), shop("mens-shoe")]);
+    });
+  });
 });
 
 describe("the relevance floor", () => {

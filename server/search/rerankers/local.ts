@@ -33,7 +33,7 @@ import { products } from "../../db/schema.js";
 import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term, wordsIn } from "../lexical.js";
-import { type AgeRange, excludes, statedAges } from "../ages.js";
+import { type AgeRange, excludes, productAges } from "../ages.js";
 import { isEnglishWord } from "../common-words.js";
 import {
   categoryHeads,
@@ -560,7 +560,7 @@ function doingOf(word: string, stem: string): boolean {
 
 /** Whether the ages a product's name and description state leave out every age asked. */
 function excludesAges(candidate: Product, asked: AgeRange): boolean {
-  const stated = statedAges(`${candidate.name}. ${candidate.desc}`);
+  const stated = productAges(candidate.name, candidate.desc);
   return stated !== null && excludes(stated, asked);
 }
 

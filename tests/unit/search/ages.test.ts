@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { askedAges, excludes, statedAges } from "../../../server/search/ages.js";
+import { askedAges, excludes, productAges, statedAges } from "../../../server/search/ages.js";
 
 describe("askedAges", () => {
   it.each([
@@ -58,5 +58,15 @@ describe("excludes", () => {
     expect(excludes({ from: 0, to: 12 }, toddlers)).toBe(true);
     expect(excludes({ from: 18, to: Infinity }, toddlers)).toBe(false);
     expect(excludes({ from: 24, to: 84 }, toddlers)).toBe(false);
+  });
+});
+
+describe("productAges", () => {
+  it("reads a name for men or women as from 13 years, when the text states no ages", () => {
+    expect(productAges("Tempo 4 Road Running Shoe, Men's", "")).toEqual({ from: 156, to: Infinity });
+    expect(productAges("Women's Merino Leggings", "")).toEqual({ from: 156, to: Infinity });
+    expect(productAges("Tempo Jr Running Shoe, Kids'", "")).toBeNull();
+    expect(productAges("Menswear Gift Card", "")).toBeNull(); // not the word
+    expect(productAges("Marble Run, Men's", "For children aged 3 to 6.")).toEqual({ from: 36, to: 84 }); // what it states wins
   });
 });
