@@ -110,6 +110,7 @@ const CATALOG: TestRecord[] = [
   },
   { url: shop("trail-runner"), name: "Scramble Trail Runner, Unisex", desc: "A grippy shoe for muddy runs.", category: "Shoes > Trail Shoes" },
   { url: shop("road-shoe"), name: "Tempo Road Running Shoe, Women's", desc: "A light shoe for daily miles.", category: "Shoes > Road Shoes" },
+  { url: shop("recipes"), name: "Vegetable Perfection: 100 Recipes for Roots", desc: "Hardback.", category: "Books > Food & Drink" },
   { url: shop("running-socks"), name: "Cushion Running Socks", desc: "Padded socks for runners.", category: "Clothing > Socks" },
   { url: shop("wifi-speaker"), name: "Solo Smart Speaker with Wi-Fi", desc: "Streams from any app.", category: "Audio > Speakers" },
   { url: shop("plush-fox"), name: "Organic Cotton Plush Fox", desc: "Soft and washable.", category: "Toys > Soft Toys" },
@@ -467,6 +468,7 @@ describe("product types", () => {
     expect((await ask("roasting tin")).urls[0]).toBe(shop("roasting-tray")); // not a cake tin
     expect((await ask("casserole dish")).urls[0]).toBe(shop("dutch-oven")); // what Britain calls a Dutch oven
     expect((await ask("trainers")).urls[0]).toBe(shop("road-shoe")); // a running shoe is a trainer, not back
+    expect((await ask("vegetable cookbook")).urls[0]).toBe(shop("recipes")); // named for its recipes
     expect((await ask("crisps")).urls[0]).toBe(shop("chips")); // what Britain calls potato chips
     expect((await ask("welcome mat")).urls[0]).toBe(shop("doormat"));
     expect((await ask("doorbell camera")).urls[0]).toBe(shop("doorbell"));
