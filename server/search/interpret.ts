@@ -8,7 +8,7 @@
  * not applied, and why. Parameters the caller gave win over what the query
  * says. `parse_query=false` turns this off.
  */
-import { isCurrencyCode, KRONOR } from "../../shared/currency.js";
+import { DOLLARS, isCurrencyCode, KRONOR } from "../../shared/currency.js";
 import { type AppliedConstraint, EXCLUDE_MAX, type SearchParams } from "../../shared/schemas/index.js";
 import { withoutAccents, wordsIn } from "./lexical.js";
 import { isUnit } from "./product-type.js";
@@ -52,14 +52,16 @@ export function brandIndex(names: readonly string[]): BrandIndex {
 
 /** "kr", which is one of `KRONOR`: the catalog's, when it has one of them (interpret). */
 const KR = "kr";
+/** "$" or "dollars", which is one of `DOLLARS`: US dollars, unless the catalog prices everything in other dollars. */
+const DOLLAR = "$";
 
-/** How a currency is written next to an amount, and the ISO code it stands for ("$" is read as US dollars). */
+/** How a currency is written next to an amount, and the ISO code it stands for, or which family it is of. */
 const CURRENCY_WORDS: Record<string, string> = {
-  $: "USD",
+  $: DOLLAR,
   us$: "USD",
-  dollar: "USD",
-  dollars: "USD",
-  bucks: "USD",
+  dollar: DOLLAR,
+  dollars: DOLLAR,
+  bucks: DOLLAR,
   "€": "EUR",
   euro: "EUR",
   euros: "EUR",
@@ -122,12 +124,21 @@ function currencyOf(written: string | undefined): string | undefined | null {
   return isCurrencyCode(code) ? code : null;
 }
 
+/** The currency two marks written for one price agree on ("$20 CAD" is in Canadian dollars), or null when they do not. */
+function agreed(a: string | undefined, b: string | undefined): string | undefined | null {
+  if (a === undefined || b === undefined || a === b) return a ?? b;
+  if (a === DOLLAR && DOLLARS.includes(b)) return b;
+  if (b === DOLLAR && DOLLARS.includes(a)) return a;
+  return null;
+}
+
 function price(before: string | undefined, amount: string, after: string | undefined): Price | null {
   const value = decimal(amount);
   const a = currencyOf(before);
   const b = currencyOf(after);
-  if (value === null || a === null || b === null || (a && b && a !== b)) return null;
-  return { amount: value, currency: a ?? b };
+  if (value === null || a === null || b === null) return null;
+  const currency = agreed(a, b);
+  return currency === null ? null : { amount: value, currency };
 }
 
 interface Found {
@@ -199,8 +210,8 @@ function bound(filter: "price_min" | "price_max", value: Price | null): Found["c
 
 function range(low: Price | null, high: Price | null): Found["constraints"] | null {
   if (!low || !high) return null;
-  const currency = low.currency ?? high.currency;
-  if (low.currency && high.currency && low.currency !== high.currency) return null;
+  const currency = agreed(low.currency, high.currency);
+  if (currency === null) return null;
   const [min, max] = Number(low.amount) <= Number(high.amount) ? [low, high] : [high, low];
   return [
     { filter: "price_min", value: min.amount, currency },
@@ -250,6 +261,12 @@ const ASKING_END = /(?:,?\s*(?:please|pls|plz|thanks|thank\s+you|thx))?\s*[?!.]+
  */
 const ASKING_REACH = 64;
 
+/** Which dollars "$" is: the catalog's, when it prices everything in one kind; or else the one given; or else US dollars. */
+function dollarOf(given: string | undefined, currencies: readonly string[]): string {
+  if (currencies.length === 1 && DOLLARS.includes(currencies[0]!)) return currencies[0]!;
+  return given !== undefined && DOLLARS.includes(given) ? given : "USD";
+}
+
 /** Which currency "kr" is: the one of `KRONOR` the catalog prices in, when it has one, or else the one given. */
 function kronorOf(given: string | undefined, currencies: readonly string[]): string | undefined {
   const held = currencies.filter((currency) => KRONOR.includes(currency));
@@ -294,9 +311,17 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
   for (const phrase of findPhrases(q)) {
     spans.push(phrase);
     for (const constraint of phrase.constraints) {
+      // The currency written, as the catalog reads it: "kr" may stay unknown.
+      const written =
+        constraint.currency === KR
+          ? kronorOf(params.currency, currencies)
+          : constraint.currency === DOLLAR
+            ? dollarOf(params.currency, currencies)
+            : constraint.currency;
+      const mark = written ?? constraint.currency;
       const shown = {
         filter: constraint.filter,
-        value: constraint.currency ? `${constraint.value} ${constraint.currency}` : constraint.value,
+        value: mark ? `${constraint.value} ${mark}` : constraint.value,
         text: phrase.text,
       };
       if (constraint.filter === "availability") {
@@ -307,10 +332,7 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
         }
         continue;
       }
-      const currency =
-        constraint.currency === KR
-          ? kronorOf(params.currency, currencies)
-          : (constraint.currency ?? params.currency ?? (currencies.length === 1 ? currencies[0] : undefined));
+      const currency = constraint.currency ? written : (params.currency ?? (currencies.length === 1 ? currencies[0] : undefined));
       if (params[constraint.filter] !== undefined) reading.notApplied.push({ ...shown, reason: `${constraint.filter} was given` });
       else if (!currency && constraint.currency === KR)
         reading.notApplied.push({ ...shown, reason: `"kr" is one of ${KRONOR.join(", ")}: write which, or give currency` });

@@ -517,6 +517,27 @@ describe.each(PATHS)("a catalog with one currency written kr among others, on %s
   });
 });
 
+describe.each(PATHS)("a catalog priced only in Canadian dollars, on %s", (path) => {
+  const search = searchOn(path, () =>
+    STRUCTURED.filter((record) => record.offers?.currency === "USD").map((record) => ({
+      ...record,
+      offers: { ...record.offers!, currency: "CAD" },
+      price_label: undefined,
+    })),
+  );
+
+  it("reads $ and dollars as those", async () => {
+    const tents = await search("tent under $400");
+    expect(tents.interpretation?.applied).toEqual([{ filter: "price_max", value: "400 CAD", text: "under $400" }]);
+    expect(tents.products.map((hit) => hit.pdp.name).sort()).toEqual(["Alpine 2 Backpacking Tent", "Ridge 1 Solo Tent"]);
+    expect((await search("tent under 400 dollars")).interpretation?.applied).toEqual([
+      { filter: "price_max", value: "400 CAD", text: "under 400 dollars" },
+    ]);
+    // Said which: US dollars, which the catalog does not price in.
+    expect((await search("tent under US$400")).products).toEqual([]);
+  });
+});
+
 describe.each(PATHS)("a catalog priced in one currency, on %s", (path) => {
   const search = searchOn(path, () => STRUCTURED.filter((record) => record.offers?.currency === "EUR"));
 

@@ -76,6 +76,19 @@ describe("constraints in the query", () => {
     expect(interpret({ ...params, q: "toys under £20" }, brands, ["USD"])?.adds).toEqual({ price_max: "20", currency: "GBP" });
   });
 
+  it("reads $ and dollars as US dollars, unless the catalog prices everything in other dollars", () => {
+    const params = SearchParamsSchema.parse({ q: "lamp under $200" });
+    const at = (q: string, currencies: string[], extra = {}) => interpret({ ...params, ...extra, q }, brands, currencies)?.adds;
+    expect(at("lamp under $200", ["CAD"])).toEqual({ price_max: "200", currency: "CAD" });
+    expect(at("lamp under 200 dollars", ["CAD"])).toEqual({ price_max: "200", currency: "CAD" });
+    expect(at("lamp under US$200", ["CAD"])).toEqual({ price_max: "200", currency: "USD" }); // said which
+    expect(at("lamp under $200", ["CAD", "USD"])).toEqual({ price_max: "200", currency: "USD" });
+    expect(at("lamp under $200", ["EUR"])).toEqual({ price_max: "200", currency: "USD" });
+    expect(at("lamp under $200 CAD", ["CAD", "USD"])).toEqual({ price_max: "200", currency: "CAD" });
+    expect(at("lamp under $200", ["CAD", "USD"], { currency: "CAD" })).toEqual({ price_max: "200", currency: "CAD" });
+    expect(at("lamp under $200 EUR", ["CAD", "USD"])).toBeUndefined(); // two currencies for one price: no price read
+  });
+
   it("reads kr as the one of the currencies written so that the catalog prices in", () => {
     const params = SearchParamsSchema.parse({ q: "coffee under 150 kr" });
     const at = (q: string, currencies: string[], extra = {}) => interpret({ ...params, ...extra, q }, brands, currencies);
