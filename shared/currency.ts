@@ -181,13 +181,13 @@ export const CURRENCY_EXPONENTS: Readonly<Record<string, number>> = {
   ZWL: 2,
 };
 
-/** Whether `code` is an ISO 4217 code of the table (upper case, as stored). */
 /** Currencies written "$" or "dollars" in their own countries: which one a shopper means depends on the shop. */
 export const DOLLARS: readonly string[] = ["AUD", "CAD", "HKD", "NZD", "SGD", "USD"];
 
 /** The currencies written "kr" (kronor, kroner, krónur): which one a shopper means depends on the shop. */
 export const KRONOR: readonly string[] = ["DKK", "ISK", "NOK", "SEK"];
 
+/** Whether `code` is an ISO 4217 code of the table (upper case, as stored). */
 export function isCurrencyCode(code: string): boolean {
   return Object.hasOwn(CURRENCY_EXPONENTS, code);
 }

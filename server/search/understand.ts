@@ -146,8 +146,6 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   joinNeighbours(words, false);
   // Each word as the rest of the plan reads it: its best correction when the catalog lacks it.
   const primary = [...words];
-  // Where `primary` holds a guess (Form's `guessed`): so are the synonyms read from it ("racket" → jacket → shell).
-  const guessedAt = new Set<number>();
   let synonymTerms: string[] | undefined;
   // The two English words an unknown word with no other correction splits into: what the sentence encoder reads for it.
   const halvesRead = new Map<number, string>();
@@ -171,7 +169,6 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     // Nor to a word the query holds already: "thigh high boots" is no "high high boots".
     const closest = corrections(token.word, vocabulary, { twoEdits: !english }).filter((to) => !STOP_WORDS.has(to) && !words.includes(to));
     if (unknown && closest.length > 0) primary[i] = closest[0]!;
-    if (english && closest.length > 0) guessedAt.add(i);
     for (const to of closest) correct(i, i + 1, [to], { guessed: english });
     // A typo of a word only the synonyms know ("rucksak" for rucksack, which the catalog calls a backpack) is that
     // word, which the synonyms below then read.
@@ -224,7 +221,8 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   );
   typed.push(...spacings(words).filter((form) => !replaced.has(form.start) && !aged.has(form.start)));
   const synonymForms = expansions.flatMap((e) => {
-    const guessed = Array.from({ length: e.end - e.start }, (_, j) => e.start + j).some((i) => guessedAt.has(i));
+    // Read from a guess (`primary` holds the first of a word's corrections), a synonym is one too: "racket" → jacket → shell.
+    const guessed = forms.some((form) => form.guessed && form.start < e.end && e.start < form.end);
     return e.forms.map((words): Form => ({ start: e.start, end: e.end, words, kind: "synonym", ...(guessed && { guessed }) }));
   });
 

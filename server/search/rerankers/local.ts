@@ -259,6 +259,11 @@ const MAX_COMPOUND_PARTS = 4;
 /** A word and "free" hyphenated, as Postgres stems the pair: "fragrance-free" → "fragrance-fre". */
 const FREE_OF = "-fre";
 
+/** How often a document says it is free of a word, as written or in the singular ("fragrances" of "Fragrance-free"). */
+function freeOf(document: Document, word: string): Record<Field, number> | undefined {
+  return document.freeOf.get(word) ?? document.freeOf.get(word.replace(/s$/u, ""));
+}
+
 function toDocument(terms: readonly Term[], parts: Omit<Document, "terms" | "length" | "freeOf" | "occupied" | "hyphenated">): Document {
   const document: Document = {
     terms: new Map(),
@@ -374,7 +379,7 @@ function features(
     let count = document.terms.get(lexeme)?.tf[field] ?? 0;
     // "Fragrance-free" holds no fragrance: the word alone, which Postgres indexes too, counts only elsewhere.
     if (!query.freeAsked && form.word !== undefined && count > 0) {
-      const free = document.freeOf.get(form.word) ?? document.freeOf.get(form.word.replace(/s$/u, ""));
+      const free = freeOf(document, form.word);
       count = Math.max(0, count - (free?.[field] ?? 0));
     }
     if (form.compound && lexeme !== form.compound.lexeme) count += apart(form.compound, field);
@@ -558,7 +563,7 @@ function doingOf(word: string, stem: string): boolean {
   return word.startsWith(stem) && DOING.test(word.slice(stem.length));
 }
 
-/** Whether the ages a product's name and description state leave out every age asked. */
+/** Whether the ages a product suits (productAges: what its text states, or a name for grown-ups) leave out every age asked. */
 function excludesAges(candidate: Product, asked: AgeRange): boolean {
   const stated = productAges(candidate.name, candidate.desc);
   return stated !== null && excludes(stated, asked);
@@ -1007,7 +1012,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         // wireless"); or, counting for it, it says it is free of one (the "Caffeine-free" rooibos for "tea without caffeine").
         avoided: avoided.some((lexeme) => (document.terms.get(lexeme)?.tf.name ?? 0) > 0)
           ? 1
-          : plan.avoid.some((word) => document.freeOf.has(word) || document.freeOf.has(word.replace(/s$/u, "")))
+          : plan.avoid.some((word) => freeOf(document, word) !== undefined)
             ? -1
             : 0,
         accessory: accessoryOf(query, candidate.name, department !== null),
