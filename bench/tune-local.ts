@@ -144,8 +144,8 @@ function floorsBefore(floor: (typeof CALIBRATION)[number]): typeof NO_FLOORS {
   return floors;
 }
 /**
- * `ages`, `avoided` and `use` are not climbed: no dev query names an age or a word not wanted, or describes what a
- * product is to do, so they would be tuned on a few sample queries.
+ * `ages`, `sex`, `avoided` and `use` are not climbed: no dev query names an age or a word not wanted, or describes what
+ * a product is to do, and `sex` moves no dev top ten, so they would be tuned on a few sample queries.
  */
 const LINEAR = ["bm25", "coverage", "coverageAll", "phrase", "sequence", "cosine", "head", "type", "headNamed", "accessory"] as const;
 const VALUES = [0, 0.25, 0.5, 1, 1.5, 2, 3, 4];

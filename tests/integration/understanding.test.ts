@@ -579,6 +579,20 @@ describe("ages", () => {
   });
 });
 
+describe("a name for the other sex", () => {
+  // Uncategorised, as a marketplace's names come: the women's watch holds more of the query in its name.
+  const answer = catalogOf([
+    { url: shop("womens-watch"), name: "Riley Leather Strap Watch, Women's", desc: "A rose gold-tone case on a tan leather strap." },
+    { url: shop("mens-watch"), name: "Field Chronograph Watch, Men's", desc: "A steel case on a brown leather strap." },
+  ]);
+
+  it("ranks after the others for a query naming the sex, and is kept", async () => {
+    expect((await answer("leather strap watch")).urls[0]).toBe(shop("womens-watch"));
+    expect((await answer("leather strap watch for men")).urls).toEqual([shop("mens-watch"), shop("womens-watch")]);
+    expect((await answer("leather strap watch for my husband")).urls[0]).toBe(shop("mens-watch"));
+  });
+});
+
 describe("the relevance floor", () => {
   it("leaves out what scores far below the best, here and in the facets", async () => {
     const response = await t.app.inject({ url: "/api/v1/products/search?q=kettle&facets=category", headers: { authorization: t.key } });

@@ -21,7 +21,8 @@
  * - whether the product is only an accessory of what was asked for ("case
  *   *for* iPhone" for "iphone");
  * - whether its description states ages that leave out those the query asks
- *   for (ages.ts: the 3-to-6 play kitchen for "toys for toddlers");
+ *   for (ages.ts: the 3-to-6 play kitchen for "toys for toddlers"), and
+ *   whether its name is for the other sex than the query names (sexes.ts);
  * - the sentence-encoder similarity of query and product.
  *
  * Weights were tuned on the dev queries of bench/relevance.ts and the
@@ -34,6 +35,7 @@ import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term, wordsIn } from "../lexical.js";
 import { type AgeRange, excludes, productAges } from "../ages.js";
+import { otherSex, sexesAsked, sexesOf } from "../sexes.js";
 import { isEnglishWord } from "../common-words.js";
 import {
   categoryHeads,
@@ -55,11 +57,24 @@ import { wordFrequenciesOf } from "../statistics.js";
 import { type Form, type FormKind, literalPlan, type QueryPlan } from "../understand.js";
 
 /**
- * One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory`, `ages` and `avoided`
- * count against (`avoided` is −1, counting for, when the product says it is free of a word not wanted).
+ * One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory`, `ages`, `sex` and
+ * `avoided` count against (`avoided` is −1, counting for, when the product says it is free of a word not wanted).
  */
 export type Features = Record<
-  "bm25" | "coverage" | "coverageAll" | "phrase" | "sequence" | "cosine" | "head" | "type" | "headNamed" | "use" | "accessory" | "ages" | "avoided",
+  | "bm25"
+  | "coverage"
+  | "coverageAll"
+  | "phrase"
+  | "sequence"
+  | "cosine"
+  | "head"
+  | "type"
+  | "headNamed"
+  | "use"
+  | "accessory"
+  | "ages"
+  | "sex"
+  | "avoided",
   number
 >;
 
@@ -99,7 +114,7 @@ export type Scored = Features & {
   holds: { guess: boolean; other: boolean; others: boolean; all: boolean };
 };
 
-/** A weight per feature (`accessory`'s, `ages`' and `avoided`'s are subtracted), and the parameters inside them. */
+/** A weight per feature (`accessory`'s, `ages`', `sex`'s and `avoided`'s are subtracted), and the parameters inside them. */
 export type LocalWeights = Features & {
   /** Field weights inside BM25F. */
   fields: Record<Field, number>;
@@ -190,6 +205,8 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   // Enough to put a product for other ages after every toy that suits for "wooden toys for toddlers" (the marble
   // run "not suitable for children under three"); the floor judges without it (rankScored): it orders, never cuts.
   ages: 2,
+  // Set as ages is: "watch for men" puts the women's watches after every other; it orders, never cuts.
+  sex: 2,
   // Set as ages is: "headphones not wireless" puts every wired pair before the wireless ones; it orders, never cuts.
   avoided: 2,
   fields: { name: 5, brands: 2, desc: 1 },
@@ -362,7 +379,7 @@ interface Query {
   useNamed: boolean;
 }
 
-/** Raw features of one candidate (all but `accessory`, `ages` and `avoided`). */
+/** Raw features of one candidate (all but `accessory`, `ages`, `sex` and `avoided`). */
 function features(
   query: Query,
   document: Document,
@@ -516,6 +533,7 @@ function features(
     headNamed: document.category.size === 0 && headClause?.forms.some((form) => holds(form, "name")) ? 1 : 0,
     accessory: 0,
     ages: 0,
+    sex: 0,
     avoided: 0,
     use: usesHead ? 1 : 0,
     holdsUse: usesHead && query.useNamed,
@@ -605,6 +623,7 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
     weights.use * f.use -
     weights.accessory * f.accessory -
     weights.ages * f.ages -
+    weights.sex * f.sex -
     weights.avoided * f.avoided
   );
 }
@@ -632,9 +651,9 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // products (measured: counted here, the first two cut the Vitas without "system" for "playstation vita system", and
   // the third the down sleeping bag, whose "warmth" was then no "warm", for "something warm for a camping trip").
   const related = (f: Scored, score: number) => score - weights.sequence * f.sequence - weights.headNamed * f.headNamed - weights.use * f.use;
-  // So do ages and words not wanted: a product for other ages is judged without them, but does not set the bar for the others (the marble
+  // So do ages, sexes and words not wanted: a product for other ages is judged without them, but does not set the bar for the others (the marble
   // run that holds "wooden" and "toys" would leave the stacker that toddlers stack below the floor).
-  const judged = (f: Scored, score: number) => related(f, score) + weights.ages * f.ages + weights.avoided * f.avoided;
+  const judged = (f: Scored, score: number) => related(f, score) + weights.ages * f.ages + weights.sex * f.sex + weights.avoided * f.avoided;
   // A product of the kind named after the head word's preposition of purpose is what the product asked for goes with
   // (the sofa for "cushion for the sofa", the desk for "chair for my desk"): unrelated, and no bar for the others. So
   // is one of a kind a word before the head word names, lacking the head word, once a product of the kind asked holds
@@ -1002,6 +1021,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       for (const field of ["name", "brands", "desc"] as const) averageLength[field] += document.length[field] / documents.length;
     }
     const avoided = plan.avoid.flatMap((word) => stemmed.get(word) ?? []);
+    const sexes = sexesAsked(query);
     return documents.map(({ document, cosine }, index) => {
       const candidate = candidates[index]!;
       // Spelt as filters and facets spell categories, so "Outdoor" and " outdoor  " are one department.
@@ -1017,6 +1037,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
             : 0,
         accessory: accessoryOf(query, candidate.name, department !== null),
         ages: plan.ages && excludesAges(candidate, plan.ages) ? 1 : 0,
+        sex: otherSex(sexes, sexesOf(candidate.name, candidate.category)) ? 1 : 0,
         department,
       };
     });

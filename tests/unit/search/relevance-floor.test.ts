@@ -20,6 +20,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   use: 0,
   accessory: 0,
   ages: 0,
+  sex: 0,
   avoided: 0,
   kindAsked: true,
   department: "outdoor",

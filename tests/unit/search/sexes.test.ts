@@ -1,0 +1,41 @@
+/** Whom a product is made for by sex, and whom a query asks for (issue 15). */
+import { describe, expect, it } from "vitest";
+import { otherSex, sexesAsked, sexesOf } from "../../../server/search/sexes.js";
+
+describe("sexesAsked", () => {
+  it("reads the sexes a query names, by the word or the person", () => {
+    expect([...sexesAsked("watch for men with a leather strap")]).toEqual(["male"]);
+    expect([...sexesAsked("men's leather cowboy boots")]).toEqual(["male"]);
+    expect([...sexesAsked("golf clubs for a woman")]).toEqual(["female"]);
+    expect([...sexesAsked("necklace for my wife")]).toEqual(["female"]);
+    expect([...sexesAsked("running shorts")]).toEqual([]);
+  });
+
+  it("reads man and woman as a person only where the query shops for one, not a character's name", () => {
+    expect([...sexesAsked("spider man costume")]).toEqual([]);
+    expect([...sexesAsked("wonder woman mug")]).toEqual([]);
+    expect([...sexesAsked("costume for a man")]).toEqual(["male"]);
+  });
+});
+
+describe("sexesOf", () => {
+  it("reads a name's and a category's words, possessives and all", () => {
+    expect([...sexesOf("Fossil Women's Riley Watch", null)]).toEqual(["female"]);
+    expect([...sexesOf("Rain Boots, Ladies’", null)]).toEqual(["female"]);
+    expect([...sexesOf("Trail Shorts", "Clothing > Men > Shorts")]).toEqual(["male"]);
+    expect([...sexesOf("Women's Spider-Man Tee", null)]).toEqual(["female"]); // "Man" in a character's name says nothing
+    expect(sexesOf("Menswear Gift Card", null).size).toBe(0); // not the word
+    expect(sexesOf("Trail Running Shoe, Unisex", null).size).toBe(2);
+  });
+});
+
+describe("otherSex", () => {
+  it("holds only when the product is made for one sex and the query asks for the other", () => {
+    const men = sexesAsked("watch for men");
+    expect(otherSex(men, sexesOf("Women's Riley Watch", null))).toBe(true);
+    expect(otherSex(men, sexesOf("Men's Field Watch", null))).toBe(false);
+    expect(otherSex(men, sexesOf("Field Watch", null))).toBe(false);
+    expect(otherSex(men, sexesOf("Watch for Men and Women", null))).toBe(false);
+    expect(otherSex(sexesAsked("watch"), sexesOf("Women's Riley Watch", null))).toBe(false);
+  });
+});
