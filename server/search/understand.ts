@@ -223,7 +223,9 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   const synonymForms = expansions.flatMap((e) => {
     // Read from a guess (`primary` holds the first of a word's corrections), a synonym is one too: "racket" → jacket → shell.
     const guessed = forms.some((form) => form.guessed && form.start < e.end && e.start < form.end);
-    return e.forms.map((words): Form => ({ start: e.start, end: e.end, words, kind: "synonym", ...(guessed && { guessed }) }));
+    return e.forms.map(
+      (words): Form => ({ start: e.start, end: e.end, words: letterCompounds(words), kind: "synonym", ...(guessed && { guessed }) }),
+    );
   });
 
   let embedText = query;
@@ -249,6 +251,23 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
  * phrase "16 gb". A tokenisation, not a reading, so not listed in the interpretation. A number is joined to the word
  * after it only when that is a unit ("2 person" is no "2person"), and a stop word never ("for 2").
  */
+/**
+ * A synonym's words with a letter the stop list drops joined to the word after it, as catalogs hyphenate them: "t
+ * shirt" is searched as "t-shirt" (T-Shirt), which as two words was any shirt, the "t" being no word to Postgres.
+ */
+function letterCompounds(words: readonly string[]): string[] {
+  const joined: string[] = [];
+  for (let k = 0; k < words.length; k++) {
+    const word = words[k]!;
+    const next = words[k + 1];
+    if (word.length === 1 && STOP_WORDS.has(word) && next !== undefined && /^\p{L}+$/u.test(next)) {
+      joined.push(`${word}-${next}`);
+      k++;
+    } else joined.push(word);
+  }
+  return joined;
+}
+
 function spacings(words: readonly string[]): Form[] {
   const letters = (word: string | undefined) => word !== undefined && /^\p{L}{2,}$/u.test(word) && !STOP_WORDS.has(word);
   const digits = (word: string | undefined) => word !== undefined && /^\p{N}+$/u.test(word);
