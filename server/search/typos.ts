@@ -24,6 +24,8 @@ const ONE_EDIT_FROM = 4;
 const TWO_EDITS_FROM = 8;
 /** Longer words are not corrected: no shopper's word is this long, and a 512-letter one would cost a second in edits. */
 const LONGEST_CORRECTED = 24;
+/** Shortest word read by its consonants (`soundingAlike`): shorter ones share them with too many words. */
+const SOUNDING_FROM = 5;
 /** Another candidate is kept beside the best only if at least this share of the best's products hold it. */
 const RUNNER_UP_SHARE = 0.25;
 const MAX_CORRECTIONS = 2;
@@ -136,6 +138,15 @@ export function corrections(word: string, vocabulary: Vocabulary, options: { two
       .startingWith(word[0]!)
       .filter((candidate) => editDistance(word, candidate, 2) <= 2)
       .sort(order);
+  }
+  if (options.twoEdits !== false && length >= SOUNDING_FROM) {
+    // A word as long, with the same consonants, two vowels off is a misspelling one edit cannot reach: "sandles" is
+    // sandals as well as handles, whichever words beside it say. Longer or shorter, it is another word ("guita" is
+    // no "gut", "amepad" no "amped").
+    const alike = vocabulary
+      .soundingAlike(word)
+      .filter((candidate) => [...candidate].length === length && !found.includes(candidate) && editDistance(word, candidate, 2) <= 2);
+    if (alike.length > 0) found = [...found, ...alike].sort(order);
   }
   const top = found[0];
   if (top === undefined) return [];

@@ -27,6 +27,8 @@ export interface Vocabulary {
   startingWith(letter: string): readonly string[];
   /** The catalog's words spelled with the same letters but other accents ("karcher" → kärcher, "café" → cafe), commonest first. */
   accentedAlike(word: string): readonly string[];
+  /** The catalog's words with the word's first letter and consonants (`consonants`): "sandals" for "sandles". */
+  soundingAlike(word: string): readonly string[];
   readonly size: number;
 }
 
@@ -53,6 +55,7 @@ export function buildVocabulary(entries: Iterable<readonly [string, number]>): V
     .slice(0, ALPHABET_MAX)
     .map(([letter]) => letter);
   let byFirst: Map<string, string[]> | undefined;
+  let byConsonants: Map<string, string[]> | undefined;
   return {
     count: (word) => counts.get(word) ?? 0,
     alphabet,
@@ -73,8 +76,34 @@ export function buildVocabulary(entries: Iterable<readonly [string, number]>): V
       const alike = [...(counts.has(plain) ? [plain] : []), ...(accented.get(plain) ?? [])].filter((other) => other !== word);
       return alike.sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0) || (a < b ? -1 : 1));
     },
+    soundingAlike(word) {
+      if (!byConsonants) {
+        byConsonants = new Map();
+        for (const other of counts.keys()) {
+          const key = consonants(other);
+          const list = byConsonants.get(key);
+          if (list) list.push(other);
+          else byConsonants.set(key, [other]);
+        }
+      }
+      return (byConsonants.get(consonants(word)) ?? []).filter((other) => other !== word);
+    },
     size: counts.size,
   };
+}
+
+/**
+ * A word's first letter and the consonants after it, a doubled one once: what a shopper who misspells a vowel or
+ * doubles a letter still writes ("sandles" and "sandals" are "sndls"; "acomodation" is "accommodation").
+ */
+export function consonants(word: string): string {
+  return (
+    word[0]! +
+    word
+      .slice(1)
+      .replace(/[aeiouy]+/gu, "")
+      .replace(/(.)\1+/gu, "$1")
+  );
 }
 
 export async function readVocabulary(db: Database): Promise<Vocabulary> {

@@ -87,6 +87,24 @@ describe("corrections", () => {
     expect(corrections("snscren", vocabulary)).toEqual([]); // seven letters: one edit only
   });
 
+  it("reads a word as long with the same consonants, two vowels off, as one a single edit cannot reach", () => {
+    const shoes = buildVocabulary([
+      ["handles", 167],
+      ["sandals", 66],
+      ["guitar", 69],
+      ["gut", 40],
+      ["gait", 30],
+      ["gamepad", 46],
+      ["amped", 50],
+    ]);
+    expect(corrections("sandles", shoes)).toEqual(["handles", "sandals"]); // the other words say which
+    // Longer or shorter with the same consonants is another word: "guita" is no "gut", "amepad" no "amped".
+    expect(corrections("guita", shoes)).toEqual(["guitar"]);
+    expect(corrections("amepad", shoes)).toEqual(["gamepad"]);
+    // An English word the catalog lacks is corrected one edit away at most.
+    expect(corrections("sandles", shoes, { twoEdits: false })).toEqual(["handles"]);
+  });
+
   it("counts edits as Damerau–Levenshtein without overlaps", () => {
     expect(editDistance("mxier", "mixer", 2)).toBe(1);
     expect(editDistance("sunscren", "sunscreen", 2)).toBe(1);
