@@ -93,8 +93,11 @@ const CURRENCY_WORDS: Record<string, string> = {
 /** ISO codes a shopper types; the full ISO list holds ordinary words ("all", "top", "try", "pen"). */
 const CODES = "usd|eur|gbp|jpy|cad|aud|chf|sek|nok|dkk|pln|czk|huf|inr|cny|hkd|sgd|nzd|mxn|brl|krw|zar|aed";
 const CURRENCY = String.raw`(?:us\$|ca\$|au\$|c\$|a\$|\$|€|£|¥|(?:${CODES}|kr(?:on(?:a|e|or|er))?)\b|(?:(?:us|american|canadian|australian)\s+)?dollars?|bucks|euros?|pounds?|yen)`;
-/** A number, in thousands when a "k" follows it ("$1k", "5K yen"). */
-const AMOUNT = String.raw`\d+(?:[.,]\d+)*(?:k(?![\p{L}\p{N}]))?`;
+/**
+ * A number, in thousands when a "k" follows it ("$1k", "5K yen"); its thousands may be set apart by spaces, as in
+ * Swedish and French ("1 500 kr", "2 500 CAD").
+ */
+const AMOUNT = String.raw`(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:,\d{1,2})?|\d+(?:[.,]\d+)*)(?:k(?![\p{L}\p{N}]))?`;
 const PRICE = String.raw`(?:(${CURRENCY})\s?)?(${AMOUNT})(?:\s?(${CURRENCY}))?`;
 
 interface Price {
@@ -102,12 +105,13 @@ interface Price {
   currency: string | undefined;
 }
 
-/** `1,200`, `1.200,50`, `12,50`, `19.99`, `1.5k` as a decimal string; null when it is not an amount. */
+/** `1,200`, `1.200,50`, `1 200`, `12,50`, `19.99`, `1.5k` as a decimal string; null when it is not an amount. */
 function decimal(written: string): string | null {
   if (/k$/iu.test(written)) {
     const units = decimal(written.slice(0, -1));
     return units === null ? null : String(Math.round(Number(units) * 1000 * 100) / 100);
   }
+  if (/^\d{1,3}([ \u00a0\u202f]\d{3})+(,\d{1,2})?$/u.test(written)) return written.replace(/[ \u00a0\u202f]/gu, "").replace(",", ".");
   if (/^\d{1,3}(,\d{3})+(\.\d+)?$/.test(written)) return written.replaceAll(",", "");
   if (/^\d{1,3}(\.\d{3})+(,\d+)?$/.test(written)) return written.replaceAll(".", "").replace(",", ".");
   if (/^\d+,\d{1,2}$/.test(written)) return written.replace(",", ".");

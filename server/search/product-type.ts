@@ -29,6 +29,17 @@ const WEARERS = new Set("men mens man women womens woman ladies girls boys kids 
 /** Letter sizes ("jacket xl", "tee size m"): a property, as a colour is, never the kind asked. */
 const SIZES = new Set("xxs xs s m l xl xxl xxxl 2xl 3xl 4xl twin queen king".split(" "));
 
+/**
+ * Money and time, which a request may leave among its words when no price or date is read from them ("shoes 120
+ * *dollars*", "… ships *today*"): never the kind asked.
+ */
+const MONEY_AND_TIME = new Set(
+  // Not every currency code: "cup" and "pen" are codes too.
+  "dollar dollars buck bucks euro euros pound pounds quid kronor krona kr yen cents usd cad aud nzd eur gbp sek nok dkk jpy chf today tomorrow tonight now asap".split(
+    " ",
+  ),
+);
+
 /** Words that name no kind of product ("something to keep drinks cold", "running gear"): the words beside them say it. */
 const VAGUE = new Set(
   "something anything stuff things thing gift gifts present presents idea ideas one gear equipment essentials supplies gadget gadgets item items product products".split(
@@ -287,7 +298,7 @@ function headWord(words: readonly string[], isContent: (index: number) => boolea
       label = undefined;
       continue;
     }
-    if (!isContent(i) || VAGUE.has(word) || OCCASIONS.has(word) || isQuantity(words, i)) continue;
+    if (!isContent(i) || VAGUE.has(word) || OCCASIONS.has(word) || MONEY_AND_TIME.has(word) || isQuantity(words, i)) continue;
     // A number with its unit is a size ("disk 500 gb"); a bare number, the value of a property ("spf 50"), as a colour,
     // whom it is made for ("down jacket womens") and a size ("size L", "jacket xl") are.
     const property = COLOURS.has(word) || WEARERS.has(word) || SIZES.has(word) || word === "size" || words[i - 1] === "size";

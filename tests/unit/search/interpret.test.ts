@@ -35,6 +35,9 @@ describe("constraints in the query", () => {
     ["coffee grinder budget 1500 SEK", "coffee grinder", { price_max: "1500", currency: "SEK" }],
     ["shoes $100 and up", "shoes", { price_min: "100", currency: "USD" }],
     ["cushion under 60 canadian dollars", "cushion", { price_max: "60", currency: "CAD" }],
+    // Thousands set apart by spaces, as in Swedish and French: "under 2" was read without a currency, and "500 CAD" searched.
+    ["sofa under 2 500 CAD", "sofa", { price_max: "2500", currency: "CAD" }],
+    ["sofa under 1 299,50 €", "sofa", { price_max: "1299.50", currency: "EUR" }],
     // Negated, the other bound or state: "not over £300" is at most £300.
     ["speakers not over £300", "speakers", { price_max: "300", currency: "GBP" }],
     ["speakers not under £300", "speakers", { price_min: "300", currency: "GBP" }],

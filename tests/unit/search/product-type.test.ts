@@ -170,6 +170,9 @@ describe("queryHead", () => {
     expect(head("iphone 5")).toBe("iphone"); // no other word: the word before the number it is
     expect(head("external disk 500 gb")).toBe("disk"); // a unit after a number names no kind
     expect(head("dc shoes black")).toBe("shoes"); // a colour names a property, as a bare number does
+    // Money and time left among the words, when no price or date was read from them, name no kind.
+    expect(head("shoes 120 dollars")).toBe("shoes");
+    expect(head("tent 300 euros today")).toBe("tent");
     expect(head("red")).toBe("red");
     // So does whom it is made for, and a size, as names put them after the kind (", Women's", "Size 02").
     expect(head("socks womens")).toBe("socks");
