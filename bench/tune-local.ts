@@ -122,6 +122,7 @@ const NO_FLOORS = {
   lacksUse: false,
   whatFor: false,
   misread: false,
+  unsold: NONE,
 };
 /** The floors as shipped. */
 const DEFAULT_FLOORS = {
@@ -135,9 +136,22 @@ const DEFAULT_FLOORS = {
   lacksUse: DEFAULT_WEIGHTS.lacksUse,
   whatFor: DEFAULT_WEIGHTS.whatFor,
   misread: DEFAULT_WEIGHTS.misread,
+  unsold: DEFAULT_WEIGHTS.unsold,
 };
 /** The order the floors are calibrated in below: each is measured beside those before it, as shipped, and none after it. */
-const CALIBRATION = ["floor", "weak", "otherKind", "faint", "otherDepartment", "otherSort", "headless", "lacksUse", "whatFor", "misread"] as const;
+const CALIBRATION = [
+  "floor",
+  "weak",
+  "otherKind",
+  "faint",
+  "otherDepartment",
+  "otherSort",
+  "headless",
+  "lacksUse",
+  "whatFor",
+  "misread",
+  "unsold",
+] as const;
 function floorsBefore(floor: (typeof CALIBRATION)[number]): typeof NO_FLOORS {
   const floors = { ...NO_FLOORS };
   for (const name of CALIBRATION.slice(0, CALIBRATION.indexOf(floor))) Object.assign(floors, { [name]: DEFAULT_FLOORS[name] });
@@ -286,6 +300,11 @@ for (const whatFor of [false, true]) {
 for (const misread of [false, true]) {
   const weights = { ...overall.weights, ...floorsBefore("misread"), misread };
   console.log(`misread ${misread ? "on" : "off"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
+}
+// A head word English has and the catalog holds in no form: what shares only its qualifiers.
+for (const unsold of [NONE, DEFAULT_WEIGHTS.unsold]) {
+  const weights = { ...overall.weights, ...floorsBefore("unsold"), unsold };
+  console.log(`unsold ${unsold === NONE ? "off" : "on"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 await dev.close();
 await sample.handle.close();

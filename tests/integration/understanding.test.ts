@@ -731,12 +731,18 @@ describe("names without a category", () => {
     { url: shop("arts-film"), name: "Martial Arts Masters (DVD)", desc: "Four films." },
     { url: shop("tea-cup"), name: "Tea Cup with Saucer", desc: "Fine china." },
     { url: shop("cup-and-saucer"), name: "Cup and Saucer for Tea", desc: "Fine china." },
+    { url: shop("nightgown"), name: "Woven Lawn Nightgown", desc: "A light nightgown of cotton lawn with lace trim." },
   ];
   const answer = catalogOf(RECORDS);
   const first = async (q: string) => (await answer(q)).urls;
 
   it("takes the query's head word anywhere in the name as evidence of the kind", async () => {
     expect((await first("martial arts headgear"))[0]).toBe(shop("headgear"));
+  });
+
+  it("answers nothing for a thing it does not sell, named by an English word it lacks: no lawn nightgown for lawn mower", async () => {
+    expect(await first("lawn mower")).toEqual([]);
+    expect(await first("lawn nightgown")).toEqual([shop("nightgown")]);
   });
 
   it("puts a name holding the whole query in its order above one holding the same words apart", async () => {

@@ -112,6 +112,11 @@ export type Scored = Features & {
    * word of the query that weighs, in some form, somewhere.
    */
   holds: { guess: boolean; other: boolean; others: boolean; all: boolean };
+  /**
+   * The query's head word is English and the catalog holds it in no form (nor any correction or synonym of it): a
+   * thing the catalog may not sell ("lawn *mower*"). A fact about the query, carried on each candidate.
+   */
+  headUnsold: boolean;
 };
 
 /** A weight per feature (`accessory`'s, `ages`', `sex`'s and `avoided`'s are subtracted), and the parameters inside them. */
@@ -182,6 +187,12 @@ export type LocalWeights = Features & {
    * misreading ("Jeans" for "coffee beans", jackets for "tennis racket").
    */
   misread: boolean;
+  /**
+   * When the query's head word is English and the catalog holds it in no form (`headUnsold`), a candidate covering
+   * less than `coverage` of the query and less similar than `cosine` is unrelated, with or without a category: it
+   * shares only the query's qualifiers (the "Lawn Nightgown" for "lawn mower").
+   */
+  unsold: { coverage: number; cosine: number };
 };
 
 /** How far apart two features computed in floating point may be and still be equal. */
@@ -244,6 +255,10 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   // Measured with bench:probe: "coffee beans" on the catalog of real pages answered only "Jeans awe299"; no dev,
   // typo-copy or sample query changes (docs/search.md).
   misread: true,
+  // Measured with bench:probe (0.4 and 0.5 tried): "lawn mower" and "play doh" on the CrowdFlower catalog, "bar
+  // stools" and "marker pen" on the real pages answer nothing; the pots and pans set, covering 0.6, stays for
+  // "non-stick saucepans"; no dev, typo-copy or sample query changes (docs/search.md).
+  unsold: { coverage: 0.5, cosine: 0.5 },
 };
 
 interface Document {
@@ -377,6 +392,8 @@ interface Query {
    * a product lacking it may lack the use.
    */
   useNamed: boolean;
+  /** Its head word is English and the catalog holds it in no form (Scored's `headUnsold`). */
+  headUnsold: boolean;
 }
 
 /** Raw features of one candidate (all but `accessory`, `ages`, `sex` and `avoided`). */
@@ -547,6 +564,7 @@ function features(
     isTarget: !ofKindAsked && query.clauses.some((clause) => clause.target && names(clause)),
     goesWith: !ofKindAsked && !headHeld && query.clauses.some((clause) => clause.before && names(clause)),
     holds: held,
+    headUnsold: query.headUnsold,
   };
 }
 
@@ -639,7 +657,8 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
  * head word, any with a category that does not; or, with a category, of the kind the query names after its head
  * word's preposition of purpose, or before its head word (what the product asked for goes with); or holding no word
  * of the query, beside a product kept of the kind asked or named with its last word (found by the encoder alone); or
- * holding only a guessed correction of the head word that no candidate confirms (a misreading).
+ * holding only a guessed correction of the head word that no candidate confirms (a misreading); or weak when the head
+ * word is English and the catalog holds it in no form (a thing it does not sell).
  */
 export function rankScored(scored: readonly Scored[], ids: readonly string[], weights: LocalWeights) {
   const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
@@ -673,7 +692,7 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // Within rounding of the bar is at it: a word's share of the query is a ratio of sums of logarithms, and a product
   // holding only the non-vague word of "hiking gear" in its description covers 0.4 in one catalog, 0.39999999999999997 in another.
   const below = (f: Scored, floor: { coverage: number; cosine: number }) => f.coverageAll < floor.coverage - ROUNDING && f.cosine < floor.cosine;
-  const weak = (f: Scored) => (!kindFound && below(f, weights.weak)) || below(f, weights.faint);
+  const weak = (f: Scored) => (!kindFound && below(f, weights.weak)) || below(f, weights.faint) || (f.headUnsold && below(f, weights.unsold));
   const top = judging[0]?.features;
   const bestOfKind = top?.type === 1;
   // One product of the kind asked by its category alone is thin evidence that the query's word names a kind rather
@@ -963,6 +982,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       freeAsked: plan.words.includes("free"),
       use: describesUse(plan.words),
       useNamed: head !== undefined && plan.words[head - 1] !== "to",
+      headUnsold: head !== undefined && !byWord[head]!.some((word) => word.heldAnywhere) && isEnglishWord(plan.words[head]!),
     };
   }
 

@@ -32,6 +32,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   isTarget: false,
   goesWith: false,
   holds: { guess: false, other: true, others: true, all: true },
+  headUnsold: false,
   ...features,
 });
 
@@ -230,5 +231,25 @@ describe("the relevance floor", () => {
     // Alone in its query ("candle" read as "handle"), a guess has nothing to be judged by.
     const alone = { ...jeans, holds: { guess: true, other: false, others: false, all: true } };
     expect(unrelated([alone, { ...alone }])).toEqual([]);
+  });
+
+  it("leaves out what covers under half the query and is unlike it, when the head word is English and nothing holds it", () => {
+    // "lawn mower" in a catalog with no mowers: a nightgown of lawn (the fabric), without a category.
+    const nightgown = candidate({
+      kindAsked: false,
+      type: 0,
+      head: 0,
+      coverageAll: 0.43,
+      cosine: 0.25,
+      headHeld: false,
+      department: null,
+      headUnsold: true,
+    });
+    expect(unrelated([nightgown])).toEqual(["p0"]);
+    // The same evidence with a head word the catalog holds is judged by the weak floor's lower bar, and stays.
+    expect(unrelated([{ ...nightgown, headUnsold: false }])).toEqual([]);
+    // Covering more of the query ("non-stick saucepans": a non-stick pots and pans set), or similar in meaning, it stays.
+    expect(unrelated([{ ...nightgown, coverageAll: 0.6 }])).toEqual([]);
+    expect(unrelated([{ ...nightgown, cosine: 0.55 }])).toEqual([]);
   });
 });
