@@ -14,7 +14,8 @@
  * concatenation): two query words the catalog writes as one ("soda stream",
  * SodaStream) are searched joined as well, and a word the catalog lacks or
  * holds rarely is searched split in two when both halves are catalog words
- * ("bluray", Blu-ray). Retrieval reads a split as a phrase, so the halves must
+ * ("bluray", Blu-ray), and a word it holds is searched written apart as well when
+ * the halves are as common ("bathrobe", Bath Robe). Retrieval reads a split as a phrase, so the halves must
  * stand side by side in a product.
  */
 import type { Vocabulary } from "./vocabulary.js";
@@ -177,6 +178,24 @@ export function joined(left: string, right: string, vocabulary: Vocabulary): str
   if ([...left].length < SHORTEST_HALF || [...right].length < SHORTEST_HALF) return null;
   const word = left + right;
   return [...word].length <= LONGEST_CORRECTED && vocabulary.count(word) >= JOINED_MIN_DOCS ? word : null;
+}
+
+/**
+ * A word the catalog holds commonly, written apart as two words each at least as common ("bathrobe" as "bath robe",
+ * in other products than those writing it as one), or null; of several, the one whose rarer half is commonest. Read
+ * as a phrase, beside the word itself.
+ */
+export function writtenApart(word: string, vocabulary: Vocabulary): [string, string] | null {
+  const letters = [...word];
+  const held = vocabulary.count(word);
+  if (held === 0 || letters.length < 2 * SHORTEST_HALF + 1 || letters.length > LONGEST_CORRECTED) return null;
+  let best: { halves: [string, string]; rarer: number } | null = null;
+  for (let at = SHORTEST_HALF + 1; at <= letters.length - SHORTEST_HALF - 1; at++) {
+    const halves: [string, string] = [letters.slice(0, at).join(""), letters.slice(at).join("")];
+    const rarer = Math.min(vocabulary.count(halves[0]), vocabulary.count(halves[1]));
+    if (rarer >= held && (!best || rarer > best.rarer)) best = { halves, rarer };
+  }
+  return best?.halves ?? null;
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 import { type AskedAges, askedAges } from "./ages.js";
 import { isCommonWord, isEnglishWord } from "./common-words.js";
-import { closestTerm, corrections, heldCount, joined, split } from "./typos.js";
+import { closestTerm, corrections, heldCount, joined, split, writtenApart } from "./typos.js";
 import { isUnit, namesWhom } from "./product-type.js";
 import { expand, singleWordTerms, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
@@ -181,7 +181,10 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
         return;
       }
     }
-    const halves = split(token.word, vocabulary);
+    // An English word the catalog holds is searched written apart as well when both halves are English words at
+    // least as common: some shops write "Bath Robe" where others write "Bathrobe".
+    const apartToo = isEnglishWord(token.word) ? writtenApart(token.word, vocabulary) : null;
+    const halves = split(token.word, vocabulary) ?? (apartToo?.every((half) => isEnglishWord(half)) ? apartToo : null);
     if (!halves) return;
     // An English word run together is a word of its own: "bookcase" is no book and no case, "housewarming" no house.
     const apart = !isEnglishWord(token.word) && halves.every((half) => isEnglishWord(half));

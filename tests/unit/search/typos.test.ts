@@ -1,6 +1,6 @@
 /** Typo correction against a catalog's vocabulary (issue 15): which words are corrected, to what, and which never are. */
 import { describe, expect, it } from "vitest";
-import { closestTerm, corrections, editDistance, joined, singleEdits, split } from "../../../server/search/typos.js";
+import { closestTerm, corrections, editDistance, joined, singleEdits, split, writtenApart } from "../../../server/search/typos.js";
 import { NO_SYNONYMS, parseSynonyms } from "../../../server/search/synonyms.js";
 import { anyWordQuery, everyWordQuery, type Form, understand } from "../../../server/search/understand.js";
 import { buildVocabulary } from "../../../server/search/vocabulary.js";
@@ -119,6 +119,31 @@ describe("word boundaries", () => {
     expect(joined("soda", "stream", vocabulary)).toBe("sodastream");
     expect(joined("back", "pack", vocabulary)).toBeNull(); // in one product only
     expect(joined("tv", "stand", vocabulary)).toBeNull(); // a half under three letters
+  });
+
+  it("writes a word the catalog holds apart, when both halves are at least as common: bathrobe as bath robe", () => {
+    const robes = buildVocabulary([
+      ["bathrobe", 11],
+      ["bath", 40],
+      ["robe", 30],
+      ["ba", 100],
+      ["throbe", 50],
+    ]);
+    expect(writtenApart("bathrobe", robes)).toEqual(["bath", "robe"]); // halves of four letters or more
+    expect(
+      writtenApart(
+        "bathrobe",
+        buildVocabulary([
+          ["bathrobe", 11],
+          ["bath", 40],
+          ["robe", 3],
+        ]),
+      ),
+    ).toBeNull();
+    expect(writtenApart("bathrobes", robes)).toBeNull(); // not held
+    const plan = understand("bathrobe", { vocabulary: robes, synonyms: NO_SYNONYMS });
+    expect(plan.forms).toContainEqual({ start: 0, end: 1, words: ["bath", "robe"], kind: "correction" });
+    expect(anyWordQuery(plan)).toBe("bathrobe | (bath <-> robe)");
   });
 
   it("splits a word the catalog lacks or holds rarely into two far commoner catalog words", () => {
