@@ -9,6 +9,12 @@
  *
  *   DATA_DIR=/tmp/pdp SAMPLE_CATALOG=false npm run -s catalog -- import ../shared/data/pdp
  *   npm run -s bench:probe -- bench/probe-queries/pdp.txt /tmp/pdp
+ *
+ * crowdflower-fresh.txt, queries typed on the CrowdFlower catalog (none of its dev queries), on a copy of the catalog
+ * bench:relevance builds:
+ *
+ *   cp -r bench/.cache/relevance-<hash>/pg /tmp/cf
+ *   npm run -s bench:probe -- bench/probe-queries/crowdflower-fresh.txt /tmp/cf
  */
 import { readFileSync } from "node:fs";
 import { createRoot } from "../server/compose.js";
