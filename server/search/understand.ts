@@ -181,10 +181,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
         return;
       }
     }
-    // An English word the catalog holds is searched written apart as well when both halves are English words at
-    // least as common: some shops write "Bath Robe" where others write "Bathrobe".
-    const apartToo = isEnglishWord(token.word) ? writtenApart(token.word, vocabulary) : null;
-    const halves = split(token.word, vocabulary) ?? (apartToo?.every((half) => isEnglishWord(half)) ? apartToo : null);
+    const halves = split(token.word, vocabulary);
     if (!halves) return;
     // An English word run together is a word of its own: "bookcase" is no book and no case, "housewarming" no house.
     const apart = !isEnglishWord(token.word) && halves.every((half) => isEnglishWord(half));
@@ -223,6 +220,13 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     replaced.has(i) || aged.has(i) ? [] : [{ start: i, end: i + 1, words: [word], kind: "typed" as const, ...(prefixes.has(i) && { prefix: true }) }],
   );
   typed.push(...spacings(words).filter((form) => !replaced.has(form.start) && !aged.has(form.start)));
+  // An English word the catalog holds, written apart as well when both halves are English words at least as common:
+  // some shops write "Bath Robe" where others write "Bathrobe". The same word, as typed, and no correction to report.
+  for (const [i, token] of found.entries()) {
+    if (!vocabulary || !correctable(token, i) || replaced.has(i) || !isEnglishWord(token.word)) continue;
+    const halves = writtenApart(token.word, vocabulary);
+    if (halves?.every((half) => isEnglishWord(half))) typed.push({ start: i, end: i + 1, words: halves, kind: "typed" });
+  }
   const synonymForms = expansions.flatMap((e) => {
     // Read from a guess (`primary` holds the first of a word's corrections), a synonym is one too: "racket" → jacket → shell.
     const guessed = forms.some((form) => form.guessed && form.start < e.end && e.start < form.end);
