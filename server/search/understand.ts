@@ -221,11 +221,13 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   );
   typed.push(...spacings(words).filter((form) => !replaced.has(form.start) && !aged.has(form.start)));
   // An English word the catalog holds, written apart as well when both halves are English words at least as common:
-  // some shops write "Bath Robe" where others write "Bathrobe". The same word, as typed, and no correction to report.
+  // some shops write "Bath Robe" where others write "Bathrobe". It weighs as a correction (weighed as typed, "doll
+  // house" put a doll house before the twins' bathtub for "dollhouse bathtub", and cut the rest), but is the same
+  // word: no correction to report.
   for (const [i, token] of found.entries()) {
     if (!vocabulary || !correctable(token, i) || replaced.has(i) || !isEnglishWord(token.word)) continue;
     const halves = writtenApart(token.word, vocabulary);
-    if (halves?.every((half) => isEnglishWord(half))) typed.push({ start: i, end: i + 1, words: halves, kind: "typed" });
+    if (halves?.every((half) => isEnglishWord(half))) forms.push({ start: i, end: i + 1, words: halves, kind: "correction" });
   }
   const synonymForms = expansions.flatMap((e) => {
     // Read from a guess (`primary` holds the first of a word's corrections), a synonym is one too: "racket" → jacket → shell.

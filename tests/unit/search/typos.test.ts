@@ -142,8 +142,8 @@ describe("word boundaries", () => {
     ).toBeNull();
     expect(writtenApart("bathrobes", robes)).toBeNull(); // not held
     const plan = understand("bathrobe", { vocabulary: robes, synonyms: NO_SYNONYMS });
-    // The same word as typed: no correction to report.
-    expect(plan.forms).toContainEqual({ start: 0, end: 1, words: ["bath", "robe"], kind: "typed" });
+    // Weighed as a correction, but the same word: no correction to report.
+    expect(plan.forms).toContainEqual({ start: 0, end: 1, words: ["bath", "robe"], kind: "correction" });
     expect(plan.corrections).toEqual([]);
     expect(anyWordQuery(plan)).toBe("bathrobe | (bath <-> robe)");
   });
