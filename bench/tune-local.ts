@@ -123,6 +123,7 @@ const NO_FLOORS = {
   whatFor: false,
   misread: false,
   unsold: NONE,
+  wordless: 0,
 };
 /** The floors as shipped. */
 const DEFAULT_FLOORS = {
@@ -137,6 +138,7 @@ const DEFAULT_FLOORS = {
   whatFor: DEFAULT_WEIGHTS.whatFor,
   misread: DEFAULT_WEIGHTS.misread,
   unsold: DEFAULT_WEIGHTS.unsold,
+  wordless: DEFAULT_WEIGHTS.wordless,
 };
 /** The order the floors are calibrated in below: each is measured beside those before it, as shipped, and none after it. */
 const CALIBRATION = [
@@ -151,6 +153,7 @@ const CALIBRATION = [
   "whatFor",
   "misread",
   "unsold",
+  "wordless",
 ] as const;
 function floorsBefore(floor: (typeof CALIBRATION)[number]): typeof NO_FLOORS {
   const floors = { ...NO_FLOORS };
@@ -305,6 +308,11 @@ for (const misread of [false, true]) {
 for (const unsold of [NONE, DEFAULT_WEIGHTS.unsold]) {
   const weights = { ...overall.weights, ...floorsBefore("unsold"), unsold };
   console.log(`unsold ${unsold === NONE ? "off" : "on"}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
+}
+// No word of the query held in any form: what the encoder alone finds under its bar.
+for (const wordless of [0, DEFAULT_WEIGHTS.wordless]) {
+  const weights = { ...overall.weights, ...floorsBefore("wordless"), wordless };
+  console.log(`wordless ${wordless}: ${show(weights, overall.dev, overall.sample)}; sample ${goals(overall.sample, weights)}`);
 }
 await dev.close();
 await sample.handle.close();

@@ -117,6 +117,8 @@ export type Scored = Features & {
    * thing the catalog may not sell ("lawn *mower*"). A fact about the query, carried on each candidate.
    */
   headUnsold: boolean;
+  /** The catalog holds no word of the query in any form: what answers was found by the encoder alone. A fact about the query. */
+  wordless: boolean;
 };
 
 /** A weight per feature (`accessory`'s, `ages`', `sex`'s and `avoided`'s are subtracted), and the parameters inside them. */
@@ -193,6 +195,12 @@ export type LocalWeights = Features & {
    * shares only the query's qualifiers (the "Lawn Nightgown" for "lawn mower").
    */
   unsold: { coverage: number; cosine: number };
+  /**
+   * When the catalog holds no word of the query in any form (`wordless`: a typo nothing corrects, a thing not sold), a
+   * candidate less similar than this is unrelated: the encoder's similarity between a word it cannot read and any
+   * short name ("TP Bouncycle" for "tredmill").
+   */
+  wordless: number;
 };
 
 /** How far apart two features computed in floating point may be and still be equal. */
@@ -259,6 +267,10 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   // stools" and "marker pen" on the real pages answer nothing; the pots and pans set, covering 0.6, stays for
   // "non-stick saucepans"; no dev, typo-copy or sample query changes (docs/search.md).
   unsold: { coverage: 0.5, cosine: 0.5 },
+  // Measured with bench:probe and bench:relevance (0.5, 0.55, 0.6 and 1 tried): "tredmill", "trampolene" and
+  // "scrabel" on the CrowdFlower catalog keep one product or none of five unrelated; higher, the typo copy loses the
+  // Harley-Davidson books the encoder finds for "harleydanidson" (0.7901 → 0.7896 at 0.55).
+  wordless: 0.5,
 };
 
 interface Document {
@@ -394,6 +406,8 @@ interface Query {
   useNamed: boolean;
   /** Its head word is English and the catalog holds it in no form (Scored's `headUnsold`). */
   headUnsold: boolean;
+  /** The catalog holds none of its words in any form (Scored's `wordless`). */
+  wordless: boolean;
 }
 
 /** Raw features of one candidate (all but `accessory`, `ages`, `sex` and `avoided`). */
@@ -565,6 +579,7 @@ function features(
     goesWith: !ofKindAsked && !headHeld && query.clauses.some((clause) => clause.before && names(clause)),
     holds: held,
     headUnsold: query.headUnsold,
+    wordless: query.wordless,
   };
 }
 
@@ -658,7 +673,7 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
  * word's preposition of purpose, or before its head word (what the product asked for goes with); or holding no word
  * of the query, beside a product kept of the kind asked or named with its last word (found by the encoder alone); or
  * holding only a guessed correction of the head word that no candidate confirms (a misreading); or weak when the head
- * word is English and the catalog holds it in no form (a thing it does not sell).
+ * word is English and the catalog holds it in no form (a thing it does not sell), or no word of the query at all.
  */
 export function rankScored(scored: readonly Scored[], ids: readonly string[], weights: LocalWeights) {
   const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
@@ -692,7 +707,11 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // Within rounding of the bar is at it: a word's share of the query is a ratio of sums of logarithms, and a product
   // holding only the non-vague word of "hiking gear" in its description covers 0.4 in one catalog, 0.39999999999999997 in another.
   const below = (f: Scored, floor: { coverage: number; cosine: number }) => f.coverageAll < floor.coverage - ROUNDING && f.cosine < floor.cosine;
-  const weak = (f: Scored) => (!kindFound && below(f, weights.weak)) || below(f, weights.faint) || (f.headUnsold && below(f, weights.unsold));
+  const weak = (f: Scored) =>
+    (!kindFound && below(f, weights.weak)) ||
+    below(f, weights.faint) ||
+    (f.headUnsold && below(f, weights.unsold)) ||
+    (f.wordless && f.cosine < weights.wordless);
   const top = judging[0]?.features;
   const bestOfKind = top?.type === 1;
   // One product of the kind asked by its category alone is thin evidence that the query's word names a kind rather
@@ -983,6 +1002,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       use: describesUse(plan.words),
       useNamed: head !== undefined && plan.words[head - 1] !== "to",
       headUnsold: head !== undefined && !byWord[head]!.some((word) => word.heldAnywhere) && isEnglishWord(plan.words[head]!),
+      wordless: byWord.flat().length > 0 && !byWord.flat().some((word) => word.heldAnywhere),
     };
   }
 

@@ -33,6 +33,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   goesWith: false,
   holds: { guess: false, other: true, others: true, all: true },
   headUnsold: false,
+  wordless: false,
   ...features,
 });
 
@@ -251,5 +252,13 @@ describe("the relevance floor", () => {
     // Covering more of the query ("non-stick saucepans": a non-stick pots and pans set), or similar in meaning, it stays.
     expect(unrelated([{ ...nightgown, coverageAll: 0.6 }])).toEqual([]);
     expect(unrelated([{ ...nightgown, cosine: 0.55 }])).toEqual([]);
+  });
+
+  it("leaves out what the encoder alone finds under 0.5 when the catalog holds no word of the query", () => {
+    // "tredmill", which nothing corrects in a catalog without treadmills: short names the encoder puts near anything.
+    const hub = candidate({ kindAsked: false, type: 0, head: 0, coverageAll: 0, coverage: 0, cosine: 0.48, holds: NONE, wordless: true });
+    expect(unrelated([{ ...hub, cosine: 0.5 }, hub])).toEqual(["p1"]);
+    // With a word the catalog holds, the encoder's bar is retrieval's alone.
+    expect(unrelated([{ ...hub, wordless: false }])).toEqual([]);
   });
 });
