@@ -197,8 +197,9 @@ export type LocalWeights = Features & {
   unsold: { coverage: number; cosine: number };
   /**
    * When the catalog holds no word of the query in any form (`wordless`: a typo nothing corrects, a thing not sold), a
-   * candidate less similar than this is unrelated: the encoder's similarity between a word it cannot read and any
-   * short name ("TP Bouncycle" for "tredmill").
+   * candidate holding no word of it in any form (the start of a code, "ipx" of IPX4, is one) and less similar than
+   * this is unrelated: the encoder's similarity between a word it cannot read and any short name ("TP Bouncycle" for
+   * "tredmill").
    */
   wordless: number;
 };
@@ -711,7 +712,7 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
     (!kindFound && below(f, weights.weak)) ||
     below(f, weights.faint) ||
     (f.headUnsold && below(f, weights.unsold)) ||
-    (f.wordless && f.cosine < weights.wordless);
+    (f.wordless && f.coverageAll === 0 && f.cosine < weights.wordless);
   const top = judging[0]?.features;
   const bestOfKind = top?.type === 1;
   // One product of the kind asked by its category alone is thin evidence that the query's word names a kind rather

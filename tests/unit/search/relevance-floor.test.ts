@@ -260,5 +260,7 @@ describe("the relevance floor", () => {
     expect(unrelated([{ ...hub, cosine: 0.5 }, hub])).toEqual(["p1"]);
     // With a word the catalog holds, the encoder's bar is retrieval's alone.
     expect(unrelated([{ ...hub, wordless: false }])).toEqual([]);
+    // Holding the start of a code ("ipx" of IPX4), which no lexeme of the catalog is, it holds a word of the query.
+    expect(unrelated([{ ...hub, coverageAll: 0.5, coverage: 0.5 }])).toEqual([]);
   });
 });
