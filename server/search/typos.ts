@@ -39,6 +39,8 @@ const RARE_RATIO = 20;
 const SHORTEST_HALF = 3;
 /** A joined word must be in this many products: one product's run-together name is no spelling of the catalog's. */
 const JOINED_MIN_DOCS = 2;
+/** …and this many when one of them is a letter alone: "i" and "x" are words of a query as often as parts of one. */
+const LETTER_JOINED_MIN_DOCS = 5;
 
 /**
  * How many products another reading of a word the catalog holds in `held` products must be in to be searched as
@@ -173,11 +175,16 @@ export function closestTerm(word: string, terms: Iterable<string>): string | nul
   return best && !best.tied ? best.term : null;
 }
 
-/** The two words as the catalog writes them, run together ("soda" "stream" → "sodastream"), or null. */
+/**
+ * The two words as the catalog writes them, run together ("soda" "stream" → "sodastream"), or null. A letter alone
+ * joins the word after it too ("x box" → xbox, "i pad" → ipad) when far more products hold the joined word; never
+ * "a", which makes English of what follows ("a part" is no "apart").
+ */
 export function joined(left: string, right: string, vocabulary: Vocabulary): string | null {
-  if ([...left].length < SHORTEST_HALF || [...right].length < SHORTEST_HALF) return null;
+  const letter = [...left].length === 1;
+  if ((letter ? left === "a" : [...left].length < SHORTEST_HALF) || [...right].length < SHORTEST_HALF) return null;
   const word = left + right;
-  return [...word].length <= LONGEST_CORRECTED && vocabulary.count(word) >= JOINED_MIN_DOCS ? word : null;
+  return [...word].length <= LONGEST_CORRECTED && vocabulary.count(word) >= (letter ? LETTER_JOINED_MIN_DOCS : JOINED_MIN_DOCS) ? word : null;
 }
 
 /**

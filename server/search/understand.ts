@@ -134,7 +134,10 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   const joinNeighbours = (read: readonly string[], changedOnly: boolean) => {
     if (!vocabulary) return;
     for (let i = 0; i + 1 < found.length; i++) {
-      if (inJoined.has(i) || inJoined.has(i + 1) || !correctable(found[i]!, i) || !correctable(found[i + 1]!, i + 1)) continue;
+      // A letter alone may be a stop word ("i pad"): joined, it is no longer one.
+      const left = found[i]!;
+      const leftJoins = correctable(left, i) || (/^\p{L}$/u.test(left.word) && !known.has(i) && !left.code);
+      if (inJoined.has(i) || inJoined.has(i + 1) || !leftJoins || !correctable(found[i + 1]!, i + 1)) continue;
       if (changedOnly && read[i] === words[i] && read[i + 1] === words[i + 1]) continue;
       const word = joined(read[i]!, read[i + 1]!, vocabulary);
       if (!word) continue;

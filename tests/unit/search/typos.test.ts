@@ -121,6 +121,23 @@ describe("word boundaries", () => {
     expect(joined("tv", "stand", vocabulary)).toBeNull(); // a half under three letters
   });
 
+  it("joins a letter alone to the word after it when five products or more write them as one: x box is xbox", () => {
+    const consoles = buildVocabulary([
+      ["xbox", 40],
+      ["ipad", 30],
+      ["ipod", 3],
+      ["apart", 20],
+      ["box", 50],
+      ["case", 60],
+    ]);
+    expect(joined("x", "box", consoles)).toBe("xbox");
+    expect(joined("i", "pod", consoles)).toBeNull(); // in too few products
+    expect(joined("a", "part", consoles)).toBeNull(); // "a" makes English of what follows
+    // "i" is a stop word, which joined is no longer one.
+    const plan = understand("i pad case", { vocabulary: consoles, synonyms: NO_SYNONYMS });
+    expect(plan.corrections).toEqual([{ from: "i pad", to: "ipad" }]);
+  });
+
   it("writes a word the catalog holds apart, when both halves are at least as common: bathrobe as bath robe", () => {
     const robes = buildVocabulary([
       ["bathrobe", 11],
