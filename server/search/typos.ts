@@ -132,9 +132,9 @@ export function corrections(word: string, vocabulary: Vocabulary, options: { two
   const order = byProducts(vocabulary);
   let found = [...singleEdits(word, vocabulary.alphabet)].filter((edit) => vocabulary.count(edit) > 0).sort(order);
   if (held > 0) {
-    // Known but rare: only a much commoner neighbour is worth searching as well.
-    const best = found[0];
-    return best !== undefined && vocabulary.count(best) >= needs ? [best] : [];
+    // Known but rare: only much commoner neighbours are worth searching as well, and the query's other words say
+    // which ("yoga matt", "Matt" in a name or two, is "watt" in 100 products and "mat" in 56).
+    return found.filter((candidate) => vocabulary.count(candidate) >= needs).slice(0, MAX_CORRECTIONS);
   }
   if (found.length === 0 && length >= TWO_EDITS_FROM && options.twoEdits !== false) {
     found = vocabulary

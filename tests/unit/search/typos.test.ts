@@ -69,6 +69,14 @@ describe("corrections", () => {
   it("corrects a word the catalog holds in a few products when a far commoner one is one edit away", () => {
     expect(corrections("rechargable", vocabulary)).toEqual(["rechargeable"]);
     expect(corrections("express", vocabulary)).toEqual([]); // 30 is not 20 × 4
+    // Two commoner neighbours are both searched, for the query's other words to choose ("beets headphones").
+    const beats = buildVocabulary([
+      ["beets", 1],
+      ["meets", 50],
+      ["beats", 43],
+      ["bets", 12],
+    ]);
+    expect(corrections("beets", beats)).toEqual(["meets", "beats"]);
     // The same when the catalog holds it only in another number: "pats" is "pat" (2 products) or "pants" (60).
     expect(corrections("pats", vocabulary)).toEqual(["pants"]);
   });
