@@ -258,12 +258,6 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
 }
 
 /**
- * A word and a number beside it written the other way, as typed all the same: "spf 50" and "16 gb" are also searched
- * as "spf50" and "16gb" (Postgres reads "SPF50+" as one word, which "spf" and "50" do not match), "16gb" also as the
- * phrase "16 gb". A tokenisation, not a reading, so not listed in the interpretation. A number is joined to the word
- * after it only when that is a unit ("2 person" is no "2person"), and a stop word never ("for 2").
- */
-/**
  * A synonym's words with a letter the stop list drops joined to the word after it, as catalogs hyphenate them: "t
  * shirt" is searched as "t-shirt" (T-Shirt), which as two words was any shirt, the "t" being no word to Postgres.
  */
@@ -280,6 +274,12 @@ function letterCompounds(words: readonly string[]): string[] {
   return joined;
 }
 
+/**
+ * A word and a number beside it written the other way, as typed all the same: "spf 50" and "16 gb" are also searched
+ * as "spf50" and "16gb" (Postgres reads "SPF50+" as one word, which "spf" and "50" do not match), "16gb" also as the
+ * phrase "16 gb". A tokenisation, not a reading, so not listed in the interpretation. A number is joined to the word
+ * after it only when that is a unit ("2 person" is no "2person"), and a stop word never ("for 2").
+ */
 function spacings(words: readonly string[]): Form[] {
   const letters = (word: string | undefined) => word !== undefined && /^\p{L}{2,}$/u.test(word) && !STOP_WORDS.has(word);
   const digits = (word: string | undefined) => word !== undefined && /^\p{N}+$/u.test(word);

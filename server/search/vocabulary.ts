@@ -96,7 +96,7 @@ export function buildVocabulary(entries: Iterable<readonly [string, number]>): V
  * A word's first letter and the consonants after it, a doubled one once: what a shopper who misspells a vowel or
  * doubles a letter still writes ("sandles" and "sandals" are "sndls"; "acomodation" is "accommodation").
  */
-export function consonants(word: string): string {
+function consonants(word: string): string {
   return (
     word[0]! +
     word
