@@ -76,14 +76,22 @@ export function sexesAsked(query: string): Set<Sex> {
   return asked;
 }
 
-/** The sexes a product's name and category say it is made for, empty when they name none. */
-export function sexesOf(name: string, category: string | null | undefined): Set<Sex> {
+/**
+ * The sexes a product's name and category say it is made for, or else its description ("Sassy Scholar Adult Halloween
+ * Costume" is "an adult women's costume"); empty when none names any.
+ */
+export function sexesOf(name: string, category: string | null | undefined, desc = ""): Set<Sex> {
+  const named = sexesIn(`${name} ${category ?? ""}`);
+  return named.size > 0 ? named : sexesIn(desc);
+}
+
+function sexesIn(text: string): Set<Sex> {
   const made = new Set<Sex>();
-  for (const word of words(`${name} ${category ?? ""}`)) {
+  for (const word of words(text)) {
     const sex = PRODUCT_WORDS[word];
     if (sex) made.add(sex);
   }
-  if (/\bunisex\b/iu.test(name)) made.add("male").add("female");
+  if (/\bunisex\b/iu.test(text)) made.add("male").add("female");
   return made;
 }
 

@@ -1078,7 +1078,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
             : 0,
         accessory: accessoryOf(query, candidate.name, department !== null),
         ages: plan.ages && excludesAges(candidate, plan.ages) ? 1 : 0,
-        sex: otherSex(sexes, sexesOf(candidate.name, candidate.category)) ? 1 : 0,
+        sex: otherSex(sexes, sexesOf(candidate.name, candidate.category, candidate.desc)) ? 1 : 0,
         department,
       };
     });

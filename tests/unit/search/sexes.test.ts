@@ -26,6 +26,9 @@ describe("sexesOf", () => {
     expect([...sexesOf("Women's Spider-Man Tee", null)]).toEqual(["female"]); // "Man" in a character's name says nothing
     expect(sexesOf("Menswear Gift Card", null).size).toBe(0); // not the word
     expect(sexesOf("Trail Running Shoe, Unisex", null).size).toBe(2);
+    // The description, when name and category name none, and only then.
+    expect([...sexesOf("Adult Halloween Costume", null, "An adult women's costume with a cap.")]).toEqual(["female"]);
+    expect([...sexesOf("Field Watch, Men's", null, "Pairs with the women's model.")]).toEqual(["male"]);
   });
 });
 
