@@ -22,6 +22,20 @@ const PRODUCT_WORDS: Record<string, Sex> = {
   girl: "female",
   girls: "female",
   her: "female",
+  // As shops in French, German, Spanish and Italian name them ("Montre … femme", "Herren"): an English query's
+  // "men" still leaves out a women's watch named in French.
+  homme: "male",
+  hommes: "male",
+  herren: "male",
+  hombre: "male",
+  hombres: "male",
+  uomo: "male",
+  femme: "female",
+  femmes: "female",
+  damen: "female",
+  mujer: "female",
+  mujeres: "female",
+  donna: "female",
 };
 
 /**
@@ -82,6 +96,11 @@ export function sexesAsked(query: string): Set<Sex> {
  */
 export function sexesOf(name: string, category: string | null | undefined, desc = ""): Set<Sex> {
   const named = sexesIn(`${name} ${category ?? ""}`);
+  // A category segment of "Man" or "Woman" alone is whom the shop sells it to (Zara's "WOMAN > Boots").
+  for (const segment of (category ?? "").split(">")) {
+    const sex = PERSON[segment.trim().toLowerCase()];
+    if (sex) named.add(sex);
+  }
   return named.size > 0 ? named : sexesIn(desc);
 }
 

@@ -26,6 +26,10 @@ describe("sexesOf", () => {
     expect([...sexesOf("Women's Spider-Man Tee", null)]).toEqual(["female"]); // "Man" in a character's name says nothing
     expect(sexesOf("Menswear Gift Card", null).size).toBe(0); // not the word
     expect(sexesOf("Trail Running Shoe, Unisex", null).size).toBe(2);
+    // A category segment "Man" or "Woman" alone, and the words of shops writing in French, German, Spanish, Italian.
+    expect([...sexesOf("Leather Ankle Boots", "WOMAN > Shoes")]).toEqual(["female"]);
+    expect(sexesOf("Iron Man Mug", "Kitchen > Mugs").size).toBe(0);
+    expect([...sexesOf("Montre PRO TREK", "Mode femme > Montres et Bijoux Femme")]).toEqual(["female"]);
     // The description, when name and category name none, and only then.
     expect([...sexesOf("Adult Halloween Costume", null, "An adult women's costume with a cap.")]).toEqual(["female"]);
     expect([...sexesOf("Field Watch, Men's", null, "Pairs with the women's model.")]).toEqual(["male"]);
