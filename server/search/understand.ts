@@ -73,6 +73,8 @@ const STOP_WORDS = new Set(
 
 /** How many words the catalog lacks are looked up for corrections in one query (the first ones). */
 const MAX_UNKNOWN_WORDS = 8;
+/** An English word is not split into two halves both shorter than this ("lot ion"; typos.ts's `split` takes "blu ray"). */
+const ENGLISH_HALF = 4;
 
 /** How many words of a query are searched as the letters of a code (the first ones). */
 const MAX_PREFIXES = 3;
@@ -186,6 +188,10 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     }
     const halves = split(token.word, vocabulary);
     if (!halves) return;
+    // An English word split is a phrase of the catalog's two words at best ("sofabed" as "sofa bed"), never pieces
+    // no one would write apart: "lotion" is no "lot ion", "underwear" no "under wear" (a stop word drops out).
+    const pieces = halves.every((half) => [...half].length < ENGLISH_HALF) || halves.some((half) => STOP_WORDS.has(half));
+    if (isEnglishWord(token.word) && pieces) return;
     // An English word run together is a word of its own: "bookcase" is no book and no case, "housewarming" no house.
     const apart = !isEnglishWord(token.word) && halves.every((half) => isEnglishWord(half));
     correct(i, i + 1, halves, { apart });

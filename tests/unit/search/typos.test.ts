@@ -146,6 +146,21 @@ describe("word boundaries", () => {
     expect(plan.corrections).toEqual([{ from: "i pad", to: "ipad" }]);
   });
 
+  it("splits an English word the catalog lacks only into pieces one would write apart: no lot ion, no under wear", () => {
+    const pieces = buildVocabulary([
+      ["lot", 30],
+      ["ion", 30],
+      ["under", 30],
+      ["wear", 30],
+      ["sofa", 30],
+      ["bed", 30],
+    ]);
+    const corrected = (q: string) => understand(q, { vocabulary: pieces, synonyms: NO_SYNONYMS }).corrections;
+    expect(corrected("lotion")).toEqual([]); // both halves under four letters
+    expect(corrected("underwear")).toEqual([]); // a stop word, which full text drops
+    expect(corrected("sofabed")).toEqual([{ from: "sofabed", to: "sofa bed" }]);
+  });
+
   it("writes a word the catalog holds apart, when both halves are at least as common: bathrobe as bath robe", () => {
     const robes = buildVocabulary([
       ["bathrobe", 11],
