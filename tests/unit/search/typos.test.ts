@@ -5,6 +5,9 @@ import { NO_SYNONYMS, parseSynonyms } from "../../../server/search/synonyms.js";
 import { anyWordQuery, everyWordQuery, type Form, understand } from "../../../server/search/understand.js";
 import { buildVocabulary } from "../../../server/search/vocabulary.js";
 
+/** A vocabulary of words and the number of products holding each. */
+const vocabularyOf = (counts: Record<string, number>) => buildVocabulary(Object.entries(counts));
+
 const vocabulary = buildVocabulary([
   ["headphones", 40],
   ["sleepers", 6],
@@ -70,12 +73,7 @@ describe("corrections", () => {
     expect(corrections("rechargable", vocabulary)).toEqual(["rechargeable"]);
     expect(corrections("express", vocabulary)).toEqual([]); // 30 is not 20 × 4
     // Two commoner neighbours are both searched, for the query's other words to choose ("beets headphones").
-    const beats = buildVocabulary([
-      ["beets", 1],
-      ["meets", 50],
-      ["beats", 43],
-      ["bets", 12],
-    ]);
+    const beats = vocabularyOf({ beets: 1, meets: 50, beats: 43, bets: 12 });
     expect(corrections("beets", beats)).toEqual(["meets", "beats"]);
     // The same when the catalog holds it only in another number: "pats" is "pat" (2 products) or "pants" (60).
     expect(corrections("pats", vocabulary)).toEqual(["pants"]);
@@ -96,15 +94,7 @@ describe("corrections", () => {
   });
 
   it("reads a word as long with the same consonants, two vowels off, as one a single edit cannot reach", () => {
-    const shoes = buildVocabulary([
-      ["handles", 167],
-      ["sandals", 66],
-      ["guitar", 69],
-      ["gut", 40],
-      ["gait", 30],
-      ["gamepad", 46],
-      ["amped", 50],
-    ]);
+    const shoes = vocabularyOf({ handles: 167, sandals: 66, guitar: 69, gut: 40, gait: 30, gamepad: 46, amped: 50 });
     expect(corrections("sandles", shoes)).toEqual(["handles", "sandals"]); // the other words say which
     // Longer or shorter with the same consonants is another word: "guita" is no "gut", "amepad" no "amped".
     expect(corrections("guita", shoes)).toEqual(["guitar"]);
@@ -130,14 +120,7 @@ describe("word boundaries", () => {
   });
 
   it("joins a letter alone to the word after it when five products or more write them as one: x box is xbox", () => {
-    const consoles = buildVocabulary([
-      ["xbox", 40],
-      ["ipad", 30],
-      ["ipod", 3],
-      ["apart", 20],
-      ["box", 50],
-      ["case", 60],
-    ]);
+    const consoles = vocabularyOf({ xbox: 40, ipad: 30, ipod: 3, apart: 20, box: 50, case: 60 });
     expect(joined("x", "box", consoles)).toBe("xbox");
     expect(joined("i", "pod", consoles)).toBeNull(); // in too few products
     expect(joined("a", "part", consoles)).toBeNull(); // "a" makes English of what follows
@@ -147,14 +130,7 @@ describe("word boundaries", () => {
   });
 
   it("splits an English word the catalog lacks only into pieces one would write apart: no lot ion, no under wear", () => {
-    const pieces = buildVocabulary([
-      ["lot", 30],
-      ["ion", 30],
-      ["under", 30],
-      ["wear", 30],
-      ["sofa", 30],
-      ["bed", 30],
-    ]);
+    const pieces = vocabularyOf({ lot: 30, ion: 30, under: 30, wear: 30, sofa: 30, bed: 30 });
     const corrected = (q: string) => understand(q, { vocabulary: pieces, synonyms: NO_SYNONYMS }).corrections;
     expect(corrected("lotion")).toEqual([]); // both halves under four letters
     expect(corrected("underwear")).toEqual([]); // a stop word, which full text drops
@@ -162,24 +138,9 @@ describe("word boundaries", () => {
   });
 
   it("writes a word the catalog holds apart, when both halves are at least as common: bathrobe as bath robe", () => {
-    const robes = buildVocabulary([
-      ["bathrobe", 11],
-      ["bath", 40],
-      ["robe", 30],
-      ["ba", 100],
-      ["throbe", 50],
-    ]);
+    const robes = vocabularyOf({ bathrobe: 11, bath: 40, robe: 30, ba: 100, throbe: 50 });
     expect(writtenApart("bathrobe", robes)).toEqual(["bath", "robe"]); // halves of four letters or more
-    expect(
-      writtenApart(
-        "bathrobe",
-        buildVocabulary([
-          ["bathrobe", 11],
-          ["bath", 40],
-          ["robe", 3],
-        ]),
-      ),
-    ).toBeNull();
+    expect(writtenApart("bathrobe", vocabularyOf({ bathrobe: 11, bath: 40, robe: 3 }))).toBeNull();
     expect(writtenApart("bathrobes", robes)).toBeNull(); // not held
     const plan = understand("bathrobe", { vocabulary: robes, synonyms: NO_SYNONYMS });
     // Weighed as a correction, but the same word: no correction to report.
