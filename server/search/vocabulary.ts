@@ -54,41 +54,39 @@ export function buildVocabulary(entries: Iterable<readonly [string, number]>): V
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .slice(0, ALPHABET_MAX)
     .map(([letter]) => letter);
-  let byFirst: Map<string, string[]> | undefined;
-  let byConsonants: Map<string, string[]> | undefined;
+  const byFirst = groupedOnDemand(counts, (word) => word[0]!);
+  const byConsonants = groupedOnDemand(counts, consonants);
   return {
     count: (word) => counts.get(word) ?? 0,
     alphabet,
-    startingWith(letter) {
-      if (!byFirst) {
-        byFirst = new Map();
-        for (const word of counts.keys()) {
-          const first = word[0]!;
-          const list = byFirst.get(first);
-          if (list) list.push(word);
-          else byFirst.set(first, [word]);
-        }
-      }
-      return byFirst.get(letter) ?? [];
-    },
+    startingWith: byFirst,
     accentedAlike(word) {
       const plain = withoutAccents(word);
       const alike = [...(counts.has(plain) ? [plain] : []), ...(accented.get(plain) ?? [])].filter((other) => other !== word);
       return alike.sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0) || (a < b ? -1 : 1));
     },
-    soundingAlike(word) {
-      if (!byConsonants) {
-        byConsonants = new Map();
-        for (const other of counts.keys()) {
-          const key = consonants(other);
-          const list = byConsonants.get(key);
-          if (list) list.push(other);
-          else byConsonants.set(key, [other]);
-        }
-      }
-      return (byConsonants.get(consonants(word)) ?? []).filter((other) => other !== word);
-    },
+    soundingAlike: (word) => byConsonants(consonants(word)).filter((other) => other !== word),
     size: counts.size,
+  };
+}
+
+/**
+ * The catalog's words grouped by a key of each (the first letter, the consonants), read on the first lookup: most
+ * queries need no such scan.
+ */
+function groupedOnDemand(counts: ReadonlyMap<string, number>, keyOf: (word: string) => string): (key: string) => readonly string[] {
+  let groups: Map<string, string[]> | undefined;
+  return (key) => {
+    if (!groups) {
+      groups = new Map();
+      for (const word of counts.keys()) {
+        const of = keyOf(word);
+        const group = groups.get(of);
+        if (group) group.push(word);
+        else groups.set(of, [word]);
+      }
+    }
+    return groups.get(key) ?? [];
   };
 }
 
