@@ -170,14 +170,15 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     if (unknown && isCommonWord(token.word)) return;
     if (unknown && ++looked > MAX_UNKNOWN_WORDS) return;
     // An English word the catalog lacks is corrected one edit away at most ("pats" → pants, not "slippers" → sleepers).
-    const english = unknown && isEnglishWord(token.word);
+    const englishWord = isEnglishWord(token.word);
+    const english = unknown && englishWord;
     // Nor to a word the query holds already: "thigh high boots" is no "high high boots".
     const closest = corrections(token.word, vocabulary, { twoEdits: !english }).filter((to) => !STOP_WORDS.has(to) && !words.includes(to));
     if (unknown && closest.length > 0) primary[i] = closest[0]!;
     for (const to of closest) correct(i, i + 1, [to], { guessed: english });
     // A typo of a word only the synonyms know ("rucksak" for rucksack, which the catalog calls a backpack) is that
     // word, which the synonyms below then read.
-    if (unknown && closest.length === 0 && !isEnglishWord(token.word)) {
+    if (unknown && closest.length === 0 && !englishWord) {
       synonymTerms ??= singleWordTerms(deps.synonyms);
       const term = closestTerm(token.word, synonymTerms);
       if (term !== null) {
@@ -191,9 +192,9 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     // An English word split is a phrase of the catalog's two words at best ("sofabed" as "sofa bed"), never pieces
     // no one would write apart: "lotion" is no "lot ion", "underwear" no "under wear" (a stop word drops out).
     const pieces = halves.every((half) => [...half].length < ENGLISH_HALF) || halves.some((half) => STOP_WORDS.has(half));
-    if (isEnglishWord(token.word) && pieces) return;
+    if (englishWord && pieces) return;
     // An English word run together is a word of its own: "bookcase" is no book and no case, "housewarming" no house.
-    const apart = !isEnglishWord(token.word) && halves.every((half) => isEnglishWord(half));
+    const apart = !englishWord && halves.every((half) => isEnglishWord(half));
     correct(i, i + 1, halves, { apart });
     // The encoder reads "waterbottle" as noise, "water bottle" as a bottle.
     if (apart && unknown && closest.length === 0) halvesRead.set(i, halves.join(" "));

@@ -995,6 +995,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         before: head !== undefined && i < head && !isQuantity(plan.words, i) && !plan.words.slice(i + 1, head).some((word) => JOINS_KINDS.has(word)),
       })),
     );
+    const weighable = byWord.flat();
     return {
       clauses,
       head: head === undefined ? undefined : byWord.slice(0, head + 1).flat().length - 1,
@@ -1003,7 +1004,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       use: describesUse(plan.words),
       useNamed: head !== undefined && plan.words[head - 1] !== "to",
       headUnsold: head !== undefined && !byWord[head]!.some((word) => word.heldAnywhere) && isEnglishWord(plan.words[head]!),
-      wordless: byWord.flat().length > 0 && !byWord.flat().some((word) => word.heldAnywhere),
+      wordless: weighable.length > 0 && !weighable.some((word) => word.heldAnywhere),
     };
   }
 
