@@ -97,7 +97,10 @@ const CURRENCY = String.raw`(?:us\$|ca\$|au\$|c\$|a\$|\$|€|£|¥|(?:${CODES}|k
  * A number, in thousands when a "k" follows it ("$1k", "5K yen"); its thousands may be set apart by spaces, as in
  * Swedish and French ("1 500 kr", "2 500 CAD").
  */
-const AMOUNT = String.raw`(?:\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:,\d{1,2})?|\d+(?:[.,]\d+)*)(?:k(?![\p{L}\p{N}]))?`;
+const SPACED = String.raw`\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:,\d{1,2})?`;
+const AMOUNT = String.raw`(?:${SPACED}|\d+(?:[.,]\d+)*)(?:k(?![\p{L}\p{N}]))?`;
+/** An amount whose thousands are set apart by spaces, whole. */
+const SPACED_AMOUNT = new RegExp(`^${SPACED}$`, "u");
 const PRICE = String.raw`(?:(${CURRENCY})\s?)?(${AMOUNT})(?:\s?(${CURRENCY}))?`;
 
 interface Price {
@@ -111,7 +114,7 @@ function decimal(written: string): string | null {
     const units = decimal(written.slice(0, -1));
     return units === null ? null : String(Math.round(Number(units) * 1000 * 100) / 100);
   }
-  if (/^\d{1,3}([ \u00a0\u202f]\d{3})+(,\d{1,2})?$/u.test(written)) return written.replace(/[ \u00a0\u202f]/gu, "").replace(",", ".");
+  if (SPACED_AMOUNT.test(written)) return written.replace(/\s/gu, "").replace(",", ".");
   if (/^\d{1,3}(,\d{3})+(\.\d+)?$/.test(written)) return written.replaceAll(",", "");
   if (/^\d{1,3}(\.\d{3})+(,\d+)?$/.test(written)) return written.replaceAll(".", "").replace(",", ".");
   if (/^\d+,\d{1,2}$/.test(written)) return written.replace(",", ".");
