@@ -1,6 +1,6 @@
 /** The relevance floor of the local reranker (issue 15), on the features it reads: which candidates it leaves out. */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_WEIGHTS, rankScored, type Scored } from "../../../server/search/rerankers/local.js";
+import { DEFAULT_WEIGHTS, rankScored, type Scored } from "../../../server/search/rerankers/ranking.js";
 
 /** Holds some of the query's words, not all. */
 const SOME = { guess: false, other: true, others: true, all: false };
