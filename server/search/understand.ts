@@ -44,6 +44,11 @@ export interface Form {
    * `misread`).
    */
   guessed?: boolean;
+  /**
+   * A commoner word one edit from a word the catalog holds rarely ("glade" → blade): the word as typed may be just
+   * what was meant, and products holding it come first (the local reranker's `typedHeld`).
+   */
+  alternative?: boolean;
 }
 
 export interface QueryPlan {
@@ -127,8 +132,16 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   );
   const correctable = (token: Token, i: number) =>
     !known.has(i) && !aged.has(i) && !token.code && /^\p{L}+$/u.test(token.word) && !STOP_WORDS.has(token.word) && !namesWhom(words, i);
-  const correct = (start: number, end: number, to: string[], read: Pick<Form, "apart" | "guessed"> = {}) => {
-    forms.push({ start, end, words: to, kind: "correction", ...(read.apart && { apart: true }), ...(read.guessed && { guessed: true }) });
+  const correct = (start: number, end: number, to: string[], read: Pick<Form, "apart" | "guessed" | "alternative"> = {}) => {
+    forms.push({
+      start,
+      end,
+      words: to,
+      kind: "correction",
+      ...(read.apart && { apart: true }),
+      ...(read.guessed && { guessed: true }),
+      ...(read.alternative && { alternative: true }),
+    });
     fixes.push({ from: words.slice(start, end).join(" "), to: to.join(" ") });
   };
   // Two neighbouring words the catalog writes as one, read as typed or (changedOnly) as corrected.
@@ -175,7 +188,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     // Nor to a word the query holds already: "thigh high boots" is no "high high boots".
     const closest = corrections(token.word, vocabulary, { twoEdits: !english }).filter((to) => !STOP_WORDS.has(to) && !words.includes(to));
     if (unknown && closest.length > 0) primary[i] = closest[0]!;
-    for (const to of closest) correct(i, i + 1, [to], { guessed: english });
+    for (const to of closest) correct(i, i + 1, [to], { guessed: english, alternative: !unknown });
     // A typo of a word only the synonyms know ("rucksak" for rucksack, which the catalog calls a backpack) is that
     // word, which the synonyms below then read.
     if (unknown && closest.length === 0 && !englishWord) {

@@ -169,6 +169,8 @@ interface Clause {
   target: boolean;
   /** A word before the head word, not a quantity, with no "and" between them: the sort, or what it goes with ("*knife* sharpener"). */
   before: boolean;
+  /** The catalog holds the word as typed, and it is read as a commoner word too ("glade" as blade): Scored's `typedHeld`. */
+  alsoRead: boolean;
 }
 
 /** Words joining two kinds asked ("dining table *and* chairs"): the first is no sort of the second. */
@@ -257,11 +259,13 @@ function features(
   const headClause = query.head === undefined ? undefined : query.clauses[query.head];
   let headHeld = true;
   const held = { guess: false, other: false, others: query.clauses.some((clause) => clause !== headClause), all: true };
+  let typedHeld = true;
   for (const clause of query.clauses) {
     total += clause.idf;
     let best = 0;
     let name = 0;
     let any = 0;
+    let typedAny = false;
     for (const form of clause.forms) {
       let tf = 0;
       for (const field of ["name", "brands", "desc"] as const) {
@@ -281,6 +285,7 @@ function features(
                 : weights.credit.stem
               : 0;
       any = Math.max(any, form.weight * credit);
+      if (credit > 0 && !form.corrected) typedAny = true;
       if (credit > 0 && !form.guessed) held.other = true;
       else if (credit > 0 && clause === headClause) held.guess = true;
     }
@@ -290,6 +295,7 @@ function features(
     if (clause.sort) sorts.push({ named: name > 0, held: any > 0 });
     if (clause === headClause) headHeld = any > 0;
     if (clause.idf > 0 && any === 0) held.all = false;
+    if (clause.alsoRead && !typedAny) typedHeld = false;
   }
   // Neighbouring query words side by side in the name, in any of their forms.
   let pairs = 0;
@@ -363,6 +369,8 @@ function features(
     isTarget: !ofKindAsked && query.clauses.some((clause) => clause.target && names(clause)),
     goesWith: !ofKindAsked && !headHeld && query.clauses.some((clause) => clause.before && names(clause)),
     holds: held,
+    // Only beside every other word: the Hi-Lite high chair holds "lites" as typed, the Christmas lights hold the rest.
+    typedHeld: !query.clauses.some((clause) => clause.alsoRead) || (typedHeld && held.all),
     headUnsold: query.headUnsold,
     wordless: query.wordless,
   };
@@ -557,6 +565,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
                   prefix: form.prefix === true,
                   apart: form.apart === true,
                   compound,
+                  alternative: form.alternative === true,
                 },
               ];
         });
@@ -574,6 +583,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
             forms: [{ lexemes: [lexeme], weight: only.weight, corrected: true, word: only.words[k]!, ...(written && { written }) }],
             idf: idf(lexeme),
             heldAnywhere: true,
+            alsoRead: false,
           };
         });
       }
@@ -595,6 +605,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
           })),
           idf: clauseIdf,
           heldAnywhere: weighed.length > 0,
+          alsoRead: typed !== undefined && forms.some((form) => form.alternative),
         },
       ];
     });
@@ -625,6 +636,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         sold: head !== undefined && i > head && isPackaging(plan.words[i]!),
         target: purpose !== undefined && i > purpose,
         before: head !== undefined && i < head && !isQuantity(plan.words, i) && !plan.words.slice(i + 1, head).some((word) => JOINS_KINDS.has(word)),
+        alsoRead: word.alsoRead,
       })),
     );
     const weighable = byWord.flat();

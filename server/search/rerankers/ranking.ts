@@ -62,6 +62,13 @@ export type Scored = Features & {
    */
   holds: { guess: boolean; other: boolean; others: boolean; all: boolean };
   /**
+   * It holds, as typed, every query word the catalog holds rarely and that was also read as a commoner word (typos.ts),
+   * and holds every other word: such products come first, since what the shopper typed is the catalog's own word
+   * ("glade": the Glade refill before the blades; "timex watch": Timex before "Game Time" watches). True when no word
+   * was so read.
+   */
+  typedHeld: boolean;
+  /**
    * The query's head word is English and the catalog holds it in no form (nor any correction or synonym of it): a
    * thing the catalog may not sell ("lawn *mower*"). A fact about the query, carried on each candidate.
    */
@@ -260,7 +267,7 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
   const kindFound = scored.some((f) => f.kindAsked);
   const order = ids.map((id, index) => ({ id, index, score: combine(scored[index]!, maxBm25, weights), features: scored[index]! }));
-  order.sort((a, b) => b.score - a.score || a.index - b.index);
+  order.sort((a, b) => Number(b.features.typedHeld) - Number(a.features.typedHeld) || b.score - a.score || a.index - b.index);
   // The floor asks whether a candidate is about what was asked at all; the order of the query's words in the name,
   // the head word read from an uncategorised name, and the word saying what a product is to do only order related
   // products (measured: counted here, the first two cut the Vitas without "system" for "playstation vita system", and

@@ -28,6 +28,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   namedAsAsked: true,
   kindNamed: true,
   headHeld: true,
+  typedHeld: true,
   holdsUse: false,
   isTarget: false,
   goesWith: false,
