@@ -284,8 +284,11 @@ function kronorOf(given: string | undefined, currencies: readonly string[]): str
 /**
  * Reads the constraints of `q`; null when it holds none. `currencies`: the ones the catalog prices products in (a few suffice). When there is one, a bound written without a
  * currency ("toys under 20") is in it; otherwise it is read but not applied, as the number alone says nothing of which.
+ * When there is none, no price bound is applied: filtered, every product would be left out ("headphones under $50" on a
+ * catalog of titles alone answered nothing), and the answer says why. Not given, the catalog's prices are unknown.
  */
-export function interpret(params: SearchParams & { q: string }, brands: BrandIndex, currencies: readonly string[] = []): Reading | null {
+export function interpret(params: SearchParams & { q: string }, brands: BrandIndex, given?: readonly string[]): Reading | null {
+  const currencies = given ?? [];
   const q = params.q;
   const reading: Reading = { query: q, adds: {}, applied: [], notApplied: [], avoid: [] };
   const spans: { start: number; end: number }[] = [];
@@ -341,6 +344,7 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
       }
       const currency = constraint.currency ? written : (params.currency ?? (currencies.length === 1 ? currencies[0] : undefined));
       if (params[constraint.filter] !== undefined) reading.notApplied.push({ ...shown, reason: `${constraint.filter} was given` });
+      else if (given?.length === 0) reading.notApplied.push({ ...shown, reason: "no product in the catalog states a price" });
       else if (!currency && constraint.currency === KR)
         reading.notApplied.push({ ...shown, reason: `"kr" is one of ${KRONOR.join(", ")}: write which, or give currency` });
       else if (!currency) reading.notApplied.push({ ...shown, reason: 'no currency: write it ("under $200") or give currency' });

@@ -303,6 +303,31 @@ describe("a word the catalog holds rarely, also read as a commoner word", () => 
   });
 });
 
+describe("a price in the query, on a catalog that states no prices", () => {
+  let unpriced: TestApp;
+  beforeAll(async () => {
+    unpriced = await createTestApp({ records: [{ url: shop("earbuds"), name: "Panasonic Earbud Headphones", desc: "Wired, with a 1 m cord." }] });
+  });
+  afterAll(() => unpriced.close());
+
+  it("searches the words and says the bound was not applied, rather than answering nothing", async () => {
+    const response = await unpriced.app.inject({
+      url: `/api/v1/products/search?q=${encodeURIComponent("headphones under $50")}`,
+      headers: { authorization: unpriced.key },
+    });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.products.map((p: { pdp: { url: string } }) => p.pdp.url)).toEqual([shop("earbuds")]);
+    expect(body.interpretation.not_applied).toEqual([
+      { filter: "price_max", value: "50 USD", text: "under $50", reason: "no product in the catalog states a price" },
+    ]);
+    expect(body.messages).toContainEqual({
+      code: "filter_not_applied",
+      text: '"under $50" was not applied as price_max: no product in the catalog states a price.',
+    });
+  });
+});
+
 describe("synonyms", () => {
   it("finds the sofa for couch with the built-in set, and says so", async () => {
     const answer = await ask("couch");

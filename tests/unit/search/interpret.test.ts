@@ -79,6 +79,18 @@ describe("constraints in the query", () => {
     expect(interpret({ ...params, q: "toys under £20" }, brands, ["USD"])?.adds).toEqual({ price_max: "20", currency: "GBP" });
   });
 
+  it("applies no price bound when no product in the catalog states a price, and says why", () => {
+    const params = SearchParamsSchema.parse({ q: "headphones under $50" });
+    const none = interpret({ ...params, q: "headphones under $50" }, brands, []);
+    expect(none?.adds).toEqual({});
+    expect(none?.query).toBe("headphones");
+    expect(none?.notApplied).toEqual([
+      { filter: "price_max", value: "50 USD", text: "under $50", reason: "no product in the catalog states a price" },
+    ]);
+    // Words that are no price are still read.
+    expect(interpret({ ...params, q: "headphones in stock" }, brands, [])?.adds).toEqual({ availability: ["in_stock"] });
+  });
+
   it("reads $ and dollars as US dollars, unless the catalog prices everything in other dollars", () => {
     const params = SearchParamsSchema.parse({ q: "lamp under $200" });
     const at = (q: string, currencies: string[], extra = {}) => interpret({ ...params, ...extra, q }, brands, currencies)?.adds;
