@@ -68,6 +68,20 @@ describe("loadSynonyms", () => {
     expect(loadSynonyms({ builtin: false, file: undefined }).rules).toBe(0);
   });
 
+  it("reads British shoppers' words as the American ones merchants write, and the American cot as itself", () => {
+    const builtin = loadSynonyms({ builtin: true, file: undefined });
+    const words = (q: string) => expand(q.split(" "), builtin).flatMap((e) => e.forms.map((f) => f.join(" ")));
+    expect(words("cot sheet")).toContain("crib");
+    expect(words("crib")).not.toContain("cot"); // in America a cot is also a camp bed
+    expect(words("changing mat")).toContain("changing pad");
+    expect(words("swimming costume")).toContain("swimsuit");
+    expect(words("holdall")).toContain("duffel bag");
+    expect(words("hair straighteners")).toContain("flat iron");
+    expect(words("nail varnish")).toContain("nail polish");
+    expect(words("pjs")).toContain("pajamas");
+    expect(words("dinner service")).toContain("dinnerware set");
+  });
+
   it("names the file and line of a mistake, and a file it cannot read", () => {
     const file = join(dir, "broken.txt");
     writeFileSync(file, "# ok\nsofa, couch\ntv =>\n");
