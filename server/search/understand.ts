@@ -100,7 +100,8 @@ function tokens(query: string): Token[] {
     // whole query is in capitals.
     const letters = text.replace(/[^\p{L}]/gu, "");
     const code = /\p{N}/u.test(text) || (!shouting && letters.length >= 2 && letters === letters.toUpperCase() && letters !== letters.toLowerCase());
-    return [...text.matchAll(/[\p{L}\p{N}]+/gu)].map((match) => ({
+    // A decimal is one word, as Postgres indexes it ("15.6" of a 15.6" notebook case; split, "6" found iPhone 6 cases).
+    return [...text.matchAll(/\p{N}+\.\p{N}+|[\p{L}\p{N}]+/gu)].map((match) => ({
       word: match[0].toLowerCase(),
       index: chunk.index + match.index,
       length: match[0].length,

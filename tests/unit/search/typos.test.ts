@@ -190,6 +190,13 @@ describe("typos in a query", () => {
     expect(plan("TENTT").corrections).toEqual([{ from: "tentt", to: "tent" }]); // a whole query in capitals is not a code
   });
 
+  it("reads a decimal as one word, as Postgres indexes it: 15.6 is no 15 and 6", () => {
+    expect(searched("15.6 laptop case", (form) => form.kind === "typed")).toEqual(["15.6", "laptop", "case"]);
+    expect(searched("keurig 2.0", (form) => form.kind === "typed")).toEqual(["keurig", "2.0"]);
+    // A unit after it is still a word of its own, as Postgres reads "3.5mm".
+    expect(searched("3.5mm jack", (form) => form.kind === "typed")).toEqual(["3.5", "mm", "jack"]);
+  });
+
   it("leaves an English word inflecting a common one as it is: 'loves' is no typo of 'gloves'", () => {
     expect(plan("gift for someone who loves tea").corrections).toEqual([]);
     expect(plan("likes").corrections).toEqual([]);
