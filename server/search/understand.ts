@@ -312,11 +312,19 @@ function spacings(words: readonly string[]): Form[] {
         : [];
     const parts = /^(\p{L}{2,})(\p{N}+)$/u.exec(word) ?? /^(\p{N}+)(\p{L}{2,})$/u.exec(word);
     const apart: Form[] = parts ? [{ start: i, end: i + 1, words: [parts[1]!, parts[2]!], kind: "typed" }] : [];
+    // Dimensions, written together or apart: "5x8" is the rug "5' x 8'", "8 x 10" the frame "8x10".
+    const across = /^(\p{N}+)x(\p{N}+)$/u.exec(word);
+    const size = (x: string | undefined, y: string | undefined) => digits(x) && digits(y);
+    const dimensions: Form[] = across
+      ? [{ start: i, end: i + 1, words: [across[1]!, "x", across[2]!], kind: "typed" }]
+      : next === "x" && size(word, words[i + 2])
+        ? [{ start: i, end: i + 3, words: [`${word}x${words[i + 2]!}`], kind: "typed" }]
+        : [];
     const compound: Form[] =
       next !== undefined && /^\p{L}+$/u.test(word) && /^\p{L}+$/u.test(next) && STOP_WORDS.has(word) !== STOP_WORDS.has(next)
         ? [{ start: i, end: i + 2, words: [`${word}-${next}`], kind: "typed", compound: true }]
         : [];
-    return [...joined, ...apart, ...compound];
+    return [...joined, ...apart, ...dimensions, ...compound];
   });
 }
 

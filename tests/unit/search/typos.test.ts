@@ -197,6 +197,12 @@ describe("typos in a query", () => {
     expect(searched("3.5mm jack", (form) => form.kind === "typed")).toEqual(["3.5", "mm", "jack"]);
   });
 
+  it("reads dimensions written together as written apart, and the other way: 5x8 is 5' x 8'", () => {
+    expect(searched("5x8 rug", (form) => form.start === 0)).toEqual(["5x8", "5 x 8"]);
+    expect(searched("8 x 10 frame", (form) => form.start === 0 && form.end === 3)).toEqual(["8x10"]);
+    expect(searched("box 5 x", (form) => form.end - form.start === 3)).toEqual([]); // no second number
+  });
+
   it("leaves an English word inflecting a common one as it is: 'loves' is no typo of 'gloves'", () => {
     expect(plan("gift for someone who loves tea").corrections).toEqual([]);
     expect(plan("likes").corrections).toEqual([]);
