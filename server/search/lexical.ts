@@ -48,6 +48,11 @@ export function wordsIn(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
+/** The same without a possessive's "s" as a word of its own: "Men's", "Ladies’" and "Dogs'" as men, ladies, dogs. */
+export function wordsUnpossessed(text: string): string[] {
+  return wordsIn(text.replace(/['’]s?(?![\p{L}])/gu, ""));
+}
+
 const NON_ASCII = /[^\p{ASCII}]/u;
 const LATIN = /^\p{Script=Latin}+$/u;
 

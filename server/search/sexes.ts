@@ -2,7 +2,7 @@
  * Whom a product is made for by sex, and whom a query asks for: a watch "for men" is not answered by "Women's Riley"
  * watches, nor "womens sandals" by a men's pair. A product naming both sexes, or neither, suits either.
  */
-import { wordsIn } from "./lexical.js";
+import { wordsUnpossessed as words } from "./lexical.js";
 
 export type Sex = "male" | "female";
 
@@ -73,11 +73,6 @@ const QUERY_WORDS: Record<string, Sex> = {
 const PERSON: Record<string, Sex> = { man: "male", woman: "female" };
 /** Words before "man" or "woman" that make it the person shopped for. */
 const BEFORE_PERSON = new Set(["for", "a", "an", "the", "my", "young", "old", "older", "adult", "grown", "tall", "big", "active"]);
-
-/** "Men's", "Ladies’" and "Boys'" as the words above: the possessive's "s" is a word of its own to wordsIn. */
-function words(text: string): string[] {
-  return wordsIn(text.replace(/['’]s?(?![\p{L}])/gu, ""));
-}
 
 /** The sexes a query asks for, empty when it names none. */
 export function sexesAsked(query: string): Set<Sex> {

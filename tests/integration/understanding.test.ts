@@ -328,6 +328,27 @@ describe("a price in the query, on a catalog that states no prices", () => {
   });
 });
 
+describe("a pet's product", () => {
+  const pets: TestRecord[] = [
+    { url: shop("cat-tablets"), name: "Flea Tablets for Cats & Kittens", desc: "Kills fleas within 30 minutes." },
+    { url: shop("dog-drops"), name: "Flea and Tick Drops for Dogs", desc: "A month of protection." },
+    { url: shop("spray"), name: "Flea Spray for Dogs and Cats", desc: "For pets and their bedding." },
+  ];
+  let petShop: TestApp;
+  beforeAll(async () => {
+    petShop = await createTestApp({ records: pets });
+  });
+  afterAll(() => petShop.close());
+
+  it("leaves out what is made for another animal than the one asked, and keeps what suits both", async () => {
+    const cats = (await search(petShop.app, petShop.key, "q=flea+treatment+for+cats")).urls;
+    expect(cats).toContain(shop("cat-tablets"));
+    expect(cats).toContain(shop("spray"));
+    expect(cats).not.toContain(shop("dog-drops"));
+    expect((await search(petShop.app, petShop.key, "q=flea")).urls).toHaveLength(3); // no animal asked: all three
+  });
+});
+
 describe("synonyms", () => {
   it("finds the sofa for couch with the built-in set, and says so", async () => {
     const answer = await ask("couch");

@@ -37,6 +37,7 @@ import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, type Field, type Term, wordsIn } from "../lexical.js";
 import { type AgeRange, excludes, productAges } from "../ages.js";
 import { otherSex, sexesAsked, sexesOf } from "../sexes.js";
+import { otherSpecies, speciesIn } from "../species.js";
 import { isEnglishWord } from "../common-words.js";
 import {
   categoryHeads,
@@ -204,7 +205,7 @@ function features(
   averageLength: Record<Field, number>,
   cosine: number,
   weights: LocalWeights,
-): Omit<Scored, "department"> {
+): Omit<Scored, "department" | "otherAnimal"> {
   const norms = {} as Record<Field, number>;
   for (const field of ["name", "brands", "desc"] as const) {
     norms[field] = 1 - weights.b + weights.b * (document.length[field] / Math.max(1, averageLength[field]));
@@ -708,6 +709,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     }
     const avoided = plan.avoid.flatMap((word) => stemmed.get(word) ?? []);
     const sexes = sexesAsked(query);
+    const animals = speciesIn(query);
     return documents.map(({ document, cosine }, index) => {
       const candidate = candidates[index]!;
       // Spelt as filters and facets spell categories, so "Outdoor" and " outdoor  " are one department.
@@ -724,6 +726,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         accessory: accessoryOf(query, candidate.name, department !== null),
         ages: plan.ages && excludesAges(candidate, plan.ages) ? 1 : 0,
         sex: otherSex(sexes, sexesOf(candidate.name, candidate.category, candidate.desc)) ? 1 : 0,
+        otherAnimal: otherSpecies(animals, candidate),
         department,
       };
     });

@@ -75,6 +75,8 @@ export type Scored = Features & {
   headUnsold: boolean;
   /** The catalog holds no word of the query in any form: what answers was found by the encoder alone. A fact about the query. */
   wordless: boolean;
+  /** Its name or category names only an animal other than the one the query names (species.ts): cat food for "dog food". */
+  otherAnimal: boolean;
 };
 
 /** A weight per feature (`accessory`'s, `ages`', `sex`'s and `avoided`'s are subtracted), and the parameters inside them. */
@@ -261,7 +263,8 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
  * word's preposition of purpose, or before its head word (what the product asked for goes with); or holding no word
  * of the query, beside a product kept of the kind asked or named with its last word (found by the encoder alone); or
  * holding only a guessed correction of the head word that no candidate confirms (a misreading); or weak when the head
- * word is English and the catalog holds it in no form (a thing it does not sell), or no word of the query at all.
+ * word is English and the catalog holds it in no form (a thing it does not sell), or no word of the query at all; or
+ * made only for another animal than the one the query names.
  */
 export function rankScored(scored: readonly Scored[], ids: readonly string[], weights: LocalWeights) {
   const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
@@ -353,6 +356,7 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
     score,
     features: f,
     unrelated:
+      f.otherAnimal ||
       target(f) ||
       misread(f) ||
       judged(f, score) < best - weights.floor ||

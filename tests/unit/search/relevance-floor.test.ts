@@ -29,6 +29,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   kindNamed: true,
   headHeld: true,
   typedHeld: true,
+  otherAnimal: false,
   holdsUse: false,
   isTarget: false,
   goesWith: false,

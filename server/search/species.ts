@@ -1,0 +1,42 @@
+/**
+ * Which pet a product is made for, and which a query asks for: "dog food" is not answered by cat food, nor "flea
+ * treatment for cats" by a treatment for dogs. Unlike a sex (sexes.ts), which only orders, another animal's product
+ * is no answer at all: the relevance floor leaves it out. Read from the name and category only: descriptions say
+ * "safe around cats" of a dog's bed. A product naming both animals, or neither, suits either.
+ */
+import { wordsUnpossessed } from "./lexical.js";
+
+export type Species = "dog" | "cat";
+
+/** "Kitty" is left out: Hello Kitty is no cat's. */
+const WORDS: Record<string, Species> = {
+  dog: "dog",
+  dogs: "dog",
+  puppy: "dog",
+  puppies: "dog",
+  canine: "dog",
+  cat: "cat",
+  cats: "cat",
+  kitten: "cat",
+  kittens: "cat",
+  feline: "cat",
+};
+
+/** The animals named in `text` ("Flea and Tick Treatment for Dogs", "Dogs' Bed"). */
+export function speciesIn(text: string): Set<Species> {
+  const named = new Set<Species>();
+  for (const word of wordsUnpossessed(text)) {
+    const species = WORDS[word];
+    if (species) named.add(species);
+  }
+  return named;
+}
+
+/**
+ * Whether a product is made, by its name and category, only for an animal other than the one the query asks for.
+ * One naming no animal is not judged: cut, "hush puppies shoes" lost every shoe and "cat eye sunglasses" every pair.
+ */
+export function otherSpecies(asked: ReadonlySet<Species>, product: { name: string; category?: string | null }): boolean {
+  const made = speciesIn(`${product.name} ${product.category ?? ""}`);
+  return asked.size === 1 && made.size === 1 && !asked.has([...made][0]!);
+}
