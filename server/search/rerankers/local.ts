@@ -38,6 +38,7 @@ import { lexemeQuery, parseTsvector, type Field, type Term, wordsIn } from "../l
 import { type AgeRange, excludes, productAges } from "../ages.js";
 import { otherSex, sexesAsked, sexesOf } from "../sexes.js";
 import { otherSpecies, speciesIn } from "../species.js";
+import { bedSizesAsked, otherBedSize } from "../bed-sizes.js";
 import { isEnglishWord } from "../common-words.js";
 import {
   categoryHeads,
@@ -198,7 +199,7 @@ interface Query {
   wordless: boolean;
 }
 
-/** Raw features of one candidate (all but `accessory`, `ages`, `sex` and `avoided`). */
+/** Raw features of one candidate (all but `accessory`, `ages`, `sex`, `bedSize` and `avoided`). */
 function features(
   query: Query,
   document: Document,
@@ -357,6 +358,7 @@ function features(
     accessory: 0,
     ages: 0,
     sex: 0,
+    bedSize: 0,
     avoided: 0,
     use: usesHead ? 1 : 0,
     holdsUse: usesHead && query.useNamed,
@@ -710,6 +712,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const avoided = plan.avoid.flatMap((word) => stemmed.get(word) ?? []);
     const sexes = sexesAsked(query);
     const animals = speciesIn(query);
+    const bedSizes = bedSizesAsked(query);
     return documents.map(({ document, cosine }, index) => {
       const candidate = candidates[index]!;
       // Spelt as filters and facets spell categories, so "Outdoor" and " outdoor  " are one department.
@@ -726,6 +729,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         accessory: accessoryOf(query, candidate.name, department !== null),
         ages: plan.ages && excludesAges(candidate, plan.ages) ? 1 : 0,
         sex: otherSex(sexes, sexesOf(candidate.name, candidate.category, candidate.desc)) ? 1 : 0,
+        bedSize: otherBedSize(bedSizes, candidate.name) ? 1 : 0,
         otherAnimal: otherSpecies(animals, candidate),
         department,
       };

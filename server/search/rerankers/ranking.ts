@@ -6,7 +6,7 @@
 import type { Field } from "../lexical.js";
 import type { FormKind } from "../understand.js";
 /**
- * One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory`, `ages`, `sex` and
+ * One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory`, `ages`, `sex`, `bedSize` and
  * `avoided` count against (`avoided` is −1, counting for, when the product says it is free of a word not wanted).
  */
 export type Features = Record<
@@ -23,6 +23,7 @@ export type Features = Record<
   | "accessory"
   | "ages"
   | "sex"
+  | "bedSize"
   | "avoided",
   number
 >;
@@ -79,7 +80,7 @@ export type Scored = Features & {
   otherAnimal: boolean;
 };
 
-/** A weight per feature (`accessory`'s, `ages`', `sex`'s and `avoided`'s are subtracted), and the parameters inside them. */
+/** A weight per feature (`accessory`'s, `ages`', `sex`'s, `bedSize`'s and `avoided`'s are subtracted), and the parameters inside them. */
 export type LocalWeights = Features & {
   /** Field weights inside BM25F. */
   fields: Record<Field, number>;
@@ -185,6 +186,8 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   ages: 2,
   // Set as ages is: "watch for men" puts the women's watches after every other; it orders, never cuts.
   sex: 2,
+  // Set as sex is: "queen size heated blanket" puts the queen blankets before the king, twin and full ones; it orders, never cuts.
+  bedSize: 2,
   // Set as ages is: "headphones not wireless" puts every wired pair before the wireless ones; it orders, never cuts.
   avoided: 2,
   fields: { name: 5, brands: 2, desc: 1 },
@@ -247,6 +250,7 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
     weights.accessory * f.accessory -
     weights.ages * f.ages -
     weights.sex * f.sex -
+    weights.bedSize * f.bedSize -
     weights.avoided * f.avoided
   );
 }
@@ -276,9 +280,10 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   // products (measured: counted here, the first two cut the Vitas without "system" for "playstation vita system", and
   // the third the down sleeping bag, whose "warmth" was then no "warm", for "something warm for a camping trip").
   const related = (f: Scored, score: number) => score - weights.sequence * f.sequence - weights.headNamed * f.headNamed - weights.use * f.use;
-  // So do ages, sexes and words not wanted: a product for other ages is judged without them, but does not set the bar for the others (the marble
+  // So do ages, sexes, bed sizes and words not wanted: a product for other ages is judged without them, but does not set the bar for the others (the marble
   // run that holds "wooden" and "toys" would leave the stacker that toddlers stack below the floor).
-  const judged = (f: Scored, score: number) => related(f, score) + weights.ages * f.ages + weights.sex * f.sex + weights.avoided * f.avoided;
+  const judged = (f: Scored, score: number) =>
+    related(f, score) + weights.ages * f.ages + weights.sex * f.sex + weights.bedSize * f.bedSize + weights.avoided * f.avoided;
   // A product of the kind named after the head word's preposition of purpose is what the product asked for goes with
   // (the sofa for "cushion for the sofa", the desk for "chair for my desk"): unrelated, and no bar for the others. So
   // is one of a kind a word before the head word names, lacking the head word, once a product of the kind asked holds

@@ -21,6 +21,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   accessory: 0,
   ages: 0,
   sex: 0,
+  bedSize: 0,
   avoided: 0,
   kindAsked: true,
   department: "outdoor",
@@ -139,6 +140,21 @@ describe("the relevance floor", () => {
     const weakStacker = candidate({ coverageAll: 0.45, cosine: 0.45 });
     expect(unrelated([candidate({ coverageAll: 1 }), weakStacker])).toEqual(["p1"]);
     expect(unrelated([candidate({ coverageAll: 1, ages: 1 }), weakStacker])).toEqual([]);
+  });
+
+  it("ranks a product for another bed size after the rest, and never leaves it out for that", () => {
+    // "queen size heated blanket": the king-size blanket holds "size" too, the plain one does not.
+    const order = (scored: Scored[]) => rankScored(scored, ["king", "plain"], DEFAULT_WEIGHTS).map((o) => [o.id, o.unrelated]);
+    const plain = candidate({ coverageAll: 0.6 });
+    expect(order([candidate({ coverageAll: 0.8, bedSize: 1 }), plain])).toEqual([
+      ["plain", false],
+      ["king", false],
+    ]);
+    expect(order([candidate({ coverageAll: 0.8 }), plain])[0]).toEqual(["king", false]);
+  });
+
+  it("leaves out a product made only for another animal than the query names", () => {
+    expect(unrelated([candidate({}), candidate({ otherAnimal: true })])).toEqual(["p1"]);
   });
 
   it("leaves out what shares only the query's qualifiers when nothing kept is of the kind asked or holds its head word", () => {
