@@ -4,6 +4,7 @@
  * beside a word for bedding, since "full", "double" and "twin" say other things too ("full zip hoodie").
  */
 import { wordsUnpossessed } from "./lexical.js";
+import { onlyOther } from "./made-for.js";
 
 type BedSize = "twin" | "full" | "queen" | "king" | "california king";
 
@@ -34,7 +35,5 @@ export function bedSizesAsked(query: string): Set<BedSize> {
 
 /** Whether a product's name is for one bed size only, and not one the query asks for. */
 export function otherBedSize(asked: ReadonlySet<BedSize>, name: string): boolean {
-  if (asked.size === 0) return false;
-  const made = sizesIn(wordsUnpossessed(name));
-  return made.size === 1 && !asked.has([...made][0]!);
+  return onlyOther(asked, sizesIn(wordsUnpossessed(name)));
 }

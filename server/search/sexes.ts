@@ -3,6 +3,7 @@
  * watches, nor "womens sandals" by a men's pair. A product naming both sexes, or neither, suits either.
  */
 import { wordsUnpossessed as words } from "./lexical.js";
+import { namedIn, onlyOther } from "./made-for.js";
 
 export type Sex = "male" | "female";
 
@@ -100,16 +101,12 @@ export function sexesOf(name: string, category: string | null | undefined, desc 
 }
 
 function sexesIn(text: string): Set<Sex> {
-  const made = new Set<Sex>();
-  for (const word of words(text)) {
-    const sex = PRODUCT_WORDS[word];
-    if (sex) made.add(sex);
-  }
+  const made = namedIn(words(text), PRODUCT_WORDS);
   if (/\bunisex\b/iu.test(text)) made.add("male").add("female");
   return made;
 }
 
 /** Whether a product is made only for a sex the query does not ask for. */
 export function otherSex(asked: ReadonlySet<Sex>, made: ReadonlySet<Sex>): boolean {
-  return asked.size === 1 && made.size === 1 && !asked.has([...made][0]!);
+  return onlyOther(asked, made);
 }

@@ -5,6 +5,7 @@
  * "safe around cats" of a dog's bed. A product naming both animals, or neither, suits either.
  */
 import { wordsUnpossessed } from "./lexical.js";
+import { namedIn, onlyOther } from "./made-for.js";
 
 export type Species = "dog" | "cat";
 
@@ -24,12 +25,7 @@ const WORDS: Record<string, Species> = {
 
 /** The animals named in `text` ("Flea and Tick Treatment for Dogs", "Dogs' Bed"). */
 export function speciesIn(text: string): Set<Species> {
-  const named = new Set<Species>();
-  for (const word of wordsUnpossessed(text)) {
-    const species = WORDS[word];
-    if (species) named.add(species);
-  }
-  return named;
+  return namedIn(wordsUnpossessed(text), WORDS);
 }
 
 /**
@@ -37,6 +33,5 @@ export function speciesIn(text: string): Set<Species> {
  * One naming no animal is not judged: cut, "hush puppies shoes" lost every shoe and "cat eye sunglasses" every pair.
  */
 export function otherSpecies(asked: ReadonlySet<Species>, product: { name: string; category?: string | null }): boolean {
-  const made = speciesIn(`${product.name} ${product.category ?? ""}`);
-  return asked.size === 1 && made.size === 1 && !asked.has([...made][0]!);
+  return onlyOther(asked, speciesIn(`${product.name} ${product.category ?? ""}`));
 }
