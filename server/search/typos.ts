@@ -196,13 +196,7 @@ export function writtenApart(word: string, vocabulary: Vocabulary): [string, str
   const letters = [...word];
   const held = vocabulary.count(word);
   if (held === 0 || letters.length < 2 * SHORTEST_HALF + 1 || letters.length > LONGEST_CORRECTED) return null;
-  let best: { halves: [string, string]; rarer: number } | null = null;
-  for (let at = SHORTEST_HALF + 1; at <= letters.length - SHORTEST_HALF - 1; at++) {
-    const halves: [string, string] = [letters.slice(0, at).join(""), letters.slice(at).join("")];
-    const rarer = Math.min(vocabulary.count(halves[0]), vocabulary.count(halves[1]));
-    if (rarer >= held && (!best || rarer > best.rarer)) best = { halves, rarer };
-  }
-  return best?.halves ?? null;
+  return commonestHalves(letters, SHORTEST_HALF + 1, held, vocabulary);
 }
 
 /**
@@ -214,8 +208,16 @@ export function split(word: string, vocabulary: Vocabulary): [string, string] | 
   if (letters.length < 2 * SHORTEST_HALF || letters.length > LONGEST_CORRECTED) return null;
   const least = alternativeNeeds(vocabulary.count(word));
   if (least === null) return null;
+  return commonestHalves(letters, SHORTEST_HALF, least, vocabulary);
+}
+
+/**
+ * Of the ways to cut `letters` in two halves of at least `shortest` letters each, both in at least `least` products,
+ * the one whose rarer half is commonest; or null.
+ */
+function commonestHalves(letters: readonly string[], shortest: number, least: number, vocabulary: Vocabulary): [string, string] | null {
   let best: { halves: [string, string]; rarer: number } | null = null;
-  for (let at = SHORTEST_HALF; at <= letters.length - SHORTEST_HALF; at++) {
+  for (let at = shortest; at <= letters.length - shortest; at++) {
     const halves: [string, string] = [letters.slice(0, at).join(""), letters.slice(at).join("")];
     const rarer = Math.min(vocabulary.count(halves[0]), vocabulary.count(halves[1]));
     if (rarer >= least && (!best || rarer > best.rarer)) best = { halves, rarer };

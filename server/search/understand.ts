@@ -314,10 +314,9 @@ function spacings(words: readonly string[]): Form[] {
     const apart: Form[] = parts ? [{ start: i, end: i + 1, words: [parts[1]!, parts[2]!], kind: "typed" }] : [];
     // Dimensions, written together or apart: "5x8" is the rug "5' x 8'", "8 x 10" the frame "8x10".
     const across = /^(\p{N}+)x(\p{N}+)$/u.exec(word);
-    const size = (x: string | undefined, y: string | undefined) => digits(x) && digits(y);
     const dimensions: Form[] = across
       ? [{ start: i, end: i + 1, words: [across[1]!, "x", across[2]!], kind: "typed" }]
-      : next === "x" && size(word, words[i + 2])
+      : next === "x" && digits(word) && digits(words[i + 2])
         ? [{ start: i, end: i + 3, words: [`${word}x${words[i + 2]!}`], kind: "typed" }]
         : [];
     const compound: Form[] =
