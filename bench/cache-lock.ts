@@ -4,7 +4,8 @@
  * bench:tune-local left both catalogs where the next insert spun forever. Not the data dir's own lock
  * (server/db/lock.ts): a bench that serves the catalog from a child server process leaves that one to the child.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { isAlive } from "../server/db/lock.js";
 
 const held = new Set<string>();
@@ -14,6 +15,8 @@ export function holdCache(dir: string): void {
   if (held.has(dir)) return;
   // Beside the directory, not in it: a rebuild removes the directory.
   const lock = `${dir}.lock`;
+  // A fresh clone has no bench/.cache yet.
+  mkdirSync(dirname(lock), { recursive: true });
   try {
     writeFileSync(lock, String(process.pid), { flag: "wx" });
   } catch (error) {

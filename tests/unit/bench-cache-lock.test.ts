@@ -16,6 +16,12 @@ describe("holdCache", () => {
     expect(readFileSync(`${dir}.lock`, "utf8")).toBe(String(process.pid));
   });
 
+  it("makes the cache's folder when there is none yet (a fresh clone)", () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "cache-lock-")), ".cache", "catalog");
+    holdCache(dir);
+    expect(readFileSync(`${dir}.lock`, "utf8")).toBe(String(process.pid));
+  });
+
   it("refuses a catalog a live process holds, naming it", () => {
     const dir = fresh();
     writeFileSync(`${dir}.lock`, "1"); // init: always alive
