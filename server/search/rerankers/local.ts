@@ -58,7 +58,7 @@ import { catalogSizeEvery } from "../catalog-size.js";
 import { CATEGORY_SEPARATOR, categoryKey } from "../../catalog/structured.js";
 import { wordFrequenciesOf } from "../statistics.js";
 import { type Form, literalPlan, type QueryPlan } from "../understand.js";
-import { combine, DEFAULT_WEIGHTS, type Features, type LocalWeights, rankScored, type Scored } from "./ranking.js";
+import { DEFAULT_WEIGHTS, type LocalWeights, rankScored, type Scored } from "./ranking.js";
 
 interface Document {
   terms: Map<string, { tf: Record<Field, number>; positions: number[]; everywhere: { position: number; field: Field }[] }>;
