@@ -178,10 +178,38 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const filters = filtersFrom(effective, { priced, rates: deps.exchangeRates });
       const withRawData = params.include_raw_data || params.view === "full";
 
+      const strict =
+        query && plan
+          ? await searchPage(query, plan, filters, effective, sort, position)
+          : await browsePage(filters, sort as OrderSort, effective, position);
+      // A price bound read from the query's words ("coffee under $20") that leaves nothing, where the words match no
+      // product priced in that currency but some priced in currencies it cannot be compared with (no exchange rates
+      // for them), shows those: a shopper who typed it would rather see the coffee in kronor than nothing. Where the
+      // words match products in the currency, all dearer ("coffee under 100 kr" among coffees at 129 kr and up), the
+      // answer stays empty. A bound given as a parameter stays a filter. It costs one more search, only then; each
+      // later page finds the strict search empty again and continues here.
+      const readBound = reading?.applied.filter((shown) => shown.filter === "price_min" || shown.filter === "price_max") ?? [];
+      let page = strict;
+      const currency = effective.currency;
+      if (query && plan && currency && readBound.length > 0 && !priced && strict.ids.length === 0) {
+        const looseFilters: Filters = { ...filters, priceMin: undefined, priceMax: undefined, priced: true, uncompared: true };
+        const loose = await searchPage(query, plan, looseFilters, effective, sort, position);
+        const matched = await matchedByCurrency(loose);
+        if (loose.ids.length > 0 && !matched.has(currency)) page = loose;
+      }
+      const uncompared = page !== strict;
+      const hits = (await recordsOf(page, withRawData)).map((product): SearchHitResult => ({ product }));
+      if (uncompared && reading) {
+        const shown = [...new Set(hits.map((hit) => hit.product.offers?.currency).filter((currency) => currency !== undefined))].sort();
+        const reason = `nothing priced in ${effective.currency} matched, so products priced in ${shown.join(", ")} are shown; their prices could not be compared with it${deps.exchangeRates ? " (no exchange rate for them)" : " (prices are never converted)"}`;
+        reading.applied = reading.applied.filter((entry) => !readBound.includes(entry));
+        reading.notApplied.push(...readBound.map((entry) => ({ ...entry, reason })));
+      }
+
       const messages: Message[] = [];
       const { converted } = filters;
       const priceNote: Message | undefined =
-        (effective.price_min !== undefined || effective.price_max !== undefined || priced) && effective.currency
+        (effective.price_min !== undefined || effective.price_max !== undefined || priced) && effective.currency && !uncompared
           ? converted && deps.exchangeRates
             ? { code: "converted", text: convertedText(effective.currency, converted.length, deps.exchangeRates) }
             : { code: "currency_only", text: currencyOnlyText(effective.currency, deps.exchangeRates ?? null, { sort: priced, items: "products" }) }
@@ -190,12 +218,6 @@ export function createSearchService(deps: SearchDeps): SearchService {
       for (const skipped of reading?.notApplied ?? []) {
         messages.push({ code: "filter_not_applied", text: `"${skipped.text}" was not applied as ${skipped.filter}: ${skipped.reason}.` });
       }
-
-      const page =
-        query && plan
-          ? await searchPage(query, plan, filters, effective, sort, position)
-          : await browsePage(filters, sort as OrderSort, effective, position);
-      const hits = (await recordsOf(page, withRawData)).map((product): SearchHitResult => ({ product }));
       // An empty answer that only prices in one currency says where else the search matches, so that the caller (an
       // agent, often) can ask again in that currency rather than conclude the catalog has nothing. It costs one more
       // search, only then.
@@ -209,7 +231,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
           priceNote.text += ` None matched. Without the price ${step} the search matches ${counts.join(", ")}; to ${step} by price, ask in ${where}.`;
         }
       }
-      if (params.explain) await explainHits(hits, plan, effective, page.scores);
+      if (params.explain)
+        await explainHits(hits, plan, uncompared ? { ...effective, price_min: undefined, price_max: undefined } : effective, page.scores);
       if (page.endOfRelevance) {
         messages.push({
           code: "end_of_relevance",
@@ -389,11 +412,18 @@ export function createSearchService(deps: SearchDeps): SearchService {
     const unpriced: SearchParams = { ...params, price_min: undefined, price_max: undefined, currency: undefined, sort: undefined, facets: ["price"] };
     const filters = filtersFrom(unpriced);
     const page = query && plan ? await searchPage(query, plan, filters, unpriced, "relevance") : await browsePage(filters, "newest", unpriced);
+    const counts = await matchedByCurrency(page);
+    counts.delete(params.currency ?? "");
+    return [...counts].map(([currency, count]) => ({ currency, count })).sort((a, b) => b.count - a.count || (a.currency < b.currency ? -1 : 1));
+  }
+
+  /** How many of the products a page's search matched are priced in each currency. */
+  async function matchedByCurrency(page: Page): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     for (const bucket of (await facetCounts(page.facetScope(), ["price"])).price ?? []) {
-      if (bucket.currency !== params.currency) counts.set(bucket.currency, (counts.get(bucket.currency) ?? 0) + bucket.count);
+      counts.set(bucket.currency, (counts.get(bucket.currency) ?? 0) + bucket.count);
     }
-    return [...counts].map(([currency, count]) => ({ currency, count })).sort((a, b) => b.count - a.count || (a.currency < b.currency ? -1 : 1));
+    return counts;
   }
 
   /** Fills in why each hit matched (`explain=true`). */
