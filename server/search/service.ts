@@ -194,14 +194,13 @@ export function createSearchService(deps: SearchDeps): SearchService {
       if (query && plan && currency && readBound.length > 0 && !priced && strict.ids.length === 0) {
         const looseFilters: Filters = { ...filters, priceMin: undefined, priceMax: undefined, priced: true, uncompared: true };
         const loose = await searchPage(query, plan, looseFilters, effective, sort, position);
-        const matched = await matchedByCurrency(loose);
-        if (loose.ids.length > 0 && !matched.has(currency)) page = loose;
+        if (loose.ids.length > 0 && !(await matchedByCurrency(loose)).has(currency)) page = loose;
       }
       const uncompared = page !== strict;
       const hits = (await recordsOf(page, withRawData)).map((product): SearchHitResult => ({ product }));
       if (uncompared && reading) {
-        const shown = [...new Set(hits.map((hit) => hit.product.offers?.currency).filter((currency) => currency !== undefined))].sort();
-        const reason = `nothing priced in ${effective.currency} matched, so products priced in ${shown.join(", ")} are shown; their prices could not be compared with it${deps.exchangeRates ? " (no exchange rate for them)" : " (prices are never converted)"}`;
+        const shown = [...new Set(hits.map((hit) => hit.product.offers?.currency).filter((code) => code !== undefined))].sort();
+        const reason = `nothing priced in ${currency} matched, so products priced in ${shown.join(", ")} are shown; their prices could not be compared with it${deps.exchangeRates ? " (no exchange rate for them)" : " (prices are never converted)"}`;
         reading.applied = reading.applied.filter((entry) => !readBound.includes(entry));
         reading.notApplied.push(...readBound.map((entry) => ({ ...entry, reason })));
       }
