@@ -1,12 +1,21 @@
 /** bench/cache-lock.ts: one process at a time per cached benchmark catalog. */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { holdCache } from "../../bench/cache-lock.js";
 
-const fresh = () => join(mkdtempSync(join(tmpdir(), "cache-lock-")), "catalog");
+const made: string[] = [];
+const folder = () => {
+  const dir = mkdtempSync(join(tmpdir(), "cache-lock-"));
+  made.push(dir);
+  return dir;
+};
+const fresh = () => join(folder(), "catalog");
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 describe("holdCache", () => {
   it("holds a catalog for this process, again without complaint", () => {
@@ -17,7 +26,7 @@ describe("holdCache", () => {
   });
 
   it("makes the cache's folder when there is none yet (a fresh clone)", () => {
-    const dir = join(mkdtempSync(join(tmpdir(), "cache-lock-")), ".cache", "catalog");
+    const dir = join(folder(), ".cache", "catalog");
     holdCache(dir);
     expect(readFileSync(`${dir}.lock`, "utf8")).toBe(String(process.pid));
   });
