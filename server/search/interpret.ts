@@ -55,7 +55,10 @@ const KR = "kr";
 /** "$" or "dollars", which is one of `DOLLARS`: US dollars, unless the catalog prices everything in other dollars. */
 const DOLLAR = "$";
 
-/** How a currency is written next to an amount, and the ISO code it stands for, or which family it is of. */
+/**
+ * How a currency is written next to an amount, and the ISO code it stands for, or which family it is of. Only marks
+ * and names one currency owns: "peso" (a dozen currencies) and "won" (an English word) are left out.
+ */
 const CURRENCY_WORDS: Record<string, string> = {
   $: DOLLAR,
   us$: "USD",
@@ -68,13 +71,18 @@ const CURRENCY_WORDS: Record<string, string> = {
   "£": "GBP",
   pound: "GBP",
   pounds: "GBP",
+  quid: "GBP",
   "¥": "JPY",
   yen: "JPY",
   c$: "CAD",
   ca$: "CAD",
   a$: "AUD",
   au$: "AUD",
-  chf: "CHF",
+  hk$: "HKD",
+  nz$: "NZD",
+  s$: "SGD",
+  nt$: "TWD",
+  r$: "BRL",
   "us dollar": "USD",
   "us dollars": "USD",
   "american dollar": "USD",
@@ -88,11 +96,52 @@ const CURRENCY_WORDS: Record<string, string> = {
   krone: KR,
   kronor: KR,
   kroner: KR,
+  franc: "CHF",
+  francs: "CHF",
+  zł: "PLN",
+  zloty: "PLN",
+  "₩": "KRW",
+  "₹": "INR",
+  rs: "INR",
+  "rs.": "INR",
+  rupee: "INR",
+  rupees: "INR",
+  "₪": "ILS",
+  shekel: "ILS",
+  shekels: "ILS",
+  lei: "RON",
+  leu: "RON",
+  riyal: "SAR",
+  riyals: "SAR",
+  dirham: "AED",
+  dirhams: "AED",
+  "₺": "TRY",
+  lira: "TRY",
+  "₽": "RUB",
+  rubles: "RUB",
+  roubles: "RUB",
+  "₴": "UAH",
+  "฿": "THB",
+  baht: "THB",
+  "₱": "PHP",
+  "₫": "VND",
+  rand: "ZAR",
+  yuan: "CNY",
+  rmb: "CNY",
+  元: "CNY",
+  ringgit: "MYR",
+  rupiah: "IDR",
+  forint: "HUF",
 };
 
-/** ISO codes a shopper types; the full ISO list holds ordinary words ("all", "top", "try", "pen"). */
-const CODES = "usd|eur|gbp|jpy|cad|aud|chf|sek|nok|dkk|pln|czk|huf|inr|cny|hkd|sgd|nzd|mxn|brl|krw|zar|aed";
-const CURRENCY = String.raw`(?:us\$|ca\$|au\$|c\$|a\$|\$|€|£|¥|(?:${CODES}|kr(?:on(?:a|e|or|er))?)\b|(?:(?:us|american|canadian|australian)\s+)?dollars?|bucks|euros?|pounds?|yen)`;
+/** ISO codes a shopper types; the full ISO list holds ordinary words ("all", "top", "try", "pen", "cup", "rub"). */
+const CODES =
+  "usd|eur|gbp|jpy|cad|aud|chf|sek|nok|dkk|isk|pln|czk|huf|ron|bgn|uah|byn|inr|pkr|lkr|bdt|cny|hkd|twd|sgd|nzd|krw|thb|idr|myr|vnd|mxn|brl|clp|zar|aed|sar|qar|kwd|ils|egp|ngn|kes";
+const MARKS = [...Object.keys(CURRENCY_WORDS), ...CODES.split("|")]
+  .sort((a, b) => b.length - a.length)
+  .map((mark) => mark.replace(/[$.]/g, (c) => `\\${c}`).replace(/ /g, String.raw`\s+`));
+/** A name or code ends where its word does ("rand" is no "random"); a mark may stand against the amount ("R$300"). */
+const CURRENCY = `(?:${MARKS.map((mark) => (/\p{L}$/u.test(mark) ? `${mark}(?![\\p{L}])` : mark)).join("|")})`;
 /**
  * A number, in thousands when a "k" follows it ("$1k", "5K yen"); its thousands may be set apart by spaces, as in
  * Swedish and French ("1 500 kr", "2 500 CAD").
@@ -182,6 +231,10 @@ function findPhrases(q: string): Found[] {
     if (!m[1] && !m[3] && !m[4] && !m[6]) return null;
     return range(price(m[1], m[2]!, m[3]), price(m[4], m[5]!, m[6]));
   });
+  // "around £200": a fifth either side. Only with a currency, as "about 30" counts things as often.
+  take(new RegExp(String.raw`(?:\b(?:around|about|approx(?:imately|\.)?|roughly|circa)\s*|~\s*)${PRICE}`, flags), (m) =>
+    m[1] || m[3] ? near(price(m[1], m[2]!, m[3])) : null,
+  );
   // A bound said after "not" is the other one: "not over £300" is at most £300.
   take(
     new RegExp(
@@ -213,6 +266,16 @@ function findPhrases(q: string): Found[] {
 
 function bound(filter: "price_min" | "price_max", value: Price | null): Found["constraints"] | null {
   return value ? [{ filter, value: value.amount, currency: value.currency }] : null;
+}
+
+/** How far either side of a price "around" reaches. */
+const AROUND = 0.2;
+
+function near(value: Price | null): Found["constraints"] | null {
+  if (!value) return null;
+  const cents = Number(value.amount) * 100;
+  const at = (share: number) => ({ ...value, amount: String(Math.round(cents * share) / 100) });
+  return range(at(1 - AROUND), at(1 + AROUND));
 }
 
 function range(low: Price | null, high: Price | null): Found["constraints"] | null {

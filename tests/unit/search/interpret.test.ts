@@ -45,6 +45,22 @@ describe("constraints in the query", () => {
     ["earbuds out of stock", "earbuds", { availability: ["out_of_stock"] }],
     ["kettle preorder", "kettle", { availability: ["preorder"] }],
     ["headphones that are not over £200 and available now?", "headphones", { price_max: "200", currency: "GBP", availability: ["in_stock"] }],
+    // Currencies written by their marks, names and codes beyond the commonest: "200 lei" was searched as "lei".
+    ["whiskey under 200 lei", "whiskey", { price_max: "200", currency: "RON" }],
+    ["sneakers under R$300", "sneakers", { price_max: "300", currency: "BRL" }],
+    ["kettle under 150 zł", "kettle", { price_max: "150", currency: "PLN" }],
+    ["phone under ₩500000", "phone", { price_max: "500000", currency: "KRW" }],
+    ["saree under Rs 2000", "saree", { price_max: "2000", currency: "INR" }],
+    ["watch under 900 shekels", "watch", { price_max: "900", currency: "ILS" }],
+    ["tea under NT$500", "tea", { price_max: "500", currency: "TWD" }],
+    ["boots under 80 quid", "boots", { price_max: "80", currency: "GBP" }],
+    ["perfume under 300 riyals", "perfume", { price_max: "300", currency: "SAR" }],
+    ["lamp under 500 TWD", "lamp", { price_max: "500", currency: "TWD" }],
+    ["lamp under 40000 CLP", "lamp", { price_max: "40000", currency: "CLP" }],
+    // "around" a price is a fifth either side of it.
+    ["watch around £200", "watch", { price_min: "160", price_max: "240", currency: "GBP" }],
+    ["speaker about $45", "speaker", { price_min: "36", price_max: "54", currency: "USD" }],
+    ["rug approximately 99.99 euros", "rug", { price_min: "79.99", price_max: "119.99", currency: "EUR" }],
     // "not from" a brand leaves it out, as "-northpeak" does; it is not read as the brand.
     ["jacket not from northpeak", "jacket", { exclude: ["northpeak"] }],
   ])("%s", (q, query, adds) => {
@@ -57,6 +73,9 @@ describe("constraints in the query", () => {
     expect(read("tent for 2 people")).toBeNull();
     expect(read("2-3 person tent")).toBeNull();
     expect(read("16 gb memory card")).toBeNull();
+    // "10 cup" is a size, not Cuban pesos; "about 30" without a currency is a count.
+    expect(read("10 cup coffee maker under 40")?.adds ?? {}).toEqual({});
+    expect(read("tent about 30 square feet")).toBeNull();
     expect(read("a guide to hp printers")).toBeNull(); // two-letter brand names are not read from queries
   });
 
