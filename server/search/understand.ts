@@ -49,6 +49,8 @@ export interface Form {
    * what was meant, and products holding it come first (the local reranker's `typedHeld`).
    */
   alternative?: boolean;
+  /** The word on the other side of "or" ("canon or nikon"): holding it answers this word as fully as holding this one. */
+  either?: boolean;
 }
 
 export interface QueryPlan {
@@ -75,6 +77,9 @@ const STOP_WORDS = new Set(
     " ",
   ),
 );
+
+/** Words that join two alternatives ("canon or nikon", "vitamix vs blendtec"). */
+const EITHER = new Set(["or", "vs", "versus"]);
 
 /** How many words the catalog lacks are looked up for corrections in one query (the first ones). */
 const MAX_UNKNOWN_WORDS = 8;
@@ -240,8 +245,29 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
       )
       .slice(0, MAX_PREFIXES),
   );
+  // "vitamix vs blendtec", "canon or nikon camera": the words either side of "or" stand for each other, as synonyms
+  // do, so that a product holding either holds the query (rather than an accessory naming both coming first). One word
+  // a side: "ray ban or oakley" pairs "ban" and "oakley".
+  const eitherForms: Form[] = [];
+  const eitherSynonyms: QueryPlan["synonyms"] = [];
+  const joiners = new Set<number>();
+  for (let i = 1; i + 1 < found.length; i++) {
+    const [left, right] = [found[i - 1]!, found[i + 1]!];
+    if (!EITHER.has(words[i]!) || [left, right].some((token) => STOP_WORDS.has(token.word) || EITHER.has(token.word))) continue;
+    if (aged.has(i - 1) || aged.has(i + 1) || primary[i - 1] === primary[i + 1]) continue;
+    joiners.add(i);
+    for (const [at, other] of [
+      [i - 1, i + 1],
+      [i + 1, i - 1],
+    ] as const) {
+      eitherForms.push({ start: at, end: at + 1, words: [primary[other]!], kind: "synonym", either: true });
+      eitherSynonyms.push({ from: primary[at]!, to: [primary[other]!] });
+    }
+  }
   const typed: Form[] = words.flatMap((word, i) =>
-    replaced.has(i) || aged.has(i) ? [] : [{ start: i, end: i + 1, words: [word], kind: "typed" as const, ...(prefixes.has(i) && { prefix: true }) }],
+    replaced.has(i) || aged.has(i) || joiners.has(i)
+      ? []
+      : [{ start: i, end: i + 1, words: [word], kind: "typed" as const, ...(prefixes.has(i) && { prefix: true }) }],
   );
   typed.push(...spacings(words).filter((form) => !replaced.has(form.start) && !aged.has(form.start)));
   // An English word the catalog holds, written apart as well when both halves are English words at least as common:
@@ -269,9 +295,12 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   }
   return {
     words,
-    forms: [...typed, ...forms.filter((form) => !replaced.has(form.start)), ...synonymForms],
+    forms: [...typed, ...forms.filter((form) => !replaced.has(form.start)), ...synonymForms, ...eitherForms],
     corrections: fixes,
-    synonyms: expansions.map((e) => ({ from: primary.slice(e.start, e.end).join(" "), to: e.forms.map((form) => form.join(" ")) })),
+    synonyms: [
+      ...expansions.map((e) => ({ from: primary.slice(e.start, e.end).join(" "), to: e.forms.map((form) => form.join(" ")) })),
+      ...eitherSynonyms,
+    ],
     embedText,
     ages,
     avoid: [...(deps.avoid ?? [])],

@@ -328,6 +328,42 @@ describe("a price in the query, on a catalog that states no prices", () => {
   });
 });
 
+describe("two words joined by or, vs", () => {
+  // Six blenders of one brand, three of another, and a jug that names both: "vitamix vs blendtec" put the six first,
+  // or the jug, as if the shopper wanted a product holding both words.
+  const blenders: TestRecord[] = [
+    ...Array.from({ length: 6 }, (_, n): TestRecord => ({ url: shop(`blendtec-${n}`), name: `Blendtec Total Blender ${n + 1}`, desc: "A blender." })),
+    ...Array.from({ length: 3 }, (_, n): TestRecord => ({ url: shop(`vitamix-${n}`), name: `Vitamix Pro ${n + 1} Blender`, desc: "Blends soups." })),
+    { url: shop("jug"), name: "Spare Jug, fits Vitamix and Blendtec", desc: "A jug for either." },
+    { url: shop("kettle"), name: "Copper Kettle", desc: "For tea." },
+  ];
+  let pair: TestApp;
+  beforeAll(async () => {
+    pair = await createTestApp({ records: blenders });
+  });
+  afterAll(() => pair.close());
+
+  it("reads them as either: the products of each come before one holding both", async () => {
+    for (const q of ["vitamix vs blendtec", "blendtec or vitamix", "vitamix versus blendtec blender"]) {
+      const top = (await search(pair.app, pair.key, `q=${encodeURIComponent(q)}`)).urls.slice(0, 5);
+      expect(
+        top.some((url) => url.includes("/vitamix-")),
+        q,
+      ).toBe(true);
+      expect(
+        top.some((url) => url.includes("/blendtec-")),
+        q,
+      ).toBe(true);
+      expect(top[0], q).not.toBe(shop("jug"));
+    }
+    const answer = await search(pair.app, pair.key, "q=vitamix+or+blendtec");
+    expect(answer.interpretation?.synonyms).toEqual([
+      { from: "vitamix", to: ["blendtec"] },
+      { from: "blendtec", to: ["vitamix"] },
+    ]);
+  });
+});
+
 describe("a pet's product", () => {
   const pets: TestRecord[] = [
     { url: shop("cat-tablets"), name: "Flea Tablets for Cats & Kittens", desc: "Kills fleas within 30 minutes." },

@@ -58,7 +58,7 @@ import { catalogSizeEvery } from "../catalog-size.js";
 import { CATEGORY_SEPARATOR, categoryKey } from "../../catalog/structured.js";
 import { wordFrequenciesOf } from "../statistics.js";
 import { type Form, literalPlan, type QueryPlan } from "../understand.js";
-import { DEFAULT_WEIGHTS, type LocalWeights, rankScored, type Scored } from "./ranking.js";
+import { DEFAULT_WEIGHTS, type LocalWeights, rankScored, type Scored, takingTurns } from "./ranking.js";
 
 interface Document {
   terms: Map<string, { tf: Record<Field, number>; positions: number[]; everywhere: { position: number; field: Field }[] }>;
@@ -561,7 +561,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
                 {
                   lexemes: found,
                   words: form.words,
-                  weight: form.kind === "typed" ? 1 : weights.forms[form.kind],
+                  weight: form.kind === "typed" || form.either ? 1 : weights.forms[form.kind],
                   kind: form.kind,
                   guessed: form.guessed === true,
                   written: form.prefix ? undefined : writtenOf(form.words, found),
@@ -713,6 +713,13 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const sexes = sexesAsked(query);
     const animals = speciesIn(query);
     const bedSizes = bedSizesAsked(query);
+    // The two alternatives a query joins by "or" (understand.ts pairs their forms), as stemmed: which one a product holds.
+    const either = plan.forms.filter((form) => form.either).slice(0, 2);
+    const sides = either.length === 2 ? [either[1]!, either[0]!].map((form) => stemmed.get(form.words.join(" ")) ?? []) : [];
+    const sideOf = (document: Document) => {
+      const holding = sides.flatMap((lexemes, side) => (lexemes.length > 0 && lexemes.every((lexeme) => document.terms.has(lexeme)) ? [side] : []));
+      return holding.length === 1 ? holding[0] : undefined;
+    };
     return documents.map(({ document, cosine }, index) => {
       const candidate = candidates[index]!;
       // Spelt as filters and facets spell categories, so "Outdoor" and " outdoor  " are one department.
@@ -731,6 +738,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         sex: otherSex(sexes, sexesOf(candidate.name, candidate.category, candidate.desc)) ? 1 : 0,
         bedSize: otherBedSize(bedSizes, candidate.name) ? 1 : 0,
         otherAnimal: otherSpecies(animals, candidate),
+        side: sideOf(document),
         department,
       };
     });
@@ -743,10 +751,13 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     async rerank(query, candidates, context): Promise<RerankResult> {
       if (candidates.length === 0) return { ids: [], outcome: "reranked" };
       const scored = await scoreCandidates(query, candidates, context);
-      const order = rankScored(
-        scored,
-        candidates.map((candidate) => candidate.id),
-        weights,
+      const sides = new Map(candidates.map((candidate, index) => [candidate.id, scored[index]!.side]));
+      const order = takingTurns(
+        rankScored(
+          scored,
+          candidates.map((candidate) => candidate.id),
+          weights,
+        ).map((item) => ({ ...item, side: sides.get(item.id) })),
       );
       return {
         ids: order.map((o) => o.id),

@@ -78,6 +78,11 @@ export type Scored = Features & {
   wordless: boolean;
   /** Its name or category names only an animal other than the one the query names (species.ts): cat food for "dog food". */
   otherAnimal: boolean;
+  /**
+   * Of two alternatives the query joins by "or" ("canon or nikon"), the one it holds (0 or 1), when it holds one and
+   * not the other; undefined otherwise, or when the query joins none.
+   */
+  side?: number;
 };
 
 /** A weight per feature (`accessory`'s, `ages`', `sex`'s, `bedSize`'s and `avoided`'s are subtracted), and the parameters inside them. */
@@ -389,4 +394,23 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
     score,
     unrelated: unrelated || (f.coverageAll === 0 && (headless || worded)) || (f.department !== null && (headless || (lacksUse && !f.headHeld))),
   }));
+}
+
+/**
+ * The ranked candidates with those holding one of two alternatives ("canon or nikon") taking turns, each side in its
+ * own order, in the places such candidates held: one side's many products would otherwise fill the page ("canon or
+ * nikon" answered five Canons). Others keep their places; the unrelated stay where they are, last.
+ */
+export function takingTurns<T extends { unrelated: boolean; side: number | undefined }>(ranked: readonly T[]): T[] {
+  const places = ranked.flatMap((item, index) => (!item.unrelated && item.side !== undefined ? [index] : []));
+  const queues = [0, 1].map((side) => places.map((index) => ranked[index]!).filter((item) => item.side === side));
+  if (queues.some((queue) => queue.length === 0)) return [...ranked];
+  const result = [...ranked];
+  let turn = ranked[places[0]!]!.side!;
+  for (const index of places) {
+    const queue = queues[turn]!.length > 0 ? queues[turn]! : queues[1 - turn]!;
+    result[index] = queue.shift()!;
+    turn = 1 - turn;
+  }
+  return result;
 }
