@@ -67,13 +67,15 @@ export const products = pgTable(
      * Weighted full-text document: name (A) over brands (B) over description (C) over the category (D), whose segments
      * name kinds ("Kitchen > Cookware > Pans"), so that "coffee" finds the coffees whose pages never say the word and
      * "cookware" finds the pans. A segment joining several ("Coffee & Tea", "Kitchen, Dining") is left out unless it is
-     * the last: "coffee" would find every tea. `categoryHeads` (search/product-type.ts) reads the same segments.
+     * the last: "coffee" would find every tea. `categoryHeads` (search/product-type.ts) reads the same segments. A slash
+     * joins no words: Postgres's parser reads "Refrigerator/Freezer" as one file path, which "refrigerator" never
+     * found, so the name and description are read with slashes as spaces, as a query's words are.
      */
     search: tsvector("search")
       .notNull()
       .generatedAlwaysAs(
         (): SQL =>
-          sql`setweight(to_tsvector('english', ${products.name}), 'A') || setweight(to_tsvector('english', ${products.brands}), 'B') || setweight(to_tsvector('english', ${products.desc}), 'C') || setweight(to_tsvector('english', regexp_replace(coalesce(${products.category}, ''), '[^>]*(&|,|/|\\mand\\M)[^>]*>', ' ', 'g')), 'D')`,
+          sql`setweight(to_tsvector('english', replace(${products.name}, '/', ' ')), 'A') || setweight(to_tsvector('english', ${products.brands}), 'B') || setweight(to_tsvector('english', replace(${products.desc}, '/', ' ')), 'C') || setweight(to_tsvector('english', regexp_replace(coalesce(${products.category}, ''), '[^>]*(&|,|/|\\mand\\M)[^>]*>', ' ', 'g')), 'D')`,
       ),
     // Freshness (see docs/operations.md, "Keeping the catalog fresh"). `updated_at` (in `timestamps`) moves only when the
     // record's content changes; these say when the page was read and confirmed, and whether it is still there.

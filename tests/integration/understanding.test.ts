@@ -328,6 +328,25 @@ describe("a price in the query, on a catalog that states no prices", () => {
   });
 });
 
+describe("words joined by a slash", () => {
+  // Postgres's parser reads "Refrigerator/Freezer" as one file path: neither word found it, nor did a typo of either.
+  const slashed: TestRecord[] = [
+    { url: shop("fridge"), name: "Samsung French Door Refrigerator/Freezer", desc: "Stainless steel/black finish." },
+    { url: shop("cooler"), name: "Rotomolded Cooler", desc: "Keeps drinks cold for days." },
+  ];
+  let kitchen: TestApp;
+  beforeAll(async () => {
+    kitchen = await createTestApp({ records: slashed });
+  });
+  afterAll(() => kitchen.close());
+
+  it("are words of their own, in the name, the description and the vocabulary typos are corrected to", async () => {
+    for (const q of ["refrigerator", "samsung freezer", "black fridge freezer", "refrigerater"]) {
+      expect((await search(kitchen.app, kitchen.key, `q=${encodeURIComponent(q)}`)).urls[0], q).toBe(shop("fridge"));
+    }
+  });
+});
+
 describe("two words joined by or, vs", () => {
   // Six blenders of one brand, three of another, and a jug that names both: "vitamix vs blendtec" put the six first,
   // or the jug, as if the shopper wanted a product holding both words.
