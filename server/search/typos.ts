@@ -149,7 +149,8 @@ export function corrections(word: string, vocabulary: Vocabulary, options: { two
     const alike = vocabulary
       .soundingAlike(word)
       .filter((candidate) => [...candidate].length === length && !found.includes(candidate) && editDistance(word, candidate, 2) <= 2);
-    if (alike.length > 0) found = [...found, ...alike].sort(order);
+    // After the words one edit away, which are likelier: "dysen" is Dyson (2 products) before "doesn" (many).
+    if (alike.length > 0) found = [...found, ...alike.sort(order)];
   }
   const top = found[0];
   if (top === undefined) return [];

@@ -101,6 +101,8 @@ describe("corrections", () => {
     expect(corrections("amepad", shoes)).toEqual(["gamepad"]);
     // An English word the catalog lacks is corrected one edit away at most.
     expect(corrections("sandles", shoes, { twoEdits: false })).toEqual(["handles"]);
+    // Fewer edits first, however common the word two edits away: "dysen" is Dyson, then "doesn".
+    expect(corrections("dysen", vocabularyOf({ dyson: 2, doesn: 50 }))).toEqual(["dyson", "doesn"]);
   });
 
   it("counts edits as Damerau–Levenshtein without overlaps", () => {
