@@ -24,7 +24,7 @@ import type { Embedder } from "./embedder.js";
 import { type FacetScope, facetCounter } from "./facets.js";
 import { describeFilters, type Filters, filterSql, filtersFrom } from "./filters.js";
 import { reciprocalRankFusion } from "./fuse.js";
-import { brandIndex, interpret, type Reading } from "./interpret.js";
+import { brandIndex, interpret, loadPricePatterns, type Reading } from "./interpret.js";
 import { parseTsvector } from "./lexical.js";
 import type { Reranker, RerankResult } from "./reranker.js";
 import { fullTextRanked, type Ranked, vectorRanked, withinExactScope } from "./retrieve.js";
@@ -161,6 +161,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     exchangeRates: deps.exchangeRates ?? null,
     async warm() {
       loadWordLists();
+      loadPricePatterns();
       await vocabulary();
     },
     async search(params) {
