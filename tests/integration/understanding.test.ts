@@ -285,21 +285,17 @@ describe("a word the catalog holds rarely, also read as a commoner word", () => 
     }),
   );
   const refill: TestRecord = { url: shop("glade"), name: "Glade PlugIns Scented Oil Refill", desc: "Vanilla for the living room." };
-  let rare: TestApp;
-  beforeAll(async () => {
-    rare = await createTestApp({ records: [...blades, refill] });
-  });
-  afterAll(() => rare.close());
+  const rare = catalogOf([...blades, refill]);
 
   it("puts what holds the word as typed first, then what holds its commoner neighbour", async () => {
-    const answer = await search(rare.app, rare.key, "q=glade");
+    const answer = await rare("glade");
     expect(answer.interpretation?.corrections).toContainEqual({ from: "glade", to: "blade" });
     expect(answer.urls[0]).toBe(refill.url);
     expect(answer.urls.slice(1).every((url) => url.includes("/blade-"))).toBe(true);
     // Only beside the query's other words: the refill holds "glade" but not "steel", which the blades hold.
-    expect((await search(rare.app, rare.key, "q=steel+glade")).urls[0]).toContain("/blade-");
+    expect((await rare("steel glade")).urls[0]).toContain("/blade-");
     // The neighbour asked for is not affected: "blade" finds the blades, not the refill.
-    expect((await search(rare.app, rare.key, "q=blade")).urls).not.toContain(refill.url);
+    expect((await rare("blade")).urls).not.toContain(refill.url);
   });
 });
 
@@ -334,15 +330,11 @@ describe("words joined by a slash", () => {
     { url: shop("fridge"), name: "Samsung French Door Refrigerator/Freezer", desc: "Stainless steel/black finish." },
     { url: shop("cooler"), name: "Rotomolded Cooler", desc: "Keeps drinks cold for days." },
   ];
-  let kitchen: TestApp;
-  beforeAll(async () => {
-    kitchen = await createTestApp({ records: slashed });
-  });
-  afterAll(() => kitchen.close());
+  const kitchen = catalogOf(slashed);
 
   it("are words of their own, in the name, the description and the vocabulary typos are corrected to", async () => {
     for (const q of ["refrigerator", "samsung freezer", "black fridge freezer", "refrigerater"]) {
-      expect((await search(kitchen.app, kitchen.key, `q=${encodeURIComponent(q)}`)).urls[0], q).toBe(shop("fridge"));
+      expect((await kitchen(q)).urls[0], q).toBe(shop("fridge"));
     }
   });
 });
@@ -356,15 +348,11 @@ describe("two words joined by or, vs", () => {
     { url: shop("jug"), name: "Spare Jug, fits Vitamix and Blendtec", desc: "A jug for either." },
     { url: shop("kettle"), name: "Copper Kettle", desc: "For tea." },
   ];
-  let pair: TestApp;
-  beforeAll(async () => {
-    pair = await createTestApp({ records: blenders });
-  });
-  afterAll(() => pair.close());
+  const pair = catalogOf(blenders);
 
   it("reads them as either: the products of each come before one holding both", async () => {
     for (const q of ["vitamix vs blendtec", "blendtec or vitamix", "vitamix versus blendtec blender"]) {
-      const top = (await search(pair.app, pair.key, `q=${encodeURIComponent(q)}`)).urls.slice(0, 5);
+      const top = (await pair(q)).urls.slice(0, 5);
       expect(
         top.some((url) => url.includes("/vitamix-")),
         q,
@@ -375,7 +363,7 @@ describe("two words joined by or, vs", () => {
       ).toBe(true);
       expect(top[0], q).not.toBe(shop("jug"));
     }
-    const answer = await search(pair.app, pair.key, "q=vitamix+or+blendtec");
+    const answer = await pair("vitamix or blendtec");
     expect(answer.interpretation?.synonyms).toEqual([
       { from: "vitamix", to: ["blendtec"] },
       { from: "blendtec", to: ["vitamix"] },
@@ -389,18 +377,14 @@ describe("a pet's product", () => {
     { url: shop("dog-drops"), name: "Flea and Tick Drops for Dogs", desc: "A month of protection." },
     { url: shop("spray"), name: "Flea Spray for Dogs and Cats", desc: "For pets and their bedding." },
   ];
-  let petShop: TestApp;
-  beforeAll(async () => {
-    petShop = await createTestApp({ records: pets });
-  });
-  afterAll(() => petShop.close());
+  const petShop = catalogOf(pets);
 
   it("leaves out what is made for another animal than the one asked, and keeps what suits both", async () => {
-    const cats = (await search(petShop.app, petShop.key, "q=flea+treatment+for+cats")).urls;
+    const cats = (await petShop("flea treatment for cats")).urls;
     expect(cats).toContain(shop("cat-tablets"));
     expect(cats).toContain(shop("spray"));
     expect(cats).not.toContain(shop("dog-drops"));
-    expect((await search(petShop.app, petShop.key, "q=flea")).urls).toHaveLength(3); // no animal asked: all three
+    expect((await petShop("flea")).urls).toHaveLength(3); // no animal asked: all three
   });
 });
 
