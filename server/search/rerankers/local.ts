@@ -751,13 +751,12 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     async rerank(query, candidates, context): Promise<RerankResult> {
       if (candidates.length === 0) return { ids: [], outcome: "reranked" };
       const scored = await scoreCandidates(query, candidates, context);
-      const sides = new Map(candidates.map((candidate, index) => [candidate.id, scored[index]!.side]));
       const order = takingTurns(
         rankScored(
           scored,
           candidates.map((candidate) => candidate.id),
           weights,
-        ).map((item) => ({ ...item, side: sides.get(item.id) })),
+        ),
       );
       return {
         ids: order.map((o) => o.id),

@@ -392,6 +392,7 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   return ranked.map(({ id, score, features: f, unrelated }) => ({
     id,
     score,
+    side: f.side,
     unrelated: unrelated || (f.coverageAll === 0 && (headless || worded)) || (f.department !== null && (headless || (lacksUse && !f.headHeld))),
   }));
 }
