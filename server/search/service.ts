@@ -198,6 +198,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
         if (loose.ids.length > 0 && !(await matchedByCurrency(loose)).has(currency)) page = loose;
       }
       const uncompared = page !== strict;
+      // The parameters the answer applied: a price bound its products were not compared with is left out.
+      const answered: SearchParams = uncompared ? { ...effective, price_min: undefined, price_max: undefined } : effective;
       const hits = (await recordsOf(page, withRawData)).map((product): SearchHitResult => ({ product }));
       if (uncompared && reading) {
         const shown = [...new Set(hits.map((hit) => hit.product.offers?.currency).filter((code) => code !== undefined))].sort();
@@ -209,10 +211,10 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const messages: Message[] = [];
       const { converted } = filters;
       const priceNote: Message | undefined =
-        (effective.price_min !== undefined || effective.price_max !== undefined || priced) && effective.currency && !uncompared
+        (answered.price_min !== undefined || answered.price_max !== undefined || priced) && answered.currency
           ? converted && deps.exchangeRates
-            ? { code: "converted", text: convertedText(effective.currency, converted.length, deps.exchangeRates) }
-            : { code: "currency_only", text: currencyOnlyText(effective.currency, deps.exchangeRates ?? null, { sort: priced, items: "products" }) }
+            ? { code: "converted", text: convertedText(answered.currency, converted.length, deps.exchangeRates) }
+            : { code: "currency_only", text: currencyOnlyText(answered.currency, deps.exchangeRates ?? null, { sort: priced, items: "products" }) }
           : undefined;
       if (priceNote) messages.push(priceNote);
       for (const skipped of reading?.notApplied ?? []) {
@@ -231,8 +233,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
           priceNote.text += ` None matched. Without the price ${step} the search matches ${counts.join(", ")}; to ${step} by price, ask in ${where}.`;
         }
       }
-      if (params.explain)
-        await explainHits(hits, plan, uncompared ? { ...effective, price_min: undefined, price_max: undefined } : effective, page.scores);
+      if (params.explain) await explainHits(hits, plan, answered, page.scores);
       if (page.endOfRelevance) {
         messages.push({
           code: "end_of_relevance",
