@@ -94,6 +94,16 @@ export function narrows(filters: Filters): boolean {
   );
 }
 
+/**
+ * The filters without those on the offer (price bounds, a price in the currency, availability): where to look, but not
+ * what the offer must be. Undefined when the filters hold none of those.
+ */
+export function withoutOfferConstraints(filters: Filters): Filters | undefined {
+  const { priceMin, priceMax, converted, uncompared, availability, priced, ...scope } = filters;
+  const constrained = priceMin !== undefined || priceMax !== undefined || availability !== undefined || priced === true;
+  return constrained ? scope : undefined;
+}
+
 /** A LIKE pattern matching what starts with `prefix`, wildcards in it taken literally. */
 function startsWith(prefix: string): string {
   return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

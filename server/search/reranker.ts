@@ -36,6 +36,11 @@ export interface RerankContext {
   similarities?: ReadonlyMap<string, number>;
   /** The query's words with their corrections and synonyms (understand.ts); absent: the query's words alone. */
   plan?: QueryPlan;
+  /**
+   * Products the search's constraints on the offer (a price, stock) left out that its words find: a reranker with a
+   * relevance floor judges the candidates beside them, as if the constraint were not there, and never answers them.
+   */
+  beside?: readonly Product[];
 }
 
 export interface Reranker {

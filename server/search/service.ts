@@ -22,7 +22,7 @@ import { catalogSizeEvery } from "./catalog-size.js";
 import { createCursorCodec, type CursorCodec, type CursorPosition, fingerprint, seenHash } from "./cursor.js";
 import type { Embedder } from "./embedder.js";
 import { type FacetScope, facetCounter } from "./facets.js";
-import { describeFilters, type Filters, filterSql, filtersFrom } from "./filters.js";
+import { describeFilters, type Filters, filterSql, filtersFrom, withoutOfferConstraints } from "./filters.js";
 import { reciprocalRankFusion } from "./fuse.js";
 import { brandIndex, interpret, loadPricePatterns, type Reading } from "./interpret.js";
 import { parseTsvector } from "./lexical.js";
@@ -100,6 +100,11 @@ const EMBEDDED_QUERY_CHARS = 200;
 const MIN_RETRIEVAL = 50;
 /** From this many products, full text tries the products with every word first (see fullTextRanked). */
 const EVERY_WORD_FIRST_FROM = 50_000;
+/**
+ * How many of the products full text finds without the search's price or stock constraint judge the floor beside its
+ * candidates: the best few by the query's words are enough to show the catalog sells the kind asked.
+ */
+const BESIDE = 10;
 /** How long a count of the catalog, or its brand names, is trusted. */
 const CATALOG_FACTS_TTL_MS = 60_000;
 /** How often the vocabulary checks whether an import changed the catalog (it is read again only then). */
@@ -335,7 +340,10 @@ export function createSearchService(deps: SearchDeps): SearchService {
     // When full text has answered before the vector is ready (as it usually has), the vector query also scores its
     // candidates, so the reranker need not send the vector again for those vector retrieval did not rank.
     let lexicalFirst: Ranked[] = [];
-    const [lexical, [queryVector, semantic, similarities]] = await Promise.all([
+    // Under a constraint on the offer (a price, stock), what full text finds without it judges the floor beside the
+    // candidates (RerankContext.beside); never answered.
+    const unconstrained = mode === "vector" ? undefined : withoutOfferConstraints(filters);
+    const [lexical, [queryVector, semantic, similarities], outside] = await Promise.all([
       mode === "vector" ? [] : fullTextRanked(read, plan, filters, depth, { everyWordFirst }).then((ranked) => (lexicalFirst = ranked)),
       (async (): Promise<[number[] | undefined, Ranked[], Map<string, number>]> => {
         if (!embedding) return [undefined, [], new Map()];
@@ -346,13 +354,22 @@ export function createSearchService(deps: SearchDeps): SearchService {
         const { ranked, similarities } = await vectorRanked(read, vector, filters, depth, { settingsInSession, exact, alsoScore });
         return [vector, ranked, similarities];
       })(),
+      unconstrained ? fullTextRanked(read, plan, unconstrained, BESIDE) : [],
     ]);
     // The relevance floor: what no query word matches must be close in meaning to count as a match at all.
     const similar = semantic.filter((item) => item.score >= deps.minSimilarity);
     const fused = reciprocalRankFusion([lexical, similar]).slice(0, deps.maxResults);
-    const candidates = await findProductsByIds(read, fused.slice(0, rerankCount), false);
+    const retrievedIds = new Set(fused);
+    const [candidates, beside] = await Promise.all([
+      findProductsByIds(read, fused.slice(0, rerankCount), false),
+      findProductsByIds(
+        read,
+        outside.map((item) => item.id).filter((id) => !retrievedIds.has(id)),
+        false,
+      ),
+    ]);
     const retrieved = performance.now();
-    const reranked = await reranker.rerank(query, candidates, queryVector ? { queryVector, similarities, plan } : { plan });
+    const reranked = await reranker.rerank(query, candidates, queryVector ? { queryVector, similarities, plan, beside } : { plan, beside });
     // The reranker's floor: once it finds candidates unrelated, what retrieval ranked below them all is too.
     const unrelated = reranked.unrelated ?? new Set<string>();
     const rerankedIds = repairOrder(reranked.ids, candidates).filter((id) => !unrelated.has(id));

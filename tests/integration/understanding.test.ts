@@ -809,6 +809,83 @@ function catalogOf(records: TestRecord[]) {
   return (q: string) => search(app.app, app.key, `q=${encodeURIComponent(q)}`);
 }
 
+describe("a price or stock constraint that leaves out every product of the kind asked", () => {
+  const offer = (price: string, availability: string) => ({ price, currency: "USD", availability });
+  // Retrieval under the constraint saw no rain jacket nor sofa, so the floor, judging among what was left, kept the
+  // best of it: a vest, calf sleeves and a hammock for "rain jacket under $100", a subwoofer "beside a sofa" for "sofa in stock".
+  const RECORDS: TestRecord[] = [
+    {
+      url: shop("shell"),
+      name: "Stormline Rain Shell",
+      desc: "A waterproof shell for hiking in rain.",
+      category: "Clothing > Rain Jackets",
+      offers: offer("229.00", "InStock"),
+    },
+    {
+      url: shop("packable"),
+      name: "Packable Rain Jacket",
+      desc: "Packs into its pocket.",
+      category: "Clothing > Rain Jackets",
+      offers: offer("129.00", "InStock"),
+    },
+    {
+      url: shop("vest"),
+      name: "Hi-Vis Running Vest",
+      desc: "Wear it over a rain jacket on dark runs.",
+      category: "Clothing > Running",
+      offers: offer("34.00", "InStock"),
+    },
+    {
+      url: shop("sleeves"),
+      name: "Compression Calf Sleeves",
+      desc: "For runs in rain or shine.",
+      category: "Clothing > Running",
+      offers: offer("36.00", "InStock"),
+    },
+    {
+      url: shop("hammock"),
+      name: "Traverse Hammock",
+      desc: "Hang it out of the rain.",
+      category: "Outdoor > Camp",
+      offers: offer("74.00", "InStock"),
+    },
+    {
+      url: shop("sofa"),
+      name: "Harlow Three-Seat Sofa",
+      desc: "A deep sofa in boucle.",
+      category: "Furniture > Sofas",
+      offers: offer("2199.00", "BackOrder"),
+    },
+    {
+      url: shop("armchair"),
+      name: "Harlow Armchair",
+      desc: "The matching armchair to the Harlow sofa.",
+      category: "Furniture > Chairs",
+      offers: offer("1049.00", "InStock"),
+    },
+    {
+      url: shop("subwoofer"),
+      name: "Sub 8 Compact Subwoofer",
+      desc: "Fits beside a sofa or under a side table.",
+      category: "Audio > Speakers",
+      offers: offer("379.00", "InStock"),
+    },
+  ];
+  const constrained = catalogOf(RECORDS);
+
+  it("answers nothing rather than what the constraint left of other kinds", async () => {
+    expect((await constrained("rain jacket under $100")).urls).toEqual([]);
+    expect((await constrained("sofa in stock")).urls).toEqual([]);
+  });
+
+  it("still answers the kind asked that meets the constraint, and what is left when nothing is of the kind asked", async () => {
+    expect((await constrained("rain jacket under $150")).urls).toEqual([shop("packable")]);
+    expect((await constrained("armchair in stock")).urls).toEqual([shop("armchair")]);
+    // What a kind names nowhere, the constraint leaves as it was: running gear is what is for running.
+    expect((await constrained("running gear under $50")).urls.sort()).toEqual([shop("sleeves"), shop("vest")]);
+  });
+});
+
 describe("a guessed correction the other words do not confirm", () => {
   // "beans" is English, the catalog lacks it, and "jeans" is one edit away: a guess, which no jeans confirms by
   // holding "coffee" beside it.

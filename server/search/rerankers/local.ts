@@ -750,13 +750,18 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     warm,
     async rerank(query, candidates, context): Promise<RerankResult> {
       if (candidates.length === 0) return { ids: [], outcome: "reranked" };
-      const scored = await scoreCandidates(query, candidates, context);
+      // What a price or stock constraint left out is judged with the rest, so that the floor knows the kind asked is
+      // sold: a running vest is no answer to "rain jacket under $100" (it was the best of what the price left).
+      const beside = context?.beside ?? [];
+      const judged = [...candidates, ...beside];
+      const scored = await scoreCandidates(query, judged, context);
+      const left = new Set(beside.map((product) => product.id));
       const order = takingTurns(
         rankScored(
           scored,
-          candidates.map((candidate) => candidate.id),
+          judged.map((candidate) => candidate.id),
           weights,
-        ),
+        ).filter((item) => !left.has(item.id)),
       );
       return {
         ids: order.map((o) => o.id),
