@@ -225,17 +225,26 @@ export function createSearchService(deps: SearchDeps): SearchService {
       for (const skipped of reading?.notApplied ?? []) {
         messages.push({ code: "filter_not_applied", text: `"${skipped.text}" was not applied as ${skipped.filter}: ${skipped.reason}.` });
       }
-      // An empty answer that only prices in one currency says where else the search matches, so that the caller (an
-      // agent, often) can ask again in that currency rather than conclude the catalog has nothing. It costs one more
-      // search, only then.
+      // An empty answer that only prices in one currency says where the search matches without its prices: outside
+      // the bounds, or in other currencies, so that the caller (an agent, often) can widen the bounds or ask again in
+      // that currency rather than conclude the catalog has nothing. It costs one more search, only then.
       if (priceNote && hits.length === 0 && position === undefined) {
         const considered = new Set([effective.currency, ...(converted ?? []).map((bounds) => bounds.currency)]);
-        const elsewhere = (await pricedElsewhere(query, plan, effective)).filter(({ currency }) => !considered.has(currency));
-        if (elsewhere.length > 0) {
-          const counts = elsewhere.map(({ currency, count }) => `${count} ${count === 1 ? "product" : "products"} priced in ${currency}`);
-          const step = priced ? "sort" : "filter";
+        const unpriced = await matchedUnpriced(query, plan, effective);
+        // A sort has no bounds to be outside of.
+        const outside = priced ? [] : unpriced.filter(({ currency }) => considered.has(currency));
+        const elsewhere = unpriced.filter(({ currency }) => !considered.has(currency));
+        const counts = (list: typeof unpriced) =>
+          list.map(({ currency, count }) => `${count} ${count === 1 ? "product" : "products"} priced in ${currency}`).join(", ");
+        const step = priced ? "sort" : "filter";
+        const parts = [
+          ...(outside.length > 0 ? [`${counts(outside)}, none within the bounds`] : []),
+          ...(elsewhere.length > 0 ? [counts(elsewhere)] : []),
+        ];
+        if (parts.length > 0) {
           const where = elsewhere.length === 1 ? "that currency" : "one of those currencies";
-          priceNote.text += ` None matched. Without the price ${step} the search matches ${counts.join(", ")}; to ${step} by price, ask in ${where}.`;
+          const ask = elsewhere.length > 0 ? `; to ${step} by price, ask in ${where}.` : ".";
+          priceNote.text += ` None matched. Without the price ${step} the search matches ${parts.join(", and ")}${ask}`;
         }
       }
       if (params.explain) await explainHits(hits, plan, answered, page.scores);
@@ -421,8 +430,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
     };
   }
 
-  /** How many products the search matches, its prices and currency aside, per currency other than the one asked; most first. */
-  async function pricedElsewhere(
+  /** How many products the search matches, its prices and currency aside, per currency; most first. */
+  async function matchedUnpriced(
     query: string | undefined,
     plan: QueryPlan | null,
     params: SearchParams,
@@ -431,7 +440,6 @@ export function createSearchService(deps: SearchDeps): SearchService {
     const filters = filtersFrom(unpriced);
     const page = query && plan ? await searchPage(query, plan, filters, unpriced, "relevance") : await browsePage(filters, "newest", unpriced);
     const counts = await matchedByCurrency(page);
-    counts.delete(params.currency ?? "");
     return [...counts].map(([currency, count]) => ({ currency, count })).sort((a, b) => b.count - a.count || (a.currency < b.currency ? -1 : 1));
   }
 

@@ -98,6 +98,12 @@ describe.each(PATHS)("on %s", (path) => {
       );
       // An answer that has products says nothing more.
       expect((await search("q=tent&price_max=400&currency=USD")).messages?.[0]?.text).not.toContain("None matched");
+      // Products in the currency asked, all outside the bounds, are counted too: the bounds, not the currency, left nothing.
+      const tents = await search("q=tent&price_max=100&currency=USD");
+      expect(tents.products).toEqual([]);
+      expect(tents.messages?.[0]?.text).toMatch(
+        /None matched\. Without the price filter the search matches \d+ products? priced in USD, none within the bounds\.$/,
+      );
     });
 
     it("filters by availability group, category path prefix (whole segments, any case) and brands (repeatable)", async () => {
