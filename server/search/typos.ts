@@ -18,6 +18,7 @@
  * the halves are as common ("bathrobe", Bath Robe). Retrieval reads a split as a phrase, so the halves must
  * stand side by side in a product.
  */
+import { STOP_WORDS } from "./common-words.js";
 import type { Vocabulary } from "./vocabulary.js";
 
 /** Shortest word corrected, and shortest allowed two edits. */
@@ -102,10 +103,12 @@ function heldAsForm(word: string, vocabulary: Vocabulary): number {
   // A word ending in "s" takes "es" for its plural: "wireles" + "s" is a typo of "wireless", not its plural.
   const forms = word.endsWith("s") ? [`${word}es`] : [`${word}s`, `${word}es`];
   if (word.endsWith("s")) forms.push(word.slice(0, -1));
-  if (word.endsWith("es")) forms.push(word.slice(0, -2));
+  // Only what ends in a hiss or an o takes "es" ("boxes", "dresses", "potatoes"): "soes" is no plural of "so".
+  if (/(?:s|x|z|ch|sh|o)es$/u.test(word)) forms.push(word.slice(0, -2));
   if (word.endsWith("ies")) forms.push(`${word.slice(0, -3)}y`);
   if (word.endsWith("y")) forms.push(`${word.slice(0, -1)}ies`);
-  return Math.max(...forms.map((form) => vocabulary.count(form)));
+  // Nor has a stop word a plural: "alls" is a typo ("golf alls"), not many "all".
+  return Math.max(...forms.map((form) => (STOP_WORDS.has(form) ? 0 : vocabulary.count(form))));
 }
 
 /** How many products hold the word, in this number or another ("mens" is held where "men" is). */
@@ -130,7 +133,9 @@ export function corrections(word: string, vocabulary: Vocabulary, options: { two
   const needs = alternativeNeeds(held);
   if (needs === null) return [];
   const order = byProducts(vocabulary);
-  let found = [...singleEdits(word, vocabulary.alphabet)].filter((edit) => vocabulary.count(edit) > 0).sort(order);
+  // Never a stop word (full text drops it, so "lover" read as "over" would search nothing), nor is one the commonest
+  // neighbour the others are measured against: "alls" is "balls" or "walls", not "all".
+  let found = [...singleEdits(word, vocabulary.alphabet)].filter((edit) => vocabulary.count(edit) > 0 && !STOP_WORDS.has(edit)).sort(order);
   if (held > 0) {
     // Known but rare: only much commoner neighbours are worth searching as well, and the query's other words say
     // which ("yoga matt", "Matt" in a name or two, is "watt" in 100 products and "mat" in 56).
@@ -139,7 +144,7 @@ export function corrections(word: string, vocabulary: Vocabulary, options: { two
   if (found.length === 0 && length >= TWO_EDITS_FROM && options.twoEdits !== false) {
     found = vocabulary
       .startingWith(word[0]!)
-      .filter((candidate) => editDistance(word, candidate, 2) <= 2)
+      .filter((candidate) => editDistance(word, candidate, 2) <= 2 && !STOP_WORDS.has(candidate))
       .sort(order);
   }
   if (options.twoEdits !== false && length >= SOUNDING_FROM) {
@@ -148,7 +153,10 @@ export function corrections(word: string, vocabulary: Vocabulary, options: { two
     // no "gut", "amepad" no "amped").
     const alike = vocabulary
       .soundingAlike(word)
-      .filter((candidate) => [...candidate].length === length && !found.includes(candidate) && editDistance(word, candidate, 2) <= 2);
+      .filter(
+        (candidate) =>
+          [...candidate].length === length && !found.includes(candidate) && !STOP_WORDS.has(candidate) && editDistance(word, candidate, 2) <= 2,
+      );
     // After the words one edit away, which are likelier: "dysen" is Dyson (2 products) before "doesn" (many).
     if (alike.length > 0) found = [...found, ...alike.sort(order)];
   }

@@ -11,7 +11,7 @@
  * `interpretation` lists corrections, synonyms and ages.
  */
 import { type AskedAges, askedAges } from "./ages.js";
-import { isCommonWord, isEnglishWord } from "./common-words.js";
+import { isCommonWord, isEnglishWord, STOP_WORDS } from "./common-words.js";
 import { closestTerm, corrections, heldCount, joined, split, writtenApart } from "./typos.js";
 import { isUnit, namesWhom } from "./product-type.js";
 import { expand, singleWordTerms, type SynonymSet } from "./synonyms.js";
@@ -67,16 +67,6 @@ export interface QueryPlan {
   /** Words the shopper asks to be without ("not *wireless*"; interpret.ts), lower-cased: ranked against, not searched. */
   avoid: string[];
 }
-
-/**
- * Postgres's English stop words (tsearch_data/english.stop): never typos, and never corrections either. Full text
- * drops them, so "lover" read as "over" would search nothing and only mislead the encoder and the shopper.
- */
-const STOP_WORDS = new Set(
-  "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its itself they them their theirs themselves what which who whom this that these those am is are was were be been being have has had having do does did doing a an the and but if or because as until while of at by for with about against between into through during before after above below to from up down in out on off over under again further then once here there when where why how all any both each few more most other some such no nor not only own same so than too very s t can will just don should now".split(
-    " ",
-  ),
-);
 
 /** Words that join two alternatives ("canon or nikon", "vitamix vs blendtec"). */
 const EITHER = new Set(["or", "vs", "versus"]);
@@ -192,7 +182,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     const englishWord = isEnglishWord(token.word);
     const english = unknown && englishWord;
     // Nor to a word the query holds already: "thigh high boots" is no "high high boots".
-    const closest = corrections(token.word, vocabulary, { twoEdits: !english }).filter((to) => !STOP_WORDS.has(to) && !words.includes(to));
+    const closest = corrections(token.word, vocabulary, { twoEdits: !english }).filter((to) => !words.includes(to));
     if (unknown && closest.length > 0) primary[i] = closest[0]!;
     for (const to of closest) correct(i, i + 1, [to], { guessed: english, alternative: !unknown });
     // A typo of a word only the synonyms know ("rucksak" for rucksack, which the catalog calls a backpack) is that

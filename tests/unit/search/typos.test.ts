@@ -79,6 +79,14 @@ describe("corrections", () => {
     expect(corrections("pats", vocabulary)).toEqual(["pants"]);
   });
 
+  it("reads no plural of a stop word, nor an -es plural of what takes -s, and never corrects to a stop word", () => {
+    const shop = vocabularyOf({ so: 683, soe: 1, shoes: 264, does: 155, goes: 78, he: 146, heel: 109, all: 1355, balls: 40, calls: 30 });
+    // "soes" is no plural of "so" (only a hiss or an o takes -es), nor "alls" of "all": both are typos.
+    expect(corrections("soes", shop)).toEqual(["shoes", "goes"]); // "does" is a stop word; "soe" is rare
+    expect(corrections("hees", shop)).toEqual(["heel"]);
+    expect(corrections("alls", shop)).toEqual(["balls", "calls"]);
+  });
+
   it("leaves alone words the catalog holds, their plurals, short words, and words nothing is close to", () => {
     expect(corrections("headphones", vocabulary)).toEqual([]);
     expect(corrections("tents", vocabulary)).toEqual([]); // "tent" is held: a plural is not a typo
