@@ -252,16 +252,19 @@ function findPhrases(q: string): Found[] {
     // A bound said after "not" is the other one: "not over £300" is at most £300.
     take(
       new RegExp(
-        String.raw`(?:\b(not)\s+)?(?:\b(?:under|below|less than|cheaper than|up to|at most|no more than|max(?:imum)?|within|budget(?:\s+of)?)|[<≤])\s*${PRICE}`,
+        String.raw`(?:\b(not)\s+)?(?:\b(?:under|below|less th[ae]n|cheaper th[ae]n|up to|at most|no more th[ae]n|max(?:imum)?|within|budget(?:\s+of)?)|[<≤])\s*${PRICE}`,
         flags,
       ),
       (m) => bound(m[1] ? "price_min" : "price_max", price(m[2], m[3]!, m[4])),
     );
-    take(new RegExp(String.raw`(?:\b(not)\s+)?(?:\b(?:over|above|more than|at least|min(?:imum)?|starting at|from)|[>≥])\s*${PRICE}`, flags), (m) => {
-      // "from" also names places and brands: only with a currency does it bound a price.
-      if (/^from/i.test(m[0]) && !m[2] && !m[4]) return null;
-      return bound(m[1] ? "price_max" : "price_min", price(m[2], m[3]!, m[4]));
-    });
+    take(
+      new RegExp(String.raw`(?:\b(not)\s+)?(?:\b(?:over|above|more th[ae]n|at least|min(?:imum)?|starting at|from)|[>≥])\s*${PRICE}`, flags),
+      (m) => {
+        // "from" also names places and brands: only with a currency does it bound a price.
+        if (/^from/i.test(m[0]) && !m[2] && !m[4]) return null;
+        return bound(m[1] ? "price_max" : "price_min", price(m[2], m[3]!, m[4]));
+      },
+    );
     // The bound after the price ("50 USD or less", "1500 SEK max"): only with a currency, as "6 or more" counts things.
     take(
       new RegExp(String.raw`(?<![\p{L}\p{N}])${PRICE}\s*(?:or\s+(?:less|under|below|cheaper)|and\s+(?:under|below)|max(?:imum)?\b|at\s+most)`, flags),
@@ -272,9 +275,12 @@ function findPhrases(q: string): Found[] {
       (m) => (m[1] || m[3] ? bound("price_min", price(m[1], m[2]!, m[3])) : null),
     );
   }
-  // Stock: what is not in stock first, so that "not in stock" is not read as "in stock".
+  // Stock: what is not out of stock first, then what is not in stock, so that neither is read as the state it denies.
+  take(/\b(?:not|never|excluding|except|without)\s+(?:(?:on\s+)?back[\s-]?order(?:ed)?|out[\s-]of[\s-]stock|sold[\s-]out)\b/giu, () => [
+    { filter: "availability", value: "in_stock" },
+  ]);
   take(/\b(?:out[\s-]of[\s-]stock|sold[\s-]out|not\s+(?:in[\s-]stock|available))\b/giu, () => [{ filter: "availability", value: "out_of_stock" }]);
-  take(/\b(?:in[\s-]stock|available now|ready to ship)\b/giu, () => [{ filter: "availability", value: "in_stock" }]);
+  take(/\b(?:in[\s-]stock|available now|ready to ship|ships? (?:now|today|immediately))\b/giu, () => [{ filter: "availability", value: "in_stock" }]);
   take(/\bpre[\s-]?orders?\b/giu, () => [{ filter: "availability", value: "preorder" }]);
   return found.sort((a, b) => a.start - b.start);
 }

@@ -44,6 +44,14 @@ describe("constraints in the query", () => {
     ["coffee not in stock", "coffee", { availability: ["out_of_stock"] }],
     ["earbuds out of stock", "earbuds", { availability: ["out_of_stock"] }],
     ["kettle preorder", "kettle", { availability: ["preorder"] }],
+    // Out of stock denied is in stock: "not sold out" had been read as sold out.
+    ["tent not sold out", "tent", { availability: ["in_stock"] }],
+    ["headphones that are not out of stock", "headphones", { availability: ["in_stock"] }],
+    ["kettle excluding out of stock", "kettle", { availability: ["in_stock"] }],
+    ["sofa not on backorder", "sofa", { availability: ["in_stock"] }],
+    ["kettle that ships now", "kettle", { availability: ["in_stock"] }],
+    ["headphones less then £300", "headphones", { price_max: "300", currency: "GBP" }], // "then" for "than", as often typed
+    ["sofa more then €900", "sofa", { price_min: "900", currency: "EUR" }],
     ["headphones that are not over £200 and available now?", "headphones", { price_max: "200", currency: "GBP", availability: ["in_stock"] }],
     // Currencies written by their marks, names and codes beyond the commonest: "200 lei" was searched as "lei".
     ["whiskey under 200 lei", "whiskey", { price_max: "200", currency: "RON" }],
