@@ -259,7 +259,11 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
       ? []
       : [{ start: i, end: i + 1, words: [word], kind: "typed" as const, ...(prefixes.has(i) && { prefix: true }) }],
   );
-  typed.push(...spacings(words).filter((form) => !replaced.has(form.start) && !aged.has(form.start)));
+  typed.push(
+    ...spacings(words, (word) => (vocabulary ? vocabulary.count(word) > 0 : false)).filter(
+      (form) => !replaced.has(form.start) && !aged.has(form.start),
+    ),
+  );
   // An English word the catalog holds, written apart as well when both halves are English words at least as common:
   // some shops write "Bath Robe" where others write "Bathrobe". It weighs as a correction (weighed as typed, "doll
   // house" put a doll house before the twins' bathtub for "dollhouse bathtub", and cut the rest), but is the same
@@ -318,9 +322,11 @@ function letterCompounds(words: readonly string[]): string[] {
  * A word and a number beside it written the other way, as typed all the same: "spf 50" and "16 gb" are also searched
  * as "spf50" and "16gb" (Postgres reads "SPF50+" as one word, which "spf" and "50" do not match), "16gb" also as the
  * phrase "16 gb". A tokenisation, not a reading, so not listed in the interpretation. A number is joined to the word
- * after it only when that is a unit ("2 person" is no "2person"), and a stop word never ("for 2").
+ * after it only when that is a unit ("2 person" is no "2person"), and a stop word never ("for 2"). A model typed
+ * together is searched apart as the catalog writes it: "iphone5s" as "iphone 5s", "nintendo3ds" as "nintendo 3ds", and
+ * "galaxys4" as "galaxy s4" too when the catalog holds "galaxy" (`held`) but not "galaxys".
  */
-function spacings(words: readonly string[]): Form[] {
+function spacings(words: readonly string[], held: (word: string) => boolean): Form[] {
   const letters = (word: string | undefined) => word !== undefined && /^\p{L}{2,}$/u.test(word) && !STOP_WORDS.has(word);
   const digits = (word: string | undefined) => word !== undefined && /^\p{N}+$/u.test(word);
   return words.flatMap((word, i): Form[] => {
@@ -329,8 +335,21 @@ function spacings(words: readonly string[]): Form[] {
       (letters(word) && digits(next)) || (digits(word) && next !== undefined && isUnit(next))
         ? [{ start: i, end: i + 2, words: [word + next], kind: "typed" }]
         : [];
-    const parts = /^(\p{L}{2,})(\p{N}+)$/u.exec(word) ?? /^(\p{N}+)(\p{L}{2,})$/u.exec(word);
-    const apart: Form[] = parts ? [{ start: i, end: i + 1, words: [parts[1]!, parts[2]!], kind: "typed" }] : [];
+    const apart: Form[] = [];
+    const wordApart = (...parts: string[]) => apart.push({ start: i, end: i + 1, words: parts, kind: "typed" });
+    // The model's letter typed onto the name before it: "galaxys4" is the Galaxy S4, not "galaxys" 4.
+    const lettered = /^(\p{L}{3,})(\p{L}\p{N}+)$/u.exec(word);
+    const model = /^(\p{L}{2,})(\p{N}+)(\p{L}*)$/u.exec(word);
+    if (lettered && held(lettered[1]!) && !held(lettered[1]! + lettered[2]![0]!)) wordApart(lettered[1]!, lettered[2]!);
+    else if (model) {
+      const [, name, number, suffix] = model;
+      // A short suffix is the model's ("5s", "3ds"), a longer one a word of its own ("6 plus").
+      if (suffix!.length > 3) wordApart(name!, number!, suffix!);
+      else wordApart(name!, number! + suffix!);
+    } else {
+      const numberFirst = /^(\p{N}+)(\p{L}{2,})$/u.exec(word);
+      if (numberFirst) wordApart(numberFirst[1]!, numberFirst[2]!);
+    }
     // Dimensions, written together or apart: "5x8" is the rug "5' x 8'", "8 x 10" the frame "8x10".
     const across = /^(\p{N}+)x(\p{N}+)$/u.exec(word);
     const dimensions: Form[] = across

@@ -74,7 +74,7 @@ describe("corrections", () => {
     expect(corrections("express", vocabulary)).toEqual([]); // 30 is not 20 × 4
     // Two commoner neighbours are both searched, for the query's other words to choose ("beets headphones").
     const beats = vocabularyOf({ beets: 1, meets: 50, beats: 43, bets: 12 });
-    expect(corrections("beets", beats)).toEqual(["meets", "beats"]);
+    expect(corrections("beets", beats)).toEqual(["beats", "meets"]); // "meets" changes the first letter
     // The same when the catalog holds it only in another number: "pats" is "pat" (2 products) or "pants" (60).
     expect(corrections("pats", vocabulary)).toEqual(["pants"]);
   });
@@ -85,6 +85,16 @@ describe("corrections", () => {
     expect(corrections("soes", shop)).toEqual(["shoes", "goes"]); // "does" is a stop word; "soe" is rare
     expect(corrections("hees", shop)).toEqual(["heel"]);
     expect(corrections("alls", shop)).toEqual(["balls", "calls"]);
+  });
+
+  it("counts a correction changing the first letter as held by a fifth of its products: people seldom mistype it", () => {
+    const clothes = vocabularyOf({ weather: 132, sweater: 61, edge: 40, lodge: 9 });
+    expect(corrections("sweather", clothes)).toEqual(["sweater", "weather"]);
+    expect(corrections("ldge", clothes)).toEqual(["lodge", "edge"]);
+    // The first two letters swapped are one slip of the fingers, not a first letter mistyped.
+    expect(corrections("hcair", vocabularyOf({ hair: 90, chair: 60 }))).toEqual(["hair", "chair"]);
+    // Far commoner, it still comes first.
+    expect(corrections("sweather", vocabularyOf({ weather: 500, sweater: 61 }))).toEqual(["weather", "sweater"]);
   });
 
   it("leaves alone words the catalog holds, their plurals, short words, and words nothing is close to", () => {
@@ -284,6 +294,16 @@ describe("typos in a query", () => {
     expect(forms("500 ml")).toEqual(["typed:500", "typed:ml", "typed:500ml"]);
     expect(forms("2 person")).toEqual(["typed:2", "typed:person"]); // a number joins the word after it only when a unit
     expect(forms("skeleton")).toEqual(["typed:skeleton"]);
+    // A model typed together, as the catalog writes it apart: the iPhone 5S, the Nintendo 3DS, the Galaxy S4.
+    expect(forms("iphone5s")).toEqual(["typed:iphone5s", "typed:iphone 5s"]);
+    expect(forms("nintendo3ds")).toEqual(["typed:nintendo3ds", "typed:nintendo 3ds"]);
+    const phones = (q: string) =>
+      understand(q, { vocabulary: vocabularyOf({ galaxy: 40, s4: 9, case: 20, cases: 12 }), synonyms: NO_SYNONYMS }).forms.map((form) =>
+        form.words.join(" "),
+      );
+    expect(phones("galaxys4")).toEqual(["galaxys4", "galaxy s4"]);
+    expect(forms("iphone6plus")).toEqual(["typed:iphone6plus", "typed:iphone 6 plus"]);
+    expect(phones("cases4")).toEqual(["cases4", "cases 4"]); // "cases" is held: no "case s4"
   });
 
   it("searches a short word no one has and nothing corrects as the start of a code: 'ipx' of 'IPX4'", () => {
