@@ -80,6 +80,13 @@ describe("loadSynonyms", () => {
     expect(words("nail varnish")).toContain("nail polish");
     expect(words("pjs")).toContain("pajamas");
     expect(words("dinner service")).toContain("dinnerware set");
+    expect(words("kitchen tap")).toContain("faucet");
+    expect(words("faucet")).not.toContain("tap"); // a beer tap is no faucet
+    expect(words("second hand washer")).toContain("washing machine");
+    expect(words("pressure washer")).not.toContain("washing machine"); // the longer rule reads it
+    expect(words("knitwear")).toEqual(expect.arrayContaining(["sweater", "cardigan"]));
+    expect(words("comedy film")).toContain("movie");
+    expect(words("cling film")).not.toContain("movie");
   });
 
   it("names the file and line of a mistake, and a file it cannot read", () => {
