@@ -84,6 +84,8 @@ describe("loadSynonyms", () => {
     expect(words("faucet")).not.toContain("tap"); // a beer tap is no faucet
     expect(words("second hand washer")).toContain("washing machine");
     expect(words("pressure washer")).not.toContain("washing machine"); // the longer rule reads it
+    expect(words("jet washer")).toContain("pressure washer"); // British, and no washing machine either
+    expect(words("jet washer")).not.toContain("washing machine");
     expect(words("knitwear")).toEqual(expect.arrayContaining(["sweater", "cardigan"]));
     expect(words("comedy film")).toContain("movie");
     expect(words("cling film")).not.toContain("movie");
