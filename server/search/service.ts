@@ -247,6 +247,19 @@ export function createSearchService(deps: SearchDeps): SearchService {
           priceNote.text += ` None matched. Without the price ${step} the search matches ${parts.join(", and ")}${ask}`;
         }
       }
+      // So does an empty answer under an availability filter, by state: "none in stock" is not "none sold" (the one
+      // sofa on back order). One more search, only then.
+      if (answered.availability && hits.length === 0 && position === undefined) {
+        const states = await matchedByAvailability(query, plan, answered);
+        const total = states.reduce((sum, state) => sum + state.count, 0);
+        if (total > 0) {
+          const counts = states.map((state) => `${state.count} ${state.value}`).join(", ");
+          messages.push({
+            code: "none_available",
+            text: `None matched. Without the availability filter the search matches ${total} ${total === 1 ? "product" : "products"}: ${counts}.`,
+          });
+        }
+      }
       if (params.explain) await explainHits(hits, plan, answered, page.scores);
       if (page.endOfRelevance) {
         messages.push({
@@ -441,6 +454,18 @@ export function createSearchService(deps: SearchDeps): SearchService {
     const page = query && plan ? await searchPage(query, plan, filters, unpriced, "relevance") : await browsePage(filters, "newest", unpriced);
     const counts = await matchedByCurrency(page);
     return [...counts].map(([currency, count]) => ({ currency, count })).sort((a, b) => b.count - a.count || (a.currency < b.currency ? -1 : 1));
+  }
+
+  /** How many products the search matches, its availability filter aside, per schema.org availability; most first. */
+  async function matchedByAvailability(
+    query: string | undefined,
+    plan: QueryPlan | null,
+    params: SearchParams,
+  ): Promise<{ value: string; count: number }[]> {
+    const unfiltered: SearchParams = { ...params, availability: undefined, sort: undefined, facets: ["availability"] };
+    const filters = filtersFrom(unfiltered, { rates: deps.exchangeRates });
+    const page = query && plan ? await searchPage(query, plan, filters, unfiltered, "relevance") : await browsePage(filters, "newest", unfiltered);
+    return (await facetCounts(page.facetScope(), ["availability"])).availability ?? [];
   }
 
   /** How many of the products a page's search matched are priced in each currency. */

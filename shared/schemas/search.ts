@@ -3,7 +3,14 @@ import { z } from "zod";
 import { FACETS } from "./params.js";
 import { ProductRecordSchema } from "./product.js";
 
-export const MESSAGE_CODES = ["currency_only", "converted", "filter_not_applied", "end_of_relevance", "sort_without_price"] as const;
+export const MESSAGE_CODES = [
+  "currency_only",
+  "converted",
+  "filter_not_applied",
+  "end_of_relevance",
+  "sort_without_price",
+  "none_available",
+] as const;
 
 export const MessageSchema = z
   .object({

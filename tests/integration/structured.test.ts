@@ -122,6 +122,20 @@ describe.each(PATHS)("on %s", (path) => {
       expect(names(await search("brand=halden%20audio&availability=out_of_stock"))).toEqual(["Bookshelf Speakers, Pair"]);
     });
 
+    it("says, when nothing is in the availability asked, what the search matches in the other states", async () => {
+      // No jacket is on preorder: the message tells "none on preorder" from "none sold".
+      const jackets = await search("q=jacket&availability=preorder");
+      expect(jackets.products).toEqual([]);
+      expect(jackets.messages).toEqual([
+        {
+          code: "none_available",
+          text: "None matched. Without the availability filter the search matches 2 products: 1 InStock, 1 LimitedAvailability.",
+        },
+      ]);
+      // Nothing at all: nothing to say.
+      expect((await search("q=zeppelin&availability=preorder")).messages).toBeUndefined();
+    });
+
     it("browses without q when a filter is given, and refuses a search with neither", async () => {
       const body = await search("category=audio&sort=price_asc&currency=GBP");
       expect(names(body)).toEqual(["Travel Wireless Earbuds", "Studio Over-Ear Headphones", "Bookshelf Speakers, Pair"]);
