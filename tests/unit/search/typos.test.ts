@@ -229,6 +229,13 @@ describe("typos in a query", () => {
     expect(plan("glovs").corrections).toEqual([{ from: "glovs", to: "gloves" }]); // no English word
   });
 
+  it("leaves a word people say often as it is: 'socks' is no typo of 'locks', but 'pats' (said rarely) may be 'pants'", () => {
+    const shop = (q: string) => understand(q, { vocabulary: vocabularyOf({ locks: 30, pants: 60, jeans: 20 }), synonyms: NO_SYNONYMS }).corrections;
+    expect(shop("socks")).toEqual([]);
+    expect(shop("coffee beans")).toEqual([]);
+    expect(shop("yoga pats")).toEqual([{ from: "pats", to: "pants" }]);
+  });
+
   it("corrects an English word the catalog lacks one edit away at most: 'slippers' is no typo of 'sleepers'", () => {
     expect(plan("slippers").corrections).toEqual([]); // two edits from "sleepers"
     expect(plan("pats").corrections).toEqual([{ from: "pats", to: "pants" }]); // one edit
