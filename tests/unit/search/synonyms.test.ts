@@ -89,6 +89,11 @@ describe("loadSynonyms", () => {
     expect(words("knitwear")).toEqual(expect.arrayContaining(["sweater", "cardigan"]));
     expect(words("comedy film")).toContain("movie");
     expect(words("cling film")).not.toContain("movie");
+    expect(words("cafetiere")).toContain("french press");
+    expect(words("sieve for pasta")).toContain("colander");
+    expect(words("blackout drapes")).toContain("curtains");
+    expect(words("podcast mic")).toContain("microphone");
+    expect(words("bin bags")).toContain("trash bags");
   });
 
   it("names the file and line of a mistake, and a file it cannot read", () => {
