@@ -443,28 +443,28 @@ export function createSearchService(deps: SearchDeps): SearchService {
     };
   }
 
+  /**
+   * The same search with its price bounds and currency, or its availability filter, aside (for the message of an empty
+   * answer): its page, to count by currency or by state.
+   */
+  async function searchedWithout(query: string | undefined, plan: QueryPlan | null, params: SearchParams, aside: "price" | "availability") {
+    const loosened: SearchParams =
+      aside === "price"
+        ? { ...params, price_min: undefined, price_max: undefined, currency: undefined, sort: undefined, facets: ["price"] }
+        : { ...params, availability: undefined, sort: undefined, facets: ["availability"] };
+    const filters = filtersFrom(loosened, { rates: deps.exchangeRates });
+    return query && plan ? searchPage(query, plan, filters, loosened, "relevance") : browsePage(filters, "newest", loosened);
+  }
+
   /** How many products the search matches, its prices and currency aside, per currency; most first. */
-  async function matchedUnpriced(
-    query: string | undefined,
-    plan: QueryPlan | null,
-    params: SearchParams,
-  ): Promise<{ currency: string; count: number }[]> {
-    const unpriced: SearchParams = { ...params, price_min: undefined, price_max: undefined, currency: undefined, sort: undefined, facets: ["price"] };
-    const filters = filtersFrom(unpriced);
-    const page = query && plan ? await searchPage(query, plan, filters, unpriced, "relevance") : await browsePage(filters, "newest", unpriced);
-    const counts = await matchedByCurrency(page);
+  async function matchedUnpriced(query: string | undefined, plan: QueryPlan | null, params: SearchParams) {
+    const counts = await matchedByCurrency(await searchedWithout(query, plan, params, "price"));
     return [...counts].map(([currency, count]) => ({ currency, count })).sort((a, b) => b.count - a.count || (a.currency < b.currency ? -1 : 1));
   }
 
   /** How many products the search matches, its availability filter aside, per schema.org availability; most first. */
-  async function matchedByAvailability(
-    query: string | undefined,
-    plan: QueryPlan | null,
-    params: SearchParams,
-  ): Promise<{ value: string; count: number }[]> {
-    const unfiltered: SearchParams = { ...params, availability: undefined, sort: undefined, facets: ["availability"] };
-    const filters = filtersFrom(unfiltered, { rates: deps.exchangeRates });
-    const page = query && plan ? await searchPage(query, plan, filters, unfiltered, "relevance") : await browsePage(filters, "newest", unfiltered);
+  async function matchedByAvailability(query: string | undefined, plan: QueryPlan | null, params: SearchParams) {
+    const page = await searchedWithout(query, plan, params, "availability");
     return (await facetCounts(page.facetScope(), ["availability"])).availability ?? [];
   }
 
