@@ -218,6 +218,14 @@ export function loadPricePatterns(): void {
   for (let run = 0; run < 2; run++) findPhrases("between $1 and $2, $1-$2, around $1, under $1, over $1, $1 or less, $1 or more");
 }
 
+// "In stock" and "available" as often typed fast ("in stok", "availble now"): read before typo correction, which would
+// make "stok" a stop.
+const IN_STOCK_WORDS = String.raw`in[\s-]st(?:ock|ok|ck|cok|oock)`;
+const AVAILABLE = "avail(?:able|ible|ble|abel|iable)";
+const NOT_OUT_OF_STOCK = /\b(?:not|never|excluding|except|without)\s+(?:(?:on\s+)?back[\s-]?order(?:ed)?|out[\s-]of[\s-]stock|sold[\s-]out)\b/giu;
+const OUT_OF_STOCK = new RegExp(String.raw`\b(?:out[\s-]of[\s-]stock|sold[\s-]out|not\s+(?:${IN_STOCK_WORDS}|${AVAILABLE}))\b`, "giu");
+const IN_STOCK = new RegExp(String.raw`\b(?:${IN_STOCK_WORDS}|${AVAILABLE}\s+now|ready to ship|ships? (?:now|today|immediately))\b`, "giu");
+
 /** The price and stock phrases of a query, left to right, not overlapping. */
 function findPhrases(q: string): Found[] {
   const found: Found[] = [];
@@ -276,11 +284,9 @@ function findPhrases(q: string): Found[] {
     );
   }
   // Stock: what is not out of stock first, then what is not in stock, so that neither is read as the state it denies.
-  take(/\b(?:not|never|excluding|except|without)\s+(?:(?:on\s+)?back[\s-]?order(?:ed)?|out[\s-]of[\s-]stock|sold[\s-]out)\b/giu, () => [
-    { filter: "availability", value: "in_stock" },
-  ]);
-  take(/\b(?:out[\s-]of[\s-]stock|sold[\s-]out|not\s+(?:in[\s-]stock|available))\b/giu, () => [{ filter: "availability", value: "out_of_stock" }]);
-  take(/\b(?:in[\s-]stock|available now|ready to ship|ships? (?:now|today|immediately))\b/giu, () => [{ filter: "availability", value: "in_stock" }]);
+  take(NOT_OUT_OF_STOCK, () => [{ filter: "availability", value: "in_stock" }]);
+  take(OUT_OF_STOCK, () => [{ filter: "availability", value: "out_of_stock" }]);
+  take(IN_STOCK, () => [{ filter: "availability", value: "in_stock" }]);
   take(/\bpre[\s-]?orders?\b/giu, () => [{ filter: "availability", value: "preorder" }]);
   return found.sort((a, b) => a.start - b.start);
 }

@@ -50,6 +50,9 @@ describe("constraints in the query", () => {
     ["kettle excluding out of stock", "kettle", { availability: ["in_stock"] }],
     ["sofa not on backorder", "sofa", { availability: ["in_stock"] }],
     ["kettle that ships now", "kettle", { availability: ["in_stock"] }],
+    ["tent in stok", "tent", { availability: ["in_stock"] }], // typed fast: typo correction had made "stok" a stop
+    ["headphones availble now", "headphones", { availability: ["in_stock"] }],
+    ["kettle not in stok", "kettle", { availability: ["out_of_stock"] }],
     ["headphones less then £300", "headphones", { price_max: "300", currency: "GBP" }], // "then" for "than", as often typed
     ["sofa more then €900", "sofa", { price_min: "900", currency: "EUR" }],
     ["headphones that are not over £200 and available now?", "headphones", { price_max: "200", currency: "GBP", availability: ["in_stock"] }],
