@@ -64,13 +64,26 @@ function fromAge(amount: string, unit: string | undefined): AgeRange {
   return { from: months(amount, unit), to: Infinity };
 }
 
+// Not "baby blue", "baby pink": colours; nor a "baby shower", which is for the parents.
+const BABY = /\b(?:new ?borns?|infants?|bab(?:y|ies)(?!\s+(?:blue|pink|shower)))\b/i;
+const TODDLER = /\btoddlers?\b/i;
+const PRESCHOOLER = /\bpre-?schoolers?\b/i;
+const TEEN = /\bteen(?:s|agers?)?\b/i;
+
 /** Stages of childhood a shopper names, by the usual bounds. */
 const STAGES: [RegExp, AgeRange][] = [
-  // Not "baby blue", "baby pink": colours; nor a "baby shower", which is for the parents.
-  [/\b(?:new ?borns?|infants?|bab(?:y|ies)(?!\s+(?:blue|pink|shower)))\b/i, { from: 0, to: 12 }],
-  [/\btoddlers?\b/i, { from: 12, to: 36 }],
-  [/\bpre-?schoolers?\b/i, { from: 36, to: 60 }],
-  [/\bteen(?:s|agers?)?\b/i, { from: 156, to: 228 }],
+  [BABY, { from: 0, to: 12 }],
+  [TODDLER, { from: 12, to: 36 }],
+  [PRESCHOOLER, { from: 36, to: 60 }],
+  [TEEN, { from: 156, to: 228 }],
+];
+
+/** The same stages as shops label products by them: sizes run past the ages (baby to 24 months, toddler to 5T). */
+const LABELS: [RegExp, AgeRange][] = [
+  [BABY, { from: 0, to: 24 }],
+  [TODDLER, { from: 12, to: 60 }],
+  [PRESCHOOLER, { from: 36, to: 72 }],
+  [TEEN, { from: 156, to: 228 }],
 ];
 
 /** "1 year old", "6-8 year olds", "18-month-old", "3 yo", "ages 3-5", "age 4". */
@@ -140,10 +153,27 @@ const GROWN_UP = /\b(?:men|women|ladies|mens|womens)(?:['’]s?)?(?![\p{L}])/iu;
 
 /**
  * The ages a product suits by its text (statedAges), or else from 13 years when its name is for men or women: the
- * men's running shoes are no answer for "a 7 year old boy", who wears the kids' ones.
+ * men's running shoes are no answer for "a 7 year old boy", who wears the kids' ones; or else the stages of childhood
+ * its category or name names: the toddlers' activity cube is no answer for "toys for a 5 year old".
  */
-export function productAges(name: string, desc: string): AgeRange | null {
-  return statedAges(`${name}. ${desc}`) ?? (GROWN_UP.test(name) ? { from: 13 * 12, to: Infinity } : null);
+export function productAges(name: string, desc: string, category: string | null = null): AgeRange | null {
+  return (
+    statedAges(`${name}. ${desc}`) ??
+    (GROWN_UP.test(name) ? { from: 13 * 12, to: Infinity } : null) ??
+    labelled(category ?? "", true) ??
+    labelled(name, false)
+  );
+}
+
+/**
+ * The stages of childhood a category or name labels a product with, as one range from the youngest to the oldest
+ * ("Toys > Baby & Toddler": 0 to 60 months), or null. In a name, "baby" alone is no label: it names a doll, a brand
+ * (Baby Phat) or spinach as often as an age; beside another stage it is one ("Baby Toddler Boy Cargo Shorts").
+ */
+function labelled(text: string, category: boolean): AgeRange | null {
+  const named = LABELS.filter(([pattern]) => pattern.test(text));
+  if (named.length === 0 || (!category && named.length === 1 && named[0]![0] === BABY)) return null;
+  return { from: Math.min(...named.map(([, range]) => range.from)), to: Math.max(...named.map(([, range]) => range.to)) };
 }
 
 /** Whether the ages stated leave out every age asked. */

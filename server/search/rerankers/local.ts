@@ -410,9 +410,9 @@ function doingOf(word: string, stem: string): boolean {
   return word.startsWith(stem) && DOING.test(word.slice(stem.length));
 }
 
-/** Whether the ages a product suits (productAges: what its text states, or a name for grown-ups) leave out every age asked. */
+/** Whether the ages a product suits (productAges: what its text states, a name for grown-ups, a stage named) leave out every age asked. */
 function excludesAges(candidate: Product, asked: AgeRange): boolean {
-  const stated = productAges(candidate.name, candidate.desc);
+  const stated = productAges(candidate.name, candidate.desc, candidate.category ?? null);
   return stated !== null && excludes(stated, asked);
 }
 

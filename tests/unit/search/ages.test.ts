@@ -69,4 +69,14 @@ describe("productAges", () => {
     expect(productAges("Menswear Gift Card", "")).toBeNull(); // not the word
     expect(productAges("Marble Run, Men's", "For children aged 3 to 6.")).toEqual({ from: 36, to: 84 }); // what it states wins
   });
+
+  it("reads the stages of childhood a category labels a product with, and a name's but 'baby' alone (a doll, a brand)", () => {
+    // As sizes run: baby to 24 months, toddler to 5T.
+    expect(productAges("Activity Cube, 5 Sides", "", "Toys > Baby & Toddler")).toEqual({ from: 0, to: 60 });
+    expect(productAges("Toddler Girls Patterned Tent Dress", "", null)).toEqual({ from: 12, to: 60 });
+    expect(productAges("Baby Toddler Boy Cargo Shorts", "", null)).toEqual({ from: 0, to: 60 });
+    expect(productAges("Baby Phat Womens Hoodie", "", null)).toEqual({ from: 156, to: Infinity }); // for women
+    expect(productAges("Baby Alive Doll", "", null)).toBeNull();
+    expect(productAges("Play Kitchen", "For children aged 3 to 6.", "Toys > Baby & Toddler")).toEqual({ from: 36, to: 84 }); // stated wins
+  });
 });
