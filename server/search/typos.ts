@@ -133,8 +133,8 @@ function likelihood(vocabulary: Vocabulary, word: string) {
   return (candidate: string) => vocabulary.count(candidate) * (candidate[0] === word[0] || swapped(candidate) ? 1 : FIRST_LETTER_SHARE);
 }
 
-function byLikelihood(vocabulary: Vocabulary, word: string) {
-  const weight = likelihood(vocabulary, word);
+/** Likeliest first, then in alphabetical order. */
+function byWeight(weight: (candidate: string) => number) {
   return (a: string, b: string) => weight(b) - weight(a) || (a < b ? -1 : 1);
 }
 
@@ -150,8 +150,8 @@ export function corrections(word: string, vocabulary: Vocabulary, options: { two
   const held = heldCount(word, vocabulary);
   const needs = alternativeNeeds(held);
   if (needs === null) return [];
-  const order = byLikelihood(vocabulary, word);
   const weight = likelihood(vocabulary, word);
+  const order = byWeight(weight);
   // Never a stop word (full text drops it, so "lover" read as "over" would search nothing), nor is one the commonest
   // neighbour the others are measured against: "alls" is "balls" or "walls", not "all".
   let found = [...singleEdits(word, vocabulary.alphabet)].filter((edit) => vocabulary.count(edit) > 0 && !STOP_WORDS.has(edit)).sort(order);
