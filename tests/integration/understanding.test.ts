@@ -949,3 +949,24 @@ describe("names without a category", () => {
     expect((await first("tea cup saucer"))[0]).toBe(shop("tea-cup"));
   });
 });
+
+describe("products in a script the sentence encoder cannot read", () => {
+  // A marketplace page in Chinese (the PDP set's Taiwanese grocer): the English encoder reads its text as it reads any
+  // word it does not know, so gibberish was 0.55-0.59 similar to it, over the bar of a query the catalog holds no word of.
+  const RECORDS: TestRecord[] = [
+    { url: shop("lamb-tray"), name: "西莎小羊肉餐盒", desc: "愛上新鮮 - 網購生鮮第一品牌最專業的海鮮購物網，上百樣精選生鮮食材。" },
+    { url: shop("pizza-voucher"), name: "來店外帶9吋小披薩提貨優惠券", desc: "達美樂披薩", brands: ["DOMINO'S PIZZA"] },
+    { url: shop("dress"), name: "Umstandskleid in Wickeloptik", desc: "Ein Kleid für die Schwangerschaft." },
+    { url: shop("kettle"), name: "Copper Stovetop Kettle", desc: "Whistles when the water boils." },
+  ];
+  const answer = catalogOf(RECORDS);
+
+  it("answers nothing for gibberish, rather than the page it cannot read", async () => {
+    for (const q of ["zzzz qqqq", "asdfgh", "xyzzy"]) expect((await answer(q)).urls, q).toEqual([]);
+  });
+
+  it("still finds such a page by a word it holds, and a query in its script", async () => {
+    expect((await answer("dominos pizza")).urls).toEqual([shop("pizza-voucher")]);
+    expect((await answer("小羊肉")).urls[0]).toBe(shop("lamb-tray"));
+  });
+});

@@ -84,6 +84,13 @@ interface Document {
   freeOf: Map<string, Record<Field, number>>;
 }
 
+/**
+ * Letters of the Latin script. The local sentence encoder's vocabulary is English: it reads a page with no such letter
+ * as it reads any word it does not know, so gibberish is as similar to a Chinese page (0.55-0.59) as words are to a
+ * page they describe. Its similarity between a query written in Latin letters and such a page is no evidence.
+ */
+const LATIN = /\p{Script=Latin}/u;
+
 /** The most parts a hyphenated compound is looked back for ("all-in-one": 3). */
 const MAX_COMPOUND_PARTS = 4;
 
@@ -690,6 +697,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const parsed = await queryOf(plan, stemmed);
     const readsWritten = parsed.clauses.some((clause) => clause.forms.some((form) => form.written !== undefined));
     const byId = new Map(rows.map((row) => [row.id, row]));
+    const latinQuery = LATIN.test(query);
     const documents = candidates.map((candidate, index) => {
       const row = byId.get(candidate.id);
       const document = toDocument(parseTsvector(row?.doc ?? ""), {
@@ -703,7 +711,8 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         words: readsWritten ? new Set(wordsIn(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""}`)) : new Set(),
         descWords: readsWritten ? new Set(wordsIn(candidate.desc)) : new Set(),
       });
-      return { document, cosine: known.get(candidate.id) ?? (row?.cosine || 0) };
+      const unreadable = latinQuery && !LATIN.test(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""} ${candidate.desc}`);
+      return { document, cosine: unreadable ? 0 : (known.get(candidate.id) ?? (row?.cosine || 0)) };
     });
     const averageLength = { name: 0, brands: 0, desc: 0 };
     for (const { document } of documents) {
