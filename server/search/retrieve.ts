@@ -84,6 +84,21 @@ export async function fullTextRanked(
   return rankedMatches(db, text, where, k);
 }
 
+/**
+ * Whether some product within `filters` holds each full-text clause (understand.ts's wordClauses), in one round trip of
+ * index lookups; a clause of stop words alone, which matches nothing, is held.
+ */
+export async function clausesHeld(db: Database, clauses: readonly string[], filters: Filters): Promise<boolean[]> {
+  if (clauses.length === 0) return [];
+  const where = filterSql(filters);
+  const held = clauses.map((clause) => {
+    const tsquery = sql`to_tsquery('english', ${clause})`;
+    return sql`numnode(${tsquery}) = 0 or exists (select 1 from ${products} where ${and(sql`${products.search} @@ ${tsquery}`, where)})`;
+  });
+  const [row] = await db.select({ held: sql<boolean[]>`array[${sql.join(held, sql`, `)}]` }).from(sql`(select 1) as one`);
+  return row!.held;
+}
+
 async function rankedMatches(db: Database, text: string, where: SQL | undefined, k: number): Promise<Ranked[]> {
   const tsquery = sql`to_tsquery('english', ${text})`;
   const score = sql<number>`ts_rank(${products.search}, ${tsquery})`.mapWith(Number).as("score");

@@ -22,16 +22,17 @@ import { catalogSizeEvery } from "./catalog-size.js";
 import { createCursorCodec, type CursorCodec, type CursorPosition, fingerprint, seenHash } from "./cursor.js";
 import type { Embedder } from "./embedder.js";
 import { type FacetScope, facetCounter } from "./facets.js";
-import { describeFilters, type Filters, filterSql, filtersFrom, withoutOfferConstraints } from "./filters.js";
+import { describeFilters, type Filters, filterSql, filtersFrom, narrows, withoutOfferConstraints } from "./filters.js";
 import { reciprocalRankFusion } from "./fuse.js";
 import { brandIndex, interpret, loadPricePatterns, type Reading } from "./interpret.js";
 import { parseTsvector } from "./lexical.js";
 import type { Reranker, RerankResult } from "./reranker.js";
-import { fullTextRanked, type Ranked, vectorRanked, withinExactScope } from "./retrieve.js";
+import { isVague } from "./product-type.js";
+import { clausesHeld, fullTextRanked, type Ranked, vectorRanked, withinExactScope } from "./retrieve.js";
 import { convertedText, currencyOnlyText, type ExchangeRates } from "./exchange-rates.js";
 import { NO_SYNONYMS, type SynonymSet } from "./synonyms.js";
 import { loadWordLists } from "./common-words.js";
-import { type QueryPlan, understand } from "./understand.js";
+import { type QueryPlan, understand, wordClauses } from "./understand.js";
 import { vocabularyOf } from "./vocabulary.js";
 
 export interface SearchHitResult {
@@ -105,6 +106,8 @@ const EVERY_WORD_FIRST_FROM = 50_000;
  * candidates: the best few by the query's words are enough to show the catalog sells the kind asked.
  */
 const BESIDE = 10;
+/** How many of a query's words an empty answer looks up in the catalog (the first ones; see `withoutUnheldWords`). */
+const MAX_WORDS_LOOKED_UP = 12;
 /** How long a count of the catalog, or its brand names, is trusted. */
 const CATALOG_FACTS_TTL_MS = 60_000;
 /** How often the vocabulary checks whether an import changed the catalog (it is read again only then). */
@@ -176,7 +179,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const effective: SearchParams = { ...params, ...reading?.adds };
       const query = reading ? reading.query || undefined : q;
       const avoid = reading?.avoid.map((avoided) => avoided.word);
-      const plan = query ? understand(query, { vocabulary: params.typos ? await vocabulary() : null, synonyms, avoid }) : null;
+      const planOf = async (words: string) => understand(words, { vocabulary: params.typos ? await vocabulary() : null, synonyms, avoid });
+      const plan = query ? await planOf(query) : null;
       const sort: Sort = params.sort ?? (query ? "relevance" : "newest");
       const print = fingerprintOf(params, sort);
       const position = params.cursor === undefined ? undefined : (await cursors()).decode(params.cursor, print);
@@ -259,6 +263,14 @@ export function createSearchService(deps: SearchDeps): SearchService {
             text: `None matched. Without the availability filter the search matches ${total} ${total === 1 ? "product" : "products"}: ${counts}.`,
           });
         }
+      }
+      // So does an empty answer holding words that no product holds in any form (within the brand or category
+      // searched) beside words that match: it names them and what the query without them matches. Typesense and
+      // Meilisearch drop such words unasked; the answer stays what was asked, and says how to ask for what there is.
+      // One lookup and one more search, only then; a query nothing matches at all still answers just `products: []`.
+      if (query && plan && hits.length === 0 && position === undefined) {
+        const without = await withoutUnheldWords(plan, planOf, filters, answered, sort);
+        if (without) messages.push(without);
       }
       if (params.explain) await explainHits(hits, plan, answered, page.scores);
       if (page.endOfRelevance) {
@@ -454,6 +466,41 @@ export function createSearchService(deps: SearchDeps): SearchService {
         : { ...params, availability: undefined, sort: undefined, facets: ["availability"] };
     const filters = filtersFrom(loosened, { rates: deps.exchangeRates });
     return query && plan ? searchPage(query, plan, filters, loosened, "relevance") : browsePage(filters, "newest", loosened);
+  }
+
+  /**
+   * The `unmatched_words` message: the query's words no product within the search's scope (its filters but those on
+   * the offer) holds in any form, and what the query without them matches. None when every word is held somewhere,
+   * when no word is (nothing to suggest), or when the rest matches nothing either. Words naming no kind ("something",
+   * "gear") are not looked up: a product seldom says them.
+   */
+  async function withoutUnheldWords(
+    plan: QueryPlan,
+    planOf: (words: string) => Promise<QueryPlan>,
+    filters: Filters,
+    params: SearchParams,
+    sort: Sort,
+  ): Promise<Message | undefined> {
+    const clauses = wordClauses(plan)
+      .filter(({ index }) => !isVague(plan.words, index))
+      .slice(0, MAX_WORDS_LOOKED_UP);
+    const scope = withoutOfferConstraints(filters) ?? filters;
+    const distinct = [...new Set(clauses.map(({ clause }) => clause))];
+    const held = await clausesHeld(deps.reader?.() ?? db, distinct, scope);
+    const heldClauses = new Set(distinct.filter((_, k) => held[k]));
+    const unheld = clauses.filter(({ clause }) => !heldClauses.has(clause)).map(({ index }) => index);
+    if (unheld.length === 0 || unheld.length === clauses.length) return undefined;
+    const rest = plan.words.filter((_, index) => !unheld.includes(index)).join(" ");
+    const page = await searchPage(rest, await planOf(rest), filters, params, sort);
+    if (page.ids.length === 0) return undefined;
+    const quoted = [...new Set(unheld.map((index) => `"${plan.words[index]}"`))];
+    const named = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
+    const count = `${page.next ? "at least " : ""}${page.ids.length} ${page.ids.length === 1 && !page.next ? "product" : "products"}`;
+    return {
+      code: "unmatched_words",
+      text: `None matched: no product ${narrows(scope) ? "within the filters " : ""}holds ${named}. Without ${quoted.length === 1 ? "it" : "them"}, "${rest}" matches ${count}.`,
+      query: rest,
+    };
   }
 
   /** How many products the search matches, its prices and currency aside, per currency; most first. */

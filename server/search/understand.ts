@@ -381,12 +381,17 @@ export function anyWordQuery(plan: QueryPlan): string | null {
   return operands.length > 0 ? operands.join(" | ") : null;
 }
 
+/** Each searched word's full-text clause (to_tsquery text): any of its forms, as typed, corrected or a synonym. */
+export function wordClauses(plan: QueryPlan): { index: number; clause: string }[] {
+  return plan.words.flatMap((_, index) => {
+    const operands = [...new Set(plan.forms.filter((form) => !form.compound && form.start <= index && index < form.end).map(operand))];
+    return operands.length === 0 ? [] : [{ index, clause: operands.length === 1 ? operands[0]! : `(${operands.join(" | ")})` }];
+  });
+}
+
 /** Products with some form of every word (see retrieve.ts, everyWordFirst). */
 export function everyWordQuery(plan: QueryPlan): string | null {
-  const clauses = plan.words.flatMap((_, i) => {
-    const operands = [...new Set(plan.forms.filter((form) => !form.compound && form.start <= i && i < form.end).map(operand))];
-    return operands.length === 0 ? [] : [operands.length === 1 ? operands[0]! : `(${operands.join(" | ")})`];
-  });
+  const clauses = wordClauses(plan).map(({ clause }) => clause);
   return clauses.length > 0 ? [...new Set(clauses)].join(" & ") : null;
 }
 

@@ -10,12 +10,19 @@ export const MESSAGE_CODES = [
   "end_of_relevance",
   "sort_without_price",
   "none_available",
+  "unmatched_words",
 ] as const;
 
 export const MessageSchema = z
   .object({
     code: z.enum(MESSAGE_CODES).describe("Stable: branch on it."),
     text: z.string().describe("For people (and models): what happened and what to do about it."),
+    query: z
+      .string()
+      .optional()
+      .describe(
+        "With `unmatched_words`: the query's words without those no product holds, which match products when searched with the same filters (those read from `q` are in `interpretation.applied`).",
+      ),
   })
   .meta({ id: "Message" });
 

@@ -164,6 +164,30 @@ describe.each(PATHS)("on %s", (path) => {
       expect(answer.statusCode).toBe(200);
       expect(answer.json()).toEqual({ products: [] });
     });
+
+    it("names the words no product holds, beside words that match, and what the query matches without them", async () => {
+      const body = await search("q=tent%20zeppelin%20blimp");
+      expect(body.products).toEqual([]);
+      expect(body.messages).toEqual([
+        {
+          code: "unmatched_words",
+          text: 'None matched: no product holds "zeppelin" or "blimp". Without them, "tent" matches 3 products.',
+          query: "tent",
+        },
+      ]);
+      // The query it suggests is one that matches.
+      expect((await search("q=tent")).products).toHaveLength(3);
+      // Within a brand's site, a word only other brands hold is not held.
+      const scoped = await search(`q=kettle%20zeppelin&brand_url=${encodeURIComponent("northpeak.example")}`);
+      expect(scoped.products).toEqual([]);
+      expect(scoped.messages).toBeUndefined();
+      // A word held in some form (a correction, a synonym, another number) is held.
+      expect((await search("q=tents%20zeppelin")).messages?.[0]?.query).toBe("tents");
+      // Words naming no kind are not looked up, and the filters of the answer stay on the query suggested.
+      const dear = await search("q=something%20tent%20zeppelin%20under%20%2410");
+      expect(dear.products).toEqual([]);
+      expect(dear.messages?.map((message) => message.code)).toEqual(["currency_only"]);
+    });
   });
 
   describe("cursors", () => {
