@@ -106,7 +106,10 @@ const EVERY_WORD_FIRST_FROM = 50_000;
  * candidates: the best few by the query's words are enough to show the catalog sells the kind asked.
  */
 const BESIDE = 10;
-/** How many of a query's words an empty answer looks up in the catalog (the first ones; see `withoutUnheldWords`). */
+/**
+ * The most words an empty answer's query may have for each to be looked up in the catalog (`withoutUnheldWords`): a
+ * longer one is a paste, not a shopper's words, and searching it again would double a costly search.
+ */
 const MAX_WORDS_LOOKED_UP = 12;
 /** How long a count of the catalog, or its brand names, is trusted. */
 const CATALOG_FACTS_TTL_MS = 60_000;
@@ -481,9 +484,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
     params: SearchParams,
     sort: Sort,
   ): Promise<Message | undefined> {
-    const clauses = wordClauses(plan)
-      .filter(({ index }) => !isVague(plan.words, index))
-      .slice(0, MAX_WORDS_LOOKED_UP);
+    const clauses = wordClauses(plan).filter(({ index }) => !isVague(plan.words, index));
+    if (clauses.length > MAX_WORDS_LOOKED_UP) return undefined;
     const scope = withoutOfferConstraints(filters) ?? filters;
     const distinct = [...new Set(clauses.map(({ clause }) => clause))];
     const held = await clausesHeld(deps.reader?.() ?? db, distinct, scope);
