@@ -455,13 +455,22 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
     if (!overlaps(match)) exclude(match, match[1]!);
   }
 
+  // "not too expensive", "isn't very tall": a degree the shopper would rather not go to, which no page states. Taken
+  // out, neither searched nor avoided: "too" was avoided and "expensive" searched, which put the dearest knife first.
+  let softened = false;
+  for (const match of q.matchAll(/(?<=^|\s)(?:not|isn['’]t|aren['’]t)\s+(?:too|very|so|overly)\s+\p{L}[\p{L}'’-]*/giu)) {
+    if (overlaps(match)) continue;
+    spans.push({ start: match.index, end: match.index + match[0].length });
+    softened = true;
+  }
+
   // "not wireless", "without a hood", "with no hood", "jacket no hood", "not for trail", "except plush": what the
   // shopper does not want. Not a filter, as "-word" is: a page saying what a product is without ("caffeine free" for
   // "coffee without caffeine") holds the word too. The word is not searched. Prices and stock were read above ("not
   // over £300", "not in stock"). "no" first in the query is no such word ("no show socks"), nor before a comparison
   // ("no more than $50").
   for (const match of q.matchAll(
-    /(?<=^|\s)(?:but\s+not|not(?:\s+for)?|without|except|excluding|other\s+than|(?:with|has|have|contains?)\s+no|(?<=\S\s+)no)\s+(?!(?:more|less|longer|than|over|under|above|below|in|out|from|by|at|available|cheaper)\b)(?:(?:a|an|the|any)\s+)?(\p{L}[\p{L}\p{N}'’-]*)/giu,
+    /(?<=^|\s)(?:but\s+not|not(?:\s+for)?|isn['’]t|aren['’]t|without|except|excluding|other\s+than|(?:with|has|have|contains?)\s+no|(?<=\S\s+)no)\s+(?!(?:more|less|longer|than|over|under|above|below|in|out|from|by|at|available|cheaper)\b)(?:(?:a|an|the|any)\s+)?(\p{L}[\p{L}\p{N}'’-]*)/giu,
   )) {
     if (overlaps(match)) continue;
     spans.push({ start: match.index, end: match.index + match[0].length });
@@ -490,7 +499,7 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
     }
   }
 
-  if (!asking && reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0) return null;
+  if (!asking && !softened && reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0) return null;
   // Spans may overlap (what only asks, and a phrase ending the query): each character is taken out once.
   const taken = new Set(spans.flatMap((span) => Array.from({ length: span.end - span.start }, (_, k) => span.start + k)));
   // By UTF-16 unit, as the spans count.

@@ -206,12 +206,28 @@ describe("words asked to be without", () => {
     ["jacket no hood", "jacket", "hood", "no hood"],
     ["toys except plush", "toys", "plush", "except plush"],
     ["speakers but not bluetooth", "speakers", "bluetooth", "but not bluetooth"],
+    ["a coffee maker that isn't nespresso", "a coffee maker", "nespresso", "isn't nespresso"],
+    ["headphones that aren’t wireless", "headphones", "wireless", "aren’t wireless"],
   ])("%s", (q, query, word, text) => {
     const reading = read(q);
     expect(reading?.query).toBe(query);
     expect(reading?.avoid).toEqual([{ word, text }]);
     // Ranked against, not filtered on: a page may say what a product is without.
     expect(reading?.adds.exclude).toBeUndefined();
+  });
+
+  it("takes out a degree the shopper would rather not go to, and avoids no word for it", () => {
+    // "not too expensive" asks for nothing expensive, and avoids no "too".
+    for (const [q, query] of [
+      ["knife for vegetables, not too expensive", "knife for vegetables,"],
+      ["a cologne that's not too sweet", "a cologne that's"],
+      ["shelves not very tall", "shelves"],
+      ["boots that aren't too heavy", "boots"],
+    ] as const) {
+      const reading = read(q);
+      expect(reading?.query, q).toBe(query);
+      expect(reading?.avoid, q).toEqual([]);
+    }
   });
 
   it("reads no negation in a word or a compound", () => {
