@@ -31,7 +31,7 @@ import { isVague } from "./product-type.js";
 import { clausesHeld, fullTextRanked, type Ranked, vectorRanked, withinExactScope } from "./retrieve.js";
 import { convertedText, currencyOnlyText, type ExchangeRates } from "./exchange-rates.js";
 import { NO_SYNONYMS, type SynonymSet } from "./synonyms.js";
-import { loadWordLists } from "./common-words.js";
+import { loadWordLists, STOP_WORDS } from "./common-words.js";
 import { type QueryPlan, understand, wordClauses } from "./understand.js";
 import { vocabularyOf } from "./vocabulary.js";
 
@@ -491,13 +491,16 @@ export function createSearchService(deps: SearchDeps): SearchService {
     const held = await clausesHeld(deps.reader?.() ?? db, distinct, scope);
     const heldClauses = new Set(distinct.filter((_, k) => held[k]));
     const unheld = clauses.filter(({ clause }) => !heldClauses.has(clause)).map(({ index }) => index);
-    if (unheld.length === 0 || unheld.length === clauses.length) return undefined;
-    const rest = plan.words.filter((_, index) => !unheld.includes(index)).join(" ");
+    // The rest runs from the first word held to the last, the stop words between them kept ("case for iphone"): those
+    // around it were what the words not held said ("i m a what moisturiser you" for "I'm a guy, what moisturiser …").
+    const kept = clauses.filter(({ index }) => !unheld.includes(index) && !STOP_WORDS.has(plan.words[index]!)).map(({ index }) => index);
+    if (unheld.length === 0 || kept.length === 0) return undefined;
+    const rest = plan.words.filter((_, index) => index >= kept[0]! && index <= kept.at(-1)! && !unheld.includes(index)).join(" ");
     const page = await searchPage(rest, await planOf(rest), filters, params, sort);
     if (page.ids.length === 0) return undefined;
     const quoted = [...new Set(unheld.map((index) => `"${plan.words[index]}"`))];
     const named = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
-    const count = `${page.next ? "at least " : ""}${page.ids.length} ${page.ids.length === 1 && !page.next ? "product" : "products"}`;
+    const count = `${page.next ? "at least " : ""}${page.ids.length} ${page.ids.length === 1 ? "product" : "products"}`;
     return {
       code: "unmatched_words",
       text: `None matched: no product ${narrows(scope) ? "within the filters " : ""}holds ${named}. Without ${quoted.length === 1 ? "it" : "them"}, "${rest}" matches ${count}.`,

@@ -183,6 +183,8 @@ describe.each(PATHS)("on %s", (path) => {
       expect(scoped.messages).toBeUndefined();
       // A word held in some form (a correction, a synonym, another number) is held.
       expect((await search("q=tents%20zeppelin")).messages?.[0]?.query).toBe("tents");
+      // What it suggests runs from the first word held to the last: the stop words around it went with the others.
+      expect((await search("q=the%20tents%20zeppelin%20of%20the%20blimp")).messages?.[0]?.query).toBe("tents");
       // Words naming no kind are not looked up, and the filters of the answer stay on the query suggested.
       const dear = await search("q=something%20tent%20zeppelin%20under%20%2410");
       expect(dear.products).toEqual([]);
