@@ -33,6 +33,11 @@ export function bedSizesAsked(query: string): Set<BedSize> {
   return words.some((word) => BEDDING.has(word)) ? sizesIn(words) : new Set();
 }
 
+/** Whether the query's word `i` is a bed size beside a word for bedding ("duvet cover *double*"): a property, never the kind asked. */
+export function isBedSize(words: readonly string[], i: number): boolean {
+  return SIZES[words[i]!] !== undefined && words.some((word) => BEDDING.has(word));
+}
+
 /** Whether a product's name is for one bed size only, and not one the query asks for. */
 export function otherBedSize(asked: ReadonlySet<BedSize>, name: string): boolean {
   return onlyOther(asked, sizesIn(wordsUnpossessed(name)));

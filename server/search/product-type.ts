@@ -7,6 +7,8 @@
  * ("waterproof *gaiters*" for "waterproof jacket").
  */
 
+import { isBedSize } from "./bed-sizes.js";
+
 /** Where the qualifiers after a name's head begin. */
 const QUALIFIER = /,|;|\(|\[|\s[-–—|/]\s|\s(?:with|for|in|by|featuring|from|w\/)\s/iu;
 
@@ -301,7 +303,7 @@ function headWord(words: readonly string[], isContent: (index: number) => boolea
     if (!isContent(i) || VAGUE.has(word) || OCCASIONS.has(word) || MONEY_AND_TIME.has(word) || isQuantity(words, i)) continue;
     // A number with its unit is a size ("disk 500 gb"); a bare number, the value of a property ("spf 50"), as a colour,
     // whom it is made for ("down jacket womens") and a size ("size L", "jacket xl") are.
-    const property = COLOURS.has(word) || WEARERS.has(word) || SIZES.has(word) || word === "size" || words[i - 1] === "size";
+    const property = COLOURS.has(word) || WEARERS.has(word) || SIZES.has(word) || word === "size" || words[i - 1] === "size" || isBedSize(words, i);
     if ((numeric(words[i + 1]) && !UNITS.has(words[i + 2] ?? "")) || property) label = i;
     else head = i;
   }

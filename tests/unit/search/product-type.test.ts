@@ -181,6 +181,10 @@ describe("queryHead", () => {
     expect(head("xl")).toBe("xl");
     expect(head("bed sheets queen")).toBe("sheets"); // a bed size, as a letter size
     expect(head("queen bed")).toBe("bed");
+    // "double", "single" and "full" only beside a word for bedding: a "double stroller" is a stroller either way.
+    expect(head("duvet cover double")).toBe("cover");
+    expect(head("sheets single")).toBe("sheets");
+    expect(head("espresso double")).toBe("double");
     // Nor do the words saying which person, before whom it is for.
     expect(head("gift for a coffee lover", ["a"])).toBeUndefined();
     expect(head("gift for a new mom", ["a"])).toBeUndefined();
