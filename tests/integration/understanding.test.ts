@@ -970,3 +970,19 @@ describe("products in a script the sentence encoder cannot read", () => {
     expect((await answer("小羊肉")).urls[0]).toBe(shop("lamb-tray"));
   });
 });
+
+describe("a word the synonyms name", () => {
+  // "spanner" is the British wrench (a built-in rule), one edit from the catalog's "spinner".
+  const RECORDS: TestRecord[] = [
+    { url: shop("wrench"), name: "Adjustable Wrench, 250 mm", desc: "Chrome vanadium steel.", category: "Tools > Wrenches" },
+    { url: shop("spinner"), name: "Fidget Spinner", desc: "Spins for minutes.", category: "Toys > Fidget Toys" },
+  ];
+  const answer = catalogOf(RECORDS);
+
+  it("is read through them, not corrected to a catalog word one edit away", async () => {
+    const spanner = await answer("spanner");
+    expect(spanner.interpretation?.corrections).toBeUndefined();
+    expect(spanner.interpretation?.synonyms).toEqual([{ from: "spanner", to: ["wrench"] }]);
+    expect(spanner.urls).toEqual([shop("wrench")]);
+  });
+});
