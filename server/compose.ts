@@ -109,7 +109,9 @@ export function createRoot(config: Config, options: RootOptions): Root {
 
   const reranker = once(async () => {
     const { read } = await database();
-    return options.reranker ? options.reranker(read) : createReranker(config, read);
+    const made = options.reranker ? options.reranker(read) : createReranker(config, read);
+    closers.push(async () => made.close?.());
+    return made;
   });
 
   const synonyms = once(async () => loadSynonyms({ builtin: config.SYNONYMS_BUILTIN, file: config.SYNONYMS_FILE }));

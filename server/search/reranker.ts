@@ -48,6 +48,8 @@ export interface Reranker {
   rerank(query: string, candidates: readonly Product[], context?: RerankContext): Promise<RerankResult>;
   /** Optional start-up work (caches, statistics) so the first searches are as fast as later ones. */
   warm?(): Promise<void>;
+  /** Optional: waits for work it runs behind searches (reading statistics), so that the database can close under it. */
+  close?(): Promise<void>;
 }
 
 /** Retrieval order, unchanged. */

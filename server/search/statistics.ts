@@ -46,19 +46,26 @@ export interface FrequenciesOptions {
   warn?: (message: string) => void;
 }
 
+/** The table for the catalog as it is (call it), and when the reads behind searches are done. */
+export interface FrequencyTable {
+  (): Promise<WordFrequencies>;
+  /** Resolves once no read is in flight: what closes the database waits for it, rather than fail it. */
+  settled(): Promise<void>;
+}
+
 /**
  * The table for the catalog as it is: the first call waits for the first read (concurrent callers share it); later
  * calls answer at once from memory while a changed catalog's table is read behind them. A failed read is retried by
  * a later call.
  */
-export function wordFrequenciesOf(db: Database, options: FrequenciesOptions): () => Promise<WordFrequencies> {
+export function wordFrequenciesOf(db: Database, options: FrequenciesOptions): FrequencyTable {
   const now = options.now ?? (() => performance.now());
   const read = options.read ?? readWordFrequencies;
   const warn = options.warn ?? warnOnStderr;
   let current: { table: WordFrequencies; version: string | null; at: number } | undefined;
   let first: Promise<WordFrequencies> | undefined;
   let checked = Number.NEGATIVE_INFINITY;
-  let refreshing = false;
+  let refreshing: Promise<void> | undefined;
 
   async function load(): Promise<WordFrequencies> {
     const version = await catalogVersion(db);
@@ -74,7 +81,7 @@ export function wordFrequenciesOf(db: Database, options: FrequenciesOptions): ()
     await load();
   }
 
-  return () => {
+  const table = () => {
     if (!current) {
       first ??= load().finally(() => {
         first = undefined;
@@ -83,8 +90,7 @@ export function wordFrequenciesOf(db: Database, options: FrequenciesOptions): ()
     }
     if (!refreshing && now() - checked >= options.checkMs) {
       checked = now();
-      refreshing = true;
-      void refresh()
+      refreshing = refresh()
         .catch((error: unknown) => {
           checked = Number.NEGATIVE_INFINITY;
           warn(
@@ -92,9 +98,14 @@ export function wordFrequenciesOf(db: Database, options: FrequenciesOptions): ()
           );
         })
         .finally(() => {
-          refreshing = false;
+          refreshing = undefined;
         });
     }
     return Promise.resolve(current.table);
   };
+  return Object.assign(table, {
+    async settled() {
+      await Promise.all([refreshing, first?.catch(() => undefined)]);
+    },
+  });
 }

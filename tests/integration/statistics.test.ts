@@ -89,6 +89,33 @@ describe("word frequencies", () => {
     expect(after.frequency("tent")).toBe(await counted("tent"));
   });
 
+  it("settles once the read behind a search is done, so that what closes the database can wait for it", async () => {
+    let clock = 0;
+    let release: (() => void) | undefined;
+    let finished = false;
+    const frequencies = wordFrequenciesOf(t.database.db, {
+      checkMs: 1_000,
+      minAgeMs: 0,
+      now: () => clock,
+      read: async (db) => {
+        if (clock > 0) await new Promise<void>((resolve) => (release = resolve));
+        const table = await readWordFrequencies(db);
+        if (clock > 0) finished = true;
+        return table;
+      },
+    });
+    await frequencies();
+    await frequencies.settled(); // nothing in flight
+    await bumpCatalogVersion(t.database.db);
+    clock = 2_000;
+    await frequencies(); // starts a read behind it
+    await until(() => release !== undefined);
+    const settled = frequencies.settled();
+    release?.();
+    await settled;
+    expect(finished).toBe(true);
+  });
+
   it("says so when a read behind a search fails, keeps answering from the old table, and reads again on a later call", async () => {
     let clock = 0;
     let reads = 0;

@@ -757,6 +757,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     name: "local",
     scoreCandidates,
     warm,
+    close: () => table.settled(),
     async rerank(query, candidates, context): Promise<RerankResult> {
       if (candidates.length === 0) return { ids: [], outcome: "reranked" };
       // What a price or stock constraint left out is judged with the rest, so that the floor knows the kind asked is
