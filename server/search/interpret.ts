@@ -17,7 +17,7 @@ export interface Reading {
   /** The query without the constraints; empty when nothing else was asked (then it browses). */
   query: string;
   /** Filters to add to the parameters. */
-  adds: Pick<SearchParams, "price_min" | "price_max" | "currency" | "availability" | "brand" | "exclude">;
+  adds: Pick<SearchParams, "price_min" | "price_max" | "currency" | "availability" | "brand" | "exclude" | "sort">;
   applied: AppliedConstraint[];
   notApplied: (AppliedConstraint & { reason: string })[];
   /** Words the shopper asks to be without ("not wireless", "without a hood"): ranked against, never filtered on. */
@@ -371,6 +371,10 @@ function kronorOf(given: string | undefined, currencies: readonly string[]): str
   return given !== undefined && KRONOR.includes(given) ? given : undefined;
 }
 
+/** Words asking for a price order: cheapest first (group 1), or dearest first. */
+const PRICE_ORDER =
+  /(?<=^|[\s,])(?:((?:the\s+)?cheapest(?:\s+first)?|least\s+expensive|lowest[-\s]priced|lowest\s+price(?:s|d)?(?:\s+first)?|(?:price\s+)?low\s+to\s+high)|((?:the\s+)?most\s+expensive|priciest|highest[-\s]priced|highest\s+price(?:s|d)?(?:\s+first)?|(?:price\s+)?high\s+to\s+low))(?=$|[\s,.!?])/giu;
+
 /**
  * Reads the constraints of `q`; null when it holds none. `currencies`: the ones the catalog prices products in (a few suffice). When there is one, a bound written without a
  * currency ("toys under 20") is in it; otherwise it is read but not applied, as the number alone says nothing of which.
@@ -447,6 +451,22 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
         reading.adds.currency = currency;
         reading.applied.push({ ...shown, value: `${constraint.value} ${currency}` });
       }
+    }
+  }
+
+  // "cheapest", "most expensive": a price order, in the currency a price in the query or the caller names, or the
+  // catalog's only one; a price sort orders one currency's prices (api.md). "cheap" is no order: it stays a word.
+  for (const match of q.matchAll(PRICE_ORDER)) {
+    if (overlaps(match)) continue;
+    spans.push({ start: match.index, end: match.index + match[0].length });
+    const shown = { filter: "sort", value: match[1] ? "price_asc" : "price_desc", text: match[0] } as const;
+    const currency = params.currency ?? reading.adds.currency ?? (currencies.length === 1 ? currencies[0] : undefined);
+    if (params.sort || reading.adds.sort) reading.notApplied.push({ ...shown, reason: "sort was given" });
+    else if (!currency) reading.notApplied.push({ ...shown, reason: "a price order needs a currency: give currency, or write one in a price" });
+    else {
+      reading.adds.sort = shown.value;
+      if (!params.currency) reading.adds.currency = currency;
+      reading.applied.push(shown);
     }
   }
 

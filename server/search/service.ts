@@ -184,7 +184,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const avoid = reading?.avoid.map((avoided) => avoided.word);
       const planOf = async (words: string) => understand(words, { vocabulary: params.typos ? await vocabulary() : null, synonyms, avoid });
       const plan = query ? await planOf(query) : null;
-      const sort: Sort = params.sort ?? (query ? "relevance" : "newest");
+      const sort: Sort = effective.sort ?? (query ? "relevance" : "newest");
       const print = fingerprintOf(params, sort);
       const position = params.cursor === undefined ? undefined : (await cursors()).decode(params.cursor, print);
       const priced = sort === "price_asc" || sort === "price_desc";

@@ -430,6 +430,25 @@ describe.each(PATHS)("on %s", (path) => {
   });
 
   describe("constraints written in the query", () => {
+    it("orders by price when asked in words, in the currency given or written", async () => {
+      const cheapest = await search("q=cheapest%20tent&currency=USD");
+      expect(names(cheapest)).toEqual(["Ridge 1 Solo Tent", "Alpine 2 Backpacking Tent", "Basecamp 4 Family Tent"]);
+      expect(cheapest.interpretation?.applied).toEqual([{ filter: "sort", value: "price_asc", text: "cheapest" }]);
+      expect(names(await search("q=most%20expensive%20tent%20under%20%24400"))).toEqual(["Alpine 2 Backpacking Tent", "Ridge 1 Solo Tent"]);
+      // This catalog prices in three currencies: without one the order is relevance, and the answer says why.
+      const unsorted = await search("q=cheapest%20tent");
+      expect(unsorted.products).toHaveLength(3);
+      expect(unsorted.interpretation?.not_applied).toEqual([
+        {
+          filter: "sort",
+          value: "price_asc",
+          text: "cheapest",
+          reason: "a price order needs a currency: give currency, or write one in a price",
+        },
+      ]);
+      expect(unsorted.messages?.map((message) => message.code)).toEqual(["filter_not_applied"]);
+    });
+
     it("applies a price bound, stock and a brand read from q, and echoes them", async () => {
       const body = await search("q=tent%20under%20%24400%20in%20stock");
       expect(names(body)).toEqual(["Alpine 2 Backpacking Tent"]);

@@ -194,6 +194,43 @@ describe("words excluded with a minus", () => {
   });
 });
 
+describe("a price order asked in words", () => {
+  const inOne = (q: string, extra: Record<string, unknown> = {}) => {
+    const params = SearchParamsSchema.parse({ q, ...extra });
+    return interpret({ ...params, q }, brands, ["EUR"]);
+  };
+
+  it.each([
+    ["cheapest kettle", "kettle", "price_asc", "cheapest"],
+    ["kettle, cheapest first", "kettle,", "price_asc", "cheapest first"],
+    ["least expensive tent in stock", "tent", "price_asc", "least expensive"],
+    ["headphones price low to high", "headphones", "price_asc", "price low to high"],
+    ["most expensive watch", "watch", "price_desc", "most expensive"],
+    ["priciest espresso machine", "espresso machine", "price_desc", "priciest"],
+  ])("%s", (q, query, sort, text) => {
+    const reading = inOne(q);
+    expect(reading?.query).toBe(query);
+    expect(reading?.adds).toMatchObject({ sort, currency: "EUR" });
+    expect(reading?.applied).toContainEqual({ filter: "sort", value: sort, text });
+  });
+
+  it("sorts in the currency the query or the caller names, and says why it cannot without one", () => {
+    expect(read("cheapest tent under $400")?.adds).toMatchObject({ sort: "price_asc", currency: "USD", price_max: "400" });
+    expect(read("cheapest tent", { currency: "GBP" })?.adds).toEqual({ sort: "price_asc" });
+    const unknown = read("cheapest tent");
+    expect(unknown?.query).toBe("tent");
+    expect(unknown?.adds.sort).toBeUndefined();
+    expect(unknown?.notApplied).toEqual([
+      { filter: "sort", value: "price_asc", text: "cheapest", reason: "a price order needs a currency: give currency, or write one in a price" },
+    ]);
+    expect(inOne("cheapest tent", { sort: "newest" })?.notApplied).toEqual([
+      { filter: "sort", value: "price_asc", text: "cheapest", reason: "sort was given" },
+    ]);
+    // A budget is no order: "cheap" asks for what is cheap, and stays a word.
+    expect(inOne("cheap tent")).toBeNull();
+  });
+});
+
 describe("words asked to be without", () => {
   it.each([
     ["headphones not wireless", "headphones", "wireless", "not wireless"],
