@@ -4,9 +4,9 @@ import { brandIndex, interpret } from "../../../server/search/interpret.js";
 import { SearchParamsSchema } from "../../../shared/schemas/index.js";
 
 const brands = brandIndex(["NorthPeak", "Pebble & Pine", "Halden Audio", "A", "HP", "Kärcher"]);
-const read = (q: string, extra: Record<string, unknown> = {}) => {
+const read = (q: string, extra: Record<string, unknown> = {}, currencies?: readonly string[]) => {
   const params = SearchParamsSchema.parse({ q, ...extra });
-  return interpret({ ...params, q }, brands);
+  return interpret({ ...params, q }, brands, currencies);
 };
 
 describe("constraints in the query", () => {
@@ -195,10 +195,8 @@ describe("words excluded with a minus", () => {
 });
 
 describe("a price order asked in words", () => {
-  const inOne = (q: string, extra: Record<string, unknown> = {}) => {
-    const params = SearchParamsSchema.parse({ q, ...extra });
-    return interpret({ ...params, q }, brands, ["EUR"]);
-  };
+  /** In a catalog pricing in euros only. */
+  const inOne = (q: string, extra: Record<string, unknown> = {}) => read(q, extra, ["EUR"]);
 
   it.each([
     ["cheapest kettle", "kettle", "price_asc", "cheapest"],
