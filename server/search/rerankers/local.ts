@@ -711,7 +711,9 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         words: readsWritten ? new Set(wordsIn(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""}`)) : new Set(),
         descWords: readsWritten ? new Set(wordsIn(candidate.desc)) : new Set(),
       });
-      const unreadable = latinQuery && !LATIN.test(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""} ${candidate.desc}`);
+      // Field by field, so that a name with a Latin letter (nearly every one) settles it without copying the description.
+      const unreadable =
+        latinQuery && ![candidate.name, ...candidate.brands, candidate.category ?? "", candidate.desc].some((text) => LATIN.test(text));
       return { document, cosine: unreadable ? 0 : (known.get(candidate.id) ?? (row?.cosine || 0)) };
     });
     const averageLength = { name: 0, brands: 0, desc: 0 };
