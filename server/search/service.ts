@@ -486,19 +486,21 @@ export function createSearchService(deps: SearchDeps): SearchService {
   ): Promise<Message | undefined> {
     const clauses = wordClauses(plan).filter(({ index }) => !isVague(plan.words, index));
     if (clauses.length > MAX_WORDS_LOOKED_UP) return undefined;
+    // Stop words match nothing, so no product holds them: they are not looked up, and only join the words kept.
+    const content = clauses.filter(({ index }) => !STOP_WORDS.has(plan.words[index]!));
     const scope = withoutOfferConstraints(filters) ?? filters;
-    const distinct = [...new Set(clauses.map(({ clause }) => clause))];
+    const distinct = [...new Set(content.map(({ clause }) => clause))];
     const held = await clausesHeld(deps.reader?.() ?? db, distinct, scope);
     const heldClauses = new Set(distinct.filter((_, k) => held[k]));
-    const unheld = clauses.filter(({ clause }) => !heldClauses.has(clause)).map(({ index }) => index);
+    const unheld = new Set(content.filter(({ clause }) => !heldClauses.has(clause)).map(({ index }) => index));
     // The rest runs from the first word held to the last, the stop words between them kept ("case for iphone"): those
     // around it were what the words not held said ("i m a what moisturiser you" for "I'm a guy, what moisturiser …").
-    const kept = clauses.filter(({ index }) => !unheld.includes(index) && !STOP_WORDS.has(plan.words[index]!)).map(({ index }) => index);
-    if (unheld.length === 0 || kept.length === 0) return undefined;
-    const rest = plan.words.filter((_, index) => index >= kept[0]! && index <= kept.at(-1)! && !unheld.includes(index)).join(" ");
+    const kept = content.filter(({ index }) => !unheld.has(index)).map(({ index }) => index);
+    if (unheld.size === 0 || kept.length === 0) return undefined;
+    const rest = plan.words.filter((_, index) => index >= kept[0]! && index <= kept.at(-1)! && !unheld.has(index)).join(" ");
     const page = await searchPage(rest, await planOf(rest), filters, params, sort);
     if (page.ids.length === 0) return undefined;
-    const quoted = [...new Set(unheld.map((index) => `"${plan.words[index]}"`))];
+    const quoted = [...new Set([...unheld].map((index) => `"${plan.words[index]}"`))];
     const named = quoted.length === 1 ? quoted[0] : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
     const count = `${page.next ? "at least " : ""}${page.ids.length} ${page.ids.length === 1 ? "product" : "products"}`;
     return {
