@@ -291,13 +291,14 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const result: SearchResult = { hits, rerank: page.rerank };
       if (nextCursor) result.nextCursor = nextCursor;
       if (params.facets) result.facets = await facetCounts(page.facetScope(), params.facets);
-      if (reading || (plan && (plan.corrections.length > 0 || plan.synonyms.length > 0 || plan.ages))) {
+      if (reading || (plan && (plan.corrections.length > 0 || plan.synonyms.length > 0 || plan.goesWith.length > 0 || plan.ages))) {
         result.interpretation = {
           query: reading ? reading.query : (query ?? ""),
           applied: reading?.applied ?? [],
           ...(reading && reading.notApplied.length > 0 ? { not_applied: reading.notApplied } : {}),
           ...(plan && plan.corrections.length > 0 ? { corrections: plan.corrections } : {}),
           ...(plan && plan.synonyms.length > 0 ? { synonyms: plan.synonyms } : {}),
+          ...(plan && plan.goesWith.length > 0 ? { goes_with: plan.goesWith } : {}),
           ...(plan?.ages ? { ages: { text: plan.ages.text, from_months: plan.ages.from, to_months: plan.ages.to } } : {}),
           ...(reading && reading.avoid.length > 0 ? { avoided: reading.avoid } : {}),
         };

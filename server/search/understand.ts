@@ -14,6 +14,7 @@ import { type AskedAges, askedAges } from "./ages.js";
 import { isCommonWord, isEnglishWord, STOP_WORDS } from "./common-words.js";
 import { closestTerm, corrections, heldCount, joined, split, writtenApart } from "./typos.js";
 import { isUnit, namesWhom } from "./product-type.js";
+import { goesWith } from "./goes-with.js";
 import { expand, singleWordTerms, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
 
@@ -51,6 +52,11 @@ export interface Form {
   alternative?: boolean;
   /** The word on the other side of "or" ("canon or nikon"): holding it answers this word as fully as holding this one. */
   either?: boolean;
+  /**
+   * A kind of product that goes with the thing the query says it is for ("something cosy for the sofa": throw;
+   * goes-with.ts): searched, but scored only as the kind asked where the query names no kind the catalog sells.
+   */
+  goesWith?: boolean;
 }
 
 export interface QueryPlan {
@@ -60,6 +66,8 @@ export interface QueryPlan {
   forms: Form[];
   corrections: { from: string; to: string }[];
   synonyms: { from: string; to: string[] }[];
+  /** Kinds searched as going with what the query says the product is for (goes-with.ts). */
+  goesWith: { from: string; to: string[] }[];
   /** The query for the sentence encoder: as typed, with each typo replaced by its best correction. */
   embedText: string;
   /** The ages the query shops for ("toddlers"), or null (ages.ts). */
@@ -281,6 +289,11 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     );
   });
 
+  const purposes = goesWith(primary);
+  const goesWithForms = purposes.flatMap(({ at, kinds }) =>
+    kinds.map((kind): Form => ({ start: at, end: at + 1, words: kind.split(" "), kind: "synonym", goesWith: true })),
+  );
+
   let embedText = query;
   for (let i = found.length - 1; i >= 0; i--) {
     const token = found[i]!;
@@ -289,12 +302,13 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   }
   return {
     words,
-    forms: [...typed, ...forms.filter((form) => !replaced.has(form.start)), ...synonymForms, ...eitherForms],
+    forms: [...typed, ...forms.filter((form) => !replaced.has(form.start)), ...synonymForms, ...eitherForms, ...goesWithForms],
     corrections: fixes,
     synonyms: [
       ...expansions.map((e) => ({ from: primary.slice(e.start, e.end).join(" "), to: e.forms.map((form) => form.join(" ")) })),
       ...eitherSynonyms,
     ],
+    goesWith: purposes.map(({ at, kinds }) => ({ from: primary[at]!, to: [...kinds] })),
     embedText,
     ages,
     avoid: [...(deps.avoid ?? [])],

@@ -102,6 +102,19 @@ export const InterpretationSchema = z
       )
       .optional()
       .describe("Synonyms applied: the built-in set for shopping English and the operator's SYNONYMS_FILE."),
+    goes_with: z
+      .array(
+        z.object({
+          from: z
+            .string()
+            .describe('A word of `q` after "for" or "on" naming what the product is for ("sofa" in "something cosy for the sofa"), lower-cased.'),
+          to: z.array(z.string()).describe("Kinds of product that go with it, searched beside it."),
+        }),
+      )
+      .optional()
+      .describe(
+        'Kinds of product that go with what the query says the product is for, from a built-in list (throws and cushions for a sofa). They rank as the kind asked only when the query names no kind the catalog sells; "cushion for the sofa" still asks for cushions.',
+      ),
     ages: z
       .object({
         text: z.string().describe('The words of `q` they were read from ("toddlers", "1 year old").'),

@@ -809,6 +809,29 @@ function catalogOf(records: TestRecord[]) {
   return (q: string) => search(app.app, app.key, `q=${encodeURIComponent(q)}`);
 }
 
+describe("what goes with what the query says the product is for", () => {
+  // No page here says "sofa" but the sofa's, nor "cosy" but the play tent's.
+  const ask = catalogOf([
+    { url: shop("sofa"), name: "Linden Three-Seat Sofa", desc: "Deep seats in washed linen.", category: "Furniture > Sofas" },
+    { url: shop("throw"), name: "Merino Throw, 130 x 180 cm", desc: "Woven from fine merino wool.", category: "Home > Textiles" },
+    { url: shop("cushion-cover"), name: "Linen Cushion Cover, 50 x 50 cm", desc: "With a concealed zip.", category: "Home > Textiles" },
+    { url: shop("teepee"), name: "Canvas Teepee Play Tent", desc: "A cozy corner for reading.", category: "Toys > Play Tents" },
+    { url: shop("lamp"), name: "Brass Floor Lamp", desc: "An arc lamp with a linen shade.", category: "Lighting > Lamps" },
+  ]);
+
+  it("answers a query naming no kind sold with the kinds that go with it, and says so", async () => {
+    const answer = await ask("something cosy for the sofa");
+    expect(answer.urls.slice(0, 2).sort()).toEqual([shop("cushion-cover"), shop("throw")]);
+    expect(answer.urls).not.toContain(shop("sofa"));
+    expect(answer.urls).not.toContain(shop("teepee"));
+    expect(answer.interpretation?.goes_with).toEqual([{ from: "sofa", to: expect.arrayContaining(["throw", "cushion cover"]) }]);
+  });
+
+  it("leaves them out where the query names a kind sold", async () => {
+    expect((await ask("lamp for the sofa")).urls).toEqual([shop("lamp")]);
+  });
+});
+
 describe("a price or stock constraint that leaves out every product of the kind asked", () => {
   const offer = (price: string, availability: string) => ({ price, currency: "USD", availability });
   // Retrieval under the constraint saw no rain jacket nor sofa, so the floor, judging among what was left, kept the

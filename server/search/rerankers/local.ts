@@ -180,6 +180,8 @@ interface Clause {
   before: boolean;
   /** The catalog holds the word as typed, and it is read as a commoner word too ("glade" as blade): Scored's `typedHeld`. */
   alsoRead: boolean;
+  /** For a target word, the kinds that go with it (understand.ts's `goesWith` forms): Scored's `fitted`. */
+  fits: StemmedForm[];
 }
 
 /** Words joining two kinds asked ("dining table *and* chairs"): the first is no sort of the second. */
@@ -260,6 +262,16 @@ function features(
       (verb !== undefined && [...document.words, ...document.descWords].some((word) => doingOf(word, verb)))
     );
   };
+  const namesKind = (forms: readonly StemmedForm[], typed = false) =>
+    forms.some(
+      (form) =>
+        (!typed || !form.corrected) &&
+        document.kinds.has(form.lexemes.at(-1)!) &&
+        asWritten(form) &&
+        // A form of several words names the kind its last word names when the name holds them all ("*throw blanket*"),
+        // or the category does ("Toys > *Soft Toys*" for "stuffed animal", through its synonym "soft toy").
+        (form.lexemes.length === 1 || holds(form, "name") || inCategory(form)),
+    );
   let bm25 = 0;
   let inName = 0;
   let anywhere = 0;
@@ -269,6 +281,8 @@ function features(
   let headHeld = true;
   const held = { guess: false, other: false, others: query.clauses.some((clause) => clause !== headClause), all: true };
   let typedHeld = true;
+  // What holding a kind that goes with a target word adds to `anywhere` (Scored's `fitted`); undefined when none does.
+  let fitted: number | undefined;
   for (const clause of query.clauses) {
     total += clause.idf;
     let best = 0;
@@ -305,6 +319,7 @@ function features(
     if (clause === headClause) headHeld = any > 0;
     if (clause.idf > 0 && any === 0) held.all = false;
     if (clause.alsoRead && !typedAny) typedHeld = false;
+    if (namesKind(clause.fits)) fitted = (fitted ?? 0) + clause.idf * Math.max(0, weights.forms.synonym - any);
   }
   // Neighbouring query words side by side in the name, in any of their forms.
   let pairs = 0;
@@ -332,16 +347,7 @@ function features(
   const last = query.clauses.at(-1);
   const head = last?.forms.some((form) => holds(form, "name")) ? 1 : 0;
   // The kind of product: the query's head word among the kinds the name and category name, or else another query word.
-  const names = (clause: Clause | undefined, typed = false) =>
-    clause?.forms.some(
-      (form) =>
-        (!typed || !form.corrected) &&
-        document.kinds.has(form.lexemes.at(-1)!) &&
-        asWritten(form) &&
-        // A form of several words names the kind its last word names when the name holds them all ("*throw blanket*"),
-        // or the category does ("Toys > *Soft Toys*" for "stuffed animal", through its synonym "soft toy").
-        (form.lexemes.length === 1 || holds(form, "name") || inCategory(form)),
-    ) ?? false;
+  const names = (clause: Clause | undefined, typed = false) => (clause ? namesKind(clause.forms, typed) : false);
   // A set is of a kind asked when it is a set of what was asked: the tea tasting set for "tea set", not a mask set.
   const asked = (clause: Clause, typed = false) => !clause.target && (!clause.sold || headHeld) && names(clause, typed);
   const ofKindAsked = names(headClause);
@@ -383,6 +389,7 @@ function features(
     typedHeld: !query.clauses.some((clause) => clause.alsoRead) || (typedHeld && held.all),
     headUnsold: query.headUnsold,
     wordless: query.wordless,
+    ...(fitted !== undefined && !ofKindAsked && total > 0 && { fitted: (anywhere + fitted) / total }),
   };
 }
 
@@ -539,17 +546,19 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
   /** The plan's words with their stemmed forms and weights; words with no lexemes in any form (stop words) are left out. */
   async function queryOf(plan: QueryPlan, stemmed: ReadonlyMap<string, string[]>): Promise<Query> {
     const lexemes = (words: readonly string[]) => [...new Set(stemmed.get(words.join(" ")) ?? [])];
-    const all = [...new Set(plan.forms.flatMap((form) => lexemes(form.words)))];
+    // What goes with a target word is no form of it: it only answers for it (Clause's `fits`).
+    const searched = plan.forms.filter((form) => !form.goesWith);
+    const all = [...new Set(searched.flatMap((form) => lexemes(form.words)))];
     const n = await catalogSize();
     const frequencies = await documentFrequencies(all);
     const idfOf = (frequency: number) => Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5));
     const idf = (lexeme: string) => idfOf(frequencies.get(lexeme) ?? 0);
-    type Word = Omit<Clause, "sort" | "sold" | "target" | "before"> & { heldAnywhere: boolean };
+    type Word = Omit<Clause, "sort" | "sold" | "target" | "before" | "fits"> & { heldAnywhere: boolean };
     const held = (form: { lexemes: readonly string[] }) => form.lexemes.every((lexeme) => (frequencies.get(lexeme) ?? 0) > 0);
     // Each compound form some product holds, with its word and side; one no product holds ("jacket-for") says nothing
     // of the stop word in it.
     const heldCompounds = new Map<Form, NonNullable<StemmedForm["compound"]>>();
-    for (const form of plan.forms) {
+    for (const form of searched) {
       if (!form.compound) continue;
       const found = lexemes(form.words);
       const lexeme = found.find((l) => !l.includes("-"));
@@ -557,7 +566,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         heldCompounds.set(form, { lexeme, stopBefore: lexemes([plan.words[form.start]!]).length === 0 });
     }
     const byWord = plan.words.map((_, i): Word[] => {
-      const forms = plan.forms
+      const forms = searched
         .filter((form) => form.start <= i && i < form.end)
         .flatMap((form) => {
           const found = lexemes(form.words);
@@ -645,6 +654,13 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         sort: head !== undefined && (i < head || (i === head && k < words.length - 1)) && !isQuantity(plan.words, i),
         sold: head !== undefined && i > head && isPackaging(plan.words[i]!),
         target: purpose !== undefined && i > purpose,
+        fits:
+          purpose !== undefined && i > purpose
+            ? plan.forms
+                .filter((form) => form.goesWith && form.start === i)
+                .map((form) => ({ lexemes: lexemes(form.words), weight: weights.forms.synonym, corrected: false }))
+                .filter((form) => form.lexemes.length > 0)
+            : [],
         before: head !== undefined && i < head && !isQuantity(plan.words, i) && !plan.words.slice(i + 1, head).some((word) => JOINS_KINDS.has(word)),
         alsoRead: word.alsoRead,
       })),

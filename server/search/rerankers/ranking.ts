@@ -79,6 +79,12 @@ export type Scored = Features & {
   /** Its name or category names only an animal other than the one the query names (species.ts): cat food for "dog food". */
   otherAnimal: boolean;
   /**
+   * Of a kind that goes with what the query says the product is for (a throw, "something cosy for the *sofa*";
+   * goes-with.ts) and not of the kind asked: its `coverageAll` were it of the kind asked, the target word held as a
+   * synonym is. Undefined for any other product.
+   */
+  fitted?: number;
+  /**
    * Of two alternatives the query joins by "or" ("canon or nikon"), the one it holds (0 or 1), when it holds one and
    * not the other; undefined otherwise, or when the query joins none.
    */
@@ -275,7 +281,16 @@ export function combine(f: Features, maxBm25: number, weights: LocalWeights): nu
  * word is English and the catalog holds it in no form (a thing it does not sell), or no word of the query at all; or
  * made only for another animal than the one the query names.
  */
-export function rankScored(scored: readonly Scored[], ids: readonly string[], weights: LocalWeights) {
+export function rankScored(given: readonly Scored[], ids: readonly string[], weights: LocalWeights) {
+  // When no candidate is of a kind the query names but some are of a kind that goes with what it says the product is
+  // for, those are the kind asked, and hold the target word: "something cosy for the sofa" names no kind, and the
+  // throws and cushions answer it, not the play tent whose page says "cozy". Their kind is their evidence: the faint
+  // floor does not judge them (the encoder sees nothing cosy in a jacquard throw). Where a kind asked is sold ("lamp
+  // for the sofa"), or the head word is a thing the catalog does not sell ("flea treatment for the sofa"), what goes
+  // with the sofa counts for nothing.
+  const fitting = !given.some((f) => f.kindAsked || f.headUnsold) && given.some((f) => f.fitted !== undefined);
+  const fits = (f: Scored) => fitting && f.fitted !== undefined;
+  const scored = fitting ? given.map((f) => (fits(f) ? { ...f, type: 1, kindAsked: true, coverageAll: f.fitted! } : f)) : given;
   const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
   const kindFound = scored.some((f) => f.kindAsked);
   const order = ids.map((id, index) => ({ id, index, score: combine(scored[index]!, maxBm25, weights), features: scored[index]! }));
@@ -310,7 +325,7 @@ export function rankScored(scored: readonly Scored[], ids: readonly string[], we
   const below = (f: Scored, floor: { coverage: number; cosine: number }) => f.coverageAll < floor.coverage - ROUNDING && f.cosine < floor.cosine;
   const weak = (f: Scored) =>
     (!kindFound && below(f, weights.weak)) ||
-    below(f, weights.faint) ||
+    (below(f, weights.faint) && !fits(f)) ||
     (f.headUnsold && below(f, weights.unsold)) ||
     (f.wordless && f.coverageAll === 0 && f.cosine < weights.wordless);
   const top = judging[0]?.features;

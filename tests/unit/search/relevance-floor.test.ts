@@ -281,4 +281,31 @@ describe("the relevance floor", () => {
     // Holding the start of a code ("ipx" of IPX4), which no lexeme of the catalog is, it holds a word of the query.
     expect(unrelated([{ ...hub, coverageAll: 0.5, coverage: 0.5 }])).toEqual([]);
   });
+
+  it("takes what goes with what the query says the product is for as the kind asked, only when nothing is of a kind asked", () => {
+    // "something cosy for the sofa": the play tent's page says "cozy"; the throw, which goes with a sofa, says neither word.
+    const playTent = candidate({ type: 0, kindAsked: false, coverage: 0, coverageAll: 0.24, cosine: 0.32, department: "toys", holds: SOME });
+    const throwBlanket = candidate({
+      type: 0,
+      kindAsked: false,
+      coverage: 0,
+      coverageAll: 0,
+      cosine: 0.1,
+      head: 0,
+      department: "home",
+      holds: NONE,
+      fitted: 0.33,
+    });
+    const answer = rankScored([playTent, throwBlanket], ["tent", "throw"], DEFAULT_WEIGHTS);
+    expect(answer.filter((o) => !o.unrelated).map((o) => o.id)).toEqual(["throw"]);
+    // "lamp for the sofa": the lamp is of the kind asked, and the throw holds no word of the query.
+    expect(unrelated([candidate({ coverageAll: 0.6, department: "home" }), throwBlanket])).toEqual(["p1"]);
+    // "flea treatment for the sofa": the catalog sells no treatment, and a throw is none, however much of the query the sofa is.
+    expect(
+      unrelated([
+        { ...playTent, headUnsold: true },
+        { ...throwBlanket, headUnsold: true, fitted: 0.6 },
+      ]),
+    ).toContain("p1");
+  });
 });
