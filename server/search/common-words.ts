@@ -20,6 +20,12 @@ export const STOP_WORDS = new Set(
   ),
 );
 
+/**
+ * Stop words that name a thing in a shop: the fill of a jacket or a duvet ("*down* jacket", "goose *down* pillow").
+ * Full text drops them from products and queries alike; the local reranker reads them in products' words as written.
+ */
+export const MEANT_STOP_WORDS = new Set(["down"]);
+
 /** SentencePiece marks a piece that starts a word with this. */
 const WORD_START = "\u2581";
 /** Shorter words are never corrected anyway (typos.ts). */

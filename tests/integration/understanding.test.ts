@@ -832,6 +832,20 @@ describe("what goes with what the query says the product is for", () => {
   });
 });
 
+describe("a stop word that names a thing", () => {
+  // Full text drops "down" from pages and queries alike: the running jacket, made for women, came first for a wife.
+  const ask = catalogOf([
+    { url: shop("down-womens"), name: "Summit Down Jacket, Women's", desc: "Packs 800-fill goose down.", category: "Clothing > Jackets" },
+    { url: shop("down-mens"), name: "Summit Down Jacket, Men's", desc: "Packs 800-fill goose down.", category: "Clothing > Jackets" },
+    { url: shop("running"), name: "Packable Running Jacket, Women's", desc: "A light shell for wet runs.", category: "Clothing > Jackets" },
+  ]);
+
+  it("is read in the products' words as written", async () => {
+    expect((await ask("down jacket for my wife")).urls.slice(0, 2)).toEqual([shop("down-womens"), shop("down-mens")]);
+    expect((await ask("jacket")).urls).toContain(shop("running"));
+  });
+});
+
 describe("a price or stock constraint that leaves out every product of the kind asked", () => {
   const offer = (price: string, availability: string) => ({ price, currency: "USD", availability });
   // Retrieval under the constraint saw no rain jacket nor sofa, so the floor, judging among what was left, kept the

@@ -39,7 +39,7 @@ import { type AgeRange, excludes, productAges } from "../ages.js";
 import { otherSex, sexesAsked, sexesOf } from "../sexes.js";
 import { otherSpecies, speciesIn } from "../species.js";
 import { bedSizesAsked, otherBedSize } from "../bed-sizes.js";
-import { isEnglishWord } from "../common-words.js";
+import { isEnglishWord, MEANT_STOP_WORDS } from "../common-words.js";
 import {
   categoryHeads,
   describesUse,
@@ -82,6 +82,8 @@ interface Document {
    * also indexes the word alone ("fragranc"), which says the opposite of what the product is.
    */
   freeOf: Map<string, Record<Field, number>>;
+  /** How often each field holds each stop word the query means (StemmedForm's `unindexed`), as written. */
+  unindexed: Map<string, Record<Field, number>>;
 }
 
 /**
@@ -147,6 +149,11 @@ interface StemmedForm {
   prefix?: boolean;
   /** The word as the query writes it, for a form of one word: what a product's "…-free" would name. */
   word?: string;
+  /**
+   * A stop word that names a thing ("*down* jacket"; MEANT_STOP_WORDS): the index holds it nowhere, so it is read in
+   * the products' words as written (Document's `unindexed`), its one "lexeme" the word itself.
+   */
+  unindexed?: boolean;
   /**
    * For a word the stemmer cut a suffix off that makes another word ("light*ing*" → light, "comfort*er*" → comfort),
    * the word as written in both numbers (`forms`), and the stem's own words ("light", "lights"). Name, brands and
@@ -222,7 +229,7 @@ function features(
   }
   // How often the document holds a lexeme in a field, and for a prefix form any code it starts too ("spf" of "spf50").
   const frequency = (form: StemmedForm, lexeme: string, field: Field) => {
-    let count = document.terms.get(lexeme)?.tf[field] ?? 0;
+    let count = form.unindexed ? (document.unindexed.get(lexeme)?.[field] ?? 0) : (document.terms.get(lexeme)?.tf[field] ?? 0);
     // "Fragrance-free" holds no fragrance: the word alone, which Postgres indexes too, counts only elsewhere.
     if (!query.freeAsked && form.word !== undefined && count > 0) {
       const free = freeOf(document, form.word);
@@ -391,6 +398,13 @@ function features(
     wordless: query.wordless,
     ...(fitted !== undefined && !ofKindAsked && total > 0 && { fitted: (anywhere + fitted) / total }),
   };
+}
+
+/** How often each field of the product holds each of the words, as written ("down" in "Summit Down Jacket"). */
+function countsOf(words: readonly string[], product: Product): Map<string, Record<Field, number>> {
+  const fields = { name: wordsIn(product.name), brands: wordsIn(product.brands.join(" ")), desc: wordsIn(product.desc) };
+  const count = (within: readonly string[], word: string) => within.filter((each) => each === word).length;
+  return new Map(words.map((word) => [word, { name: count(fields.name, word), brands: count(fields.brands, word), desc: count(fields.desc, word) }]));
 }
 
 /** What follows a stem in the word's own forms ("shoe|s", "dress|es", "candl|e"), as against a suffix making another word. */
@@ -588,7 +602,13 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
                 },
               ];
         });
-      if (forms.length === 0) return [];
+      if (forms.length === 0) {
+        // A stop word the query means ("*down* jacket") is read as written; it weighs as set below (`meantIdf`).
+        const word = plan.words[i]!;
+        return MEANT_STOP_WORDS.has(word)
+          ? [{ forms: [{ lexemes: [word], weight: 1, corrected: false, unindexed: true }], idf: 0, heldAnywhere: true, alsoRead: false }]
+          : [];
+      }
       // The word's weight in the query: as typed when the catalog holds it, else its commonest form the catalog holds.
       const typed = forms.find((form) => form.kind === "typed" && held(form));
       const weighed = typed ? [typed] : forms.filter(held);
@@ -642,6 +662,10 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const vague = plan.words.map((_, i) => isVague(plan.words, i));
     const plain = byWord.flatMap((words, i) => (vague[i] ? [] : words.map((word) => word.idf)));
     const vagueIdf = plain.length > 0 ? weights.vague * Math.min(...plain) : undefined;
+    // The index does not count a stop word's products: one the query means weighs as its commonest other word.
+    const meant = (word: Word) => word.forms.some((form) => form.unindexed);
+    const indexedIdf = byWord.flat().flatMap((word) => (meant(word) || !word.heldAnywhere ? [] : [word.idf]));
+    const meantIdf = indexedIdf.length > 0 ? Math.min(...indexedIdf) : idfOf(0);
     // Whom it is for, in words no product holds ("gift for *dad*"), counts for nothing: no product says it suits a dad,
     // and weighed as the rarest of words it left the gift box under the floor.
     // Nor do the words saying which person ("gift for a *new* dad"): "New Zealand wool" put the rug first.
@@ -649,7 +673,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const clauses = byWord.flatMap((words, i): Clause[] =>
       words.map((word, k) => ({
         forms: word.forms,
-        idf: unsaid(i) ? 0 : vague[i] && vagueIdf !== undefined ? Math.min(word.idf, vagueIdf) : word.idf,
+        idf: unsaid(i) ? 0 : meant(word) ? meantIdf : vague[i] && vagueIdf !== undefined ? Math.min(word.idf, vagueIdf) : word.idf,
         // The first of a split head word is the sort of the kind its last names ("*water*bottle").
         sort: head !== undefined && (i < head || (i === head && k < words.length - 1)) && !isQuantity(plan.words, i),
         sold: head !== undefined && i > head && isPackaging(plan.words[i]!),
@@ -712,6 +736,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const stemmed = new Map(texts.map((text, i) => [text, stemmedTexts[i] ?? []]));
     const parsed = await queryOf(plan, stemmed);
     const readsWritten = parsed.clauses.some((clause) => clause.forms.some((form) => form.written !== undefined));
+    const meant = parsed.clauses.flatMap((clause) => clause.forms.filter((form) => form.unindexed).map((form) => form.lexemes[0]!));
     const byId = new Map(rows.map((row) => [row.id, row]));
     const latinQuery = LATIN.test(query);
     const documents = candidates.map((candidate, index) => {
@@ -726,6 +751,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         // Read only when a query word has a `written` form (asWritten, ownWord); most queries have none.
         words: readsWritten ? new Set(wordsIn(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""}`)) : new Set(),
         descWords: readsWritten ? new Set(wordsIn(candidate.desc)) : new Set(),
+        unindexed: meant.length > 0 ? countsOf(meant, candidate) : new Map(),
       });
       // Field by field, so that a name with a Latin letter (nearly every one) settles it without copying the description.
       const unreadable =
