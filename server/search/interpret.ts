@@ -376,6 +376,17 @@ const PRICE_ORDER =
   /(?<=^|[\s,])(?:((?:the\s+)?cheapest(?:\s+first)?|least\s+expensive|lowest[-\s]priced|lowest\s+price(?:s|d)?(?:\s+first)?|(?:price\s+)?low\s+to\s+high)|((?:the\s+)?most\s+expensive|priciest|highest[-\s]priced|highest\s+price(?:s|d)?(?:\s+first)?|(?:price\s+)?high\s+to\s+low))(?=$|[\s,.!?])/giu;
 
 /**
+ * "w/" and "w/o" as a shopper writes "with" and "without" ("jacket w/ hood"): the letter alone reads as watts. Not
+ * after a number, where it is a unit ("5 W/m").
+ */
+const SHORTHAND = /(?<![\p{L}\p{N}])(?<!\p{N}\s)w\/(o(?![\p{L}\p{N}]))?\s*/giu;
+
+/** The query with shorthand spelt out: "jacket w/o hood" → "jacket without hood", which `interpret` then reads. */
+export function spelledOut(q: string): string {
+  return q.replace(SHORTHAND, (_, without: string | undefined) => (without ? "without " : "with "));
+}
+
+/**
  * Reads the constraints of `q`; null when it holds none. `currencies`: the ones the catalog prices products in (a few suffice). When there is one, a bound written without a
  * currency ("toys under 20") is in it; otherwise it is read but not applied, as the number alone says nothing of which.
  * When there is none, no price bound is applied: filtered, every product would be left out ("headphones under $50" on a

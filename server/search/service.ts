@@ -24,7 +24,7 @@ import type { Embedder } from "./embedder.js";
 import { type FacetScope, facetCounter } from "./facets.js";
 import { describeFilters, type Filters, filterSql, filtersFrom, narrows, withoutOfferConstraints } from "./filters.js";
 import { reciprocalRankFusion } from "./fuse.js";
-import { brandIndex, interpret, loadPricePatterns, type Reading } from "./interpret.js";
+import { brandIndex, interpret, loadPricePatterns, type Reading, spelledOut } from "./interpret.js";
 import { parseTsvector } from "./lexical.js";
 import type { Reranker, RerankResult } from "./reranker.js";
 import { isVague } from "./product-type.js";
@@ -177,7 +177,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     },
     async search(params) {
       // Postgres text cannot hold NUL; it carries no meaning in a query anyway.
-      const q = params.q?.replaceAll("\u0000", " ").trim() || undefined;
+      const q = (params.q && spelledOut(params.q.replaceAll("\u0000", " ")).trim()) || undefined;
       const reading: Reading | null = q && params.parse_query ? interpret({ ...params, q }, await brands(), await currencies()) : null;
       const effective: SearchParams = { ...params, ...reading?.adds };
       const query = reading ? reading.query || undefined : q;

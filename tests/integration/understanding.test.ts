@@ -656,6 +656,13 @@ describe("words asked to be without", () => {
     expect(answer.interpretation?.avoided).toEqual([{ word: "hood", text: "without a hood" }]);
   });
 
+  it("reads w/ and w/o as with and without, not the letter of watts", async () => {
+    const answer = await ask("rain jacket w/o hood");
+    expect(answer.urls.slice(0, 2).sort()).toEqual([shop("hoodless-jacket"), shop("rain-shell")]);
+    expect(answer.interpretation?.avoided).toEqual([{ word: "hood", text: "without hood" }]);
+    expect((await ask("jacket w/hood")).interpretation?.query).toBe("jacket with hood");
+  });
+
   it("ranks a product saying it is free of them first: a caffeine-free rooibos for tea without caffeine", async () => {
     expect((await ask("loose leaf tea")).urls[0]).not.toBe(shop("rooibos"));
     expect((await ask("loose leaf tea without caffeine")).urls[0]).toBe(shop("rooibos"));

@@ -1,6 +1,6 @@
 /** Constraints read from a shopper's query (issue 13): what is read, what is left to search, and what is refused. */
 import { describe, expect, it } from "vitest";
-import { brandIndex, interpret } from "../../../server/search/interpret.js";
+import { brandIndex, interpret, spelledOut } from "../../../server/search/interpret.js";
 import { SearchParamsSchema } from "../../../shared/schemas/index.js";
 
 const brands = brandIndex(["NorthPeak", "Pebble & Pine", "Halden Audio", "A", "HP", "Kärcher"]);
@@ -226,6 +226,16 @@ describe("a price order asked in words", () => {
     ]);
     // A budget is no order: "cheap" asks for what is cheap, and stays a word.
     expect(inOne("cheap tent")).toBeNull();
+  });
+});
+
+describe("shorthand", () => {
+  it("spells out w/ and w/o, and leaves a w inside a word, a code or after a number alone", () => {
+    expect(spelledOut("jacket w/ hood")).toBe("jacket with hood");
+    expect(spelledOut("jacket w/hood")).toBe("jacket with hood");
+    expect(spelledOut("rain jacket W/O hood")).toBe("rain jacket without hood");
+    expect(spelledOut("10w/20w charger, 5 w/m")).toBe("10w/20w charger, 5 w/m");
+    expect(spelledOut("wow/now")).toBe("wow/now");
   });
 });
 
