@@ -13,7 +13,7 @@
 import { type AskedAges, askedAges } from "./ages.js";
 import { isCommonWord, isEnglishWord, STOP_WORDS } from "./common-words.js";
 import { closestTerm, corrections, heldCount, joined, split, writtenApart } from "./typos.js";
-import { isUnit, namesWhom } from "./product-type.js";
+import { isQuantity, isUnit, namesWhom } from "./product-type.js";
 import { goesWith } from "./goes-with.js";
 import { expand, singleWordTerms, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
@@ -135,7 +135,13 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     ages?.counted ? found.flatMap((token, i) => (token.index >= ages.index && token.index < ages.index + ages.text.length ? [i] : [])) : [],
   );
   const correctable = (token: Token, i: number) =>
-    !known.has(i) && !aged.has(i) && !token.code && /^\p{L}+$/u.test(token.word) && !STOP_WORDS.has(token.word) && !namesWhom(words, i);
+    !known.has(i) &&
+    !aged.has(i) &&
+    !token.code &&
+    /^\p{L}+$/u.test(token.word) &&
+    !STOP_WORDS.has(token.word) &&
+    !namesWhom(words, i) &&
+    !isQuantity(words, i);
   const correct = (start: number, end: number, to: string[], read: Pick<Form, "apart" | "guessed" | "alternative"> = {}) => {
     forms.push({
       start,

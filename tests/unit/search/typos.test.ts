@@ -210,6 +210,12 @@ describe("typos in a query", () => {
     expect(plan("TENTT").corrections).toEqual([{ from: "tentt", to: "tent" }]); // a whole query in capitals is not a code
   });
 
+  it("never corrects a unit after a number: 20 quart is no 20 quartz", () => {
+    const units = vocabularyOf({ quartz: 5, cooler: 3 });
+    expect(understand("cooler 20 quart", { vocabulary: units, synonyms: NO_SYNONYMS }).corrections).toEqual([]);
+    expect(understand("quart cooler", { vocabulary: units, synonyms: NO_SYNONYMS }).corrections).toEqual([{ from: "quart", to: "quartz" }]);
+  });
+
   it("reads a decimal as one word, as Postgres indexes it: 15.6 is no 15 and 6", () => {
     expect(searched("15.6 laptop case", (form) => form.kind === "typed")).toEqual(["15.6", "laptop", "case"]);
     expect(searched("keurig 2.0", (form) => form.kind === "typed")).toEqual(["keurig", "2.0"]);
