@@ -68,6 +68,15 @@ describe("loadSynonyms", () => {
     expect(loadSynonyms({ builtin: false, file: undefined }).rules).toBe(0);
   });
 
+  it("reads the initials shops name features by, and a teddy as a soft toy but not every soft toy as a teddy", () => {
+    const builtin = loadSynonyms({ builtin: true, file: undefined });
+    const words = (q: string) => expand(q.split(" "), builtin).flatMap((e) => e.forms.map((f) => f.join(" ")));
+    expect(words("noise cancelling headphones")).toContain("anc");
+    expect(words("gore tex shoes")).toContain("gtx");
+    expect(words("teddy")).toEqual(expect.arrayContaining(["teddy bear", "soft toy"]));
+    expect(words("soft toy")).not.toContain("teddy");
+  });
+
   it("reads British shoppers' words as the American ones merchants write, and the American cot as itself", () => {
     const builtin = loadSynonyms({ builtin: true, file: undefined });
     const words = (q: string) => expand(q.split(" "), builtin).flatMap((e) => e.forms.map((f) => f.join(" ")));
