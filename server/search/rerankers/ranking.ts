@@ -295,6 +295,8 @@ export function rankScored(given: readonly Scored[], ids: readonly string[], wei
   const kindFound = scored.some((f) => f.kindAsked);
   const order = ids.map((id, index) => ({ id, index, score: combine(scored[index]!, maxBm25, weights), features: scored[index]! }));
   order.sort((a, b) => Number(b.features.typedHeld) - Number(a.features.typedHeld) || b.score - a.score || a.index - b.index);
+  // Whom a product is made for, and a word not wanted in its name, only order (the scores subtract them).
+  const madeFor = (f: Scored) => weights.ages * f.ages + weights.sex * f.sex + weights.bedSize * f.bedSize + weights.avoided * f.avoided;
   // The floor asks whether a candidate is about what was asked at all; the order of the query's words in the name,
   // the head word read from an uncategorised name, and the word saying what a product is to do only order related
   // products (measured: counted here, the first two cut the Vitas without "system" for "playstation vita system", and
@@ -302,8 +304,7 @@ export function rankScored(given: readonly Scored[], ids: readonly string[], wei
   const related = (f: Scored, score: number) => score - weights.sequence * f.sequence - weights.headNamed * f.headNamed - weights.use * f.use;
   // So do ages, sexes, bed sizes and words not wanted: a product for other ages is judged without them, but does not set the bar for the others (the marble
   // run that holds "wooden" and "toys" would leave the stacker that toddlers stack below the floor).
-  const judged = (f: Scored, score: number) =>
-    related(f, score) + weights.ages * f.ages + weights.sex * f.sex + weights.bedSize * f.bedSize + weights.avoided * f.avoided;
+  const judged = (f: Scored, score: number) => related(f, score) + madeFor(f);
   // A product of the kind named after the head word's preposition of purpose is what the product asked for goes with
   // (the sofa for "cushion for the sofa", the desk for "chair for my desk"): unrelated, and no bar for the others. So
   // is one of a kind a word before the head word names, lacking the head word, once a product of the kind asked holds
@@ -328,7 +329,13 @@ export function rankScored(given: readonly Scored[], ids: readonly string[], wei
     (below(f, weights.faint) && !fits(f)) ||
     (f.headUnsold && below(f, weights.unsold)) ||
     (f.wordless && f.coverageAll === 0 && f.cosine < weights.wordless);
-  const top = judging[0]?.features;
+  // The best, and the first of the kind asked, by what they hold, whomever they are made for: the king sheet set is
+  // the best for "queen sheets", and judges the sheet mask beside it another kind.
+  const unmade = (o: (typeof order)[number]) => o.score + madeFor(o.features);
+  const firsts = [...judging].sort(
+    (a, b) => Number(b.features.typedHeld) - Number(a.features.typedHeld) || unmade(b) - unmade(a) || a.index - b.index,
+  );
+  const top = firsts[0]?.features;
   const bestOfKind = top?.type === 1;
   // One product of the kind asked by its category alone is thin evidence that the query's word names a kind rather
   // than what products are made of: "linen" finds the tea towels in "Kitchen > Linens", and the cushion cover and
@@ -356,7 +363,7 @@ export function rankScored(given: readonly Scored[], ids: readonly string[], wei
     kindBest ??
     (bestOfKind
       ? undefined
-      : judging.find(({ features: f }) => f.type === 1 && f.department !== null && f.sorts.length > 0 && f.sorts.every((sort) => sort.held))
+      : firsts.find(({ features: f }) => f.type === 1 && f.department !== null && f.sorts.length > 0 && f.sorts.every((sort) => sort.held))
           ?.features);
   const otherSort = (f: Scored) =>
     weights.otherSort &&
@@ -368,7 +375,7 @@ export function rankScored(given: readonly Scored[], ids: readonly string[], wei
   // category from another department, of no kind asked and holding the head word nowhere, shares only the query's
   // qualifiers (the organic cotton plush fox, first by a hair, for "organic tea"). From the same department it may be
   // a kind of it the words miss: the copper saucepan for "copper pot", beside the pasta pot.
-  const firstOfKind = judging.find(({ features: f }) => f.type === 1 && f.department !== null)?.features;
+  const firstOfKind = firsts.find(({ features: f }) => f.type === 1 && f.department !== null)?.features;
   const qualifierOnly = (f: Scored) =>
     Number.isFinite(weights.otherKind) &&
     firstOfKind !== undefined &&
@@ -404,12 +411,25 @@ export function rankScored(given: readonly Scored[], ids: readonly string[], wei
   // 0.45, beside the Halloween costume kit for "ghost costume"; beside the book whose author is "david baldacci").
   // Beside weaker evidence it stays: the trail running shoes for "hiking boots", where only a bench holds "boots".
   const worded = ranked.some((o) => !o.unrelated && (o.features.type === 1 || o.features.head === 1 || o.features.holds.all));
-  return ranked.map(({ id, score, features: f, unrelated }) => ({
-    id,
-    score,
-    side: f.side,
-    unrelated: unrelated || (f.coverageAll === 0 && (headless || worded)) || (f.department !== null && (headless || (lacksUse && !f.headHeld))),
+  const judgedAll = ranked.map((o) => ({
+    ...o,
+    unrelated:
+      o.unrelated ||
+      (o.features.coverageAll === 0 && (headless || worded)) ||
+      (o.features.department !== null && (headless || (lacksUse && !o.features.headHeld))),
   }));
+  // Whom a product is made for orders the products of a kind asked or holding the head word among themselves, but
+  // puts none below a product kept that is neither: the queen duvet cover came after a frying pan (similar by the
+  // encoder's reckoning) for "duvet king size", where nothing is of the kind asked.
+  const asked = (f: Scored) => f.kindAsked || f.headHeld;
+  const lacking = Math.max(-Infinity, ...judgedAll.filter((o) => !o.unrelated && !asked(o.features)).map((o) => o.score));
+  const placed = ({ features: f, score }: (typeof judgedAll)[number]) =>
+    madeFor(f) > 0 && asked(f) && score + madeFor(f) > lacking ? Math.max(score, lacking + ROUNDING) : score;
+  const typedFirst = (o: (typeof judgedAll)[number]) => Number(o.features.typedHeld);
+  return judgedAll
+    .map((o, rank) => ({ ...o, rank }))
+    .sort((a, b) => typedFirst(b) - typedFirst(a) || placed(b) - placed(a) || a.rank - b.rank)
+    .map(({ id, score, features: f, unrelated }) => ({ id, score, side: f.side, unrelated }));
 }
 
 /**

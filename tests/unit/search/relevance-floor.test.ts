@@ -308,4 +308,31 @@ describe("the relevance floor", () => {
       ]),
     ).toContain("p1");
   });
+
+  it("judges by the best of the kind asked whomever it is made for: a king sheet set makes a sheet mask another kind", () => {
+    // "queen sheets": the mask holds "sheet" in its name; the only sheet set is a king, ranked after it for its size.
+    const mask = candidate({ type: 0, kindAsked: false, kindNamed: false, coverageAll: 0.8, department: "beauty" });
+    const kingSheets = candidate({ coverageAll: 0.8, department: "home", bedSize: 1 });
+    expect(unrelated([mask, kingSheets])).toEqual(["p0"]);
+  });
+
+  it("puts a product made for another size below those holding what was asked, never below one holding none of it", () => {
+    // "duvet king size": the queen duvet cover holds "duvet"; the frying pan only looks alike to the encoder.
+    const queenCover = candidate({ type: 0, kindAsked: false, coverageAll: 0.6, cosine: 0.38, department: "home", bedSize: 1 });
+    const pan = candidate({
+      type: 0,
+      kindAsked: false,
+      coverage: 0,
+      coverageAll: 0.16,
+      cosine: 0.42,
+      headHeld: false,
+      department: "kitchen",
+      holds: SOME,
+    });
+    const order = rankScored([pan, queenCover], ["pan", "cover"], DEFAULT_WEIGHTS);
+    expect(order.filter((o) => !o.unrelated).map((o) => o.id)).toEqual(["cover", "pan"]);
+    // Beside a queen cover, the king one still comes after it.
+    const cover = { ...queenCover, bedSize: 0 };
+    expect(rankScored([queenCover, cover], ["king", "queen"], DEFAULT_WEIGHTS).map((o) => o.id)).toEqual(["queen", "king"]);
+  });
 });
