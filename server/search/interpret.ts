@@ -371,9 +371,15 @@ function kronorOf(given: string | undefined, currencies: readonly string[]): str
   return given !== undefined && KRONOR.includes(given) ? given : undefined;
 }
 
+/** Why a price order asked in words was not applied: the service then looks for the currency its products share. */
+export const NEEDS_CURRENCY = "a price order needs a currency: give currency, or write one in a price";
+
 /** Words asking for a price order: cheapest first (group 1), or dearest first. */
-const PRICE_ORDER =
-  /(?<=^|[\s,])(?:((?:the\s+)?cheapest(?:\s+first)?|least\s+expensive|lowest[-\s]priced|lowest\s+price(?:s|d)?(?:\s+first)?|(?:price\s+)?low\s+to\s+high)|((?:the\s+)?most\s+expensive|priciest|highest[-\s]priced|highest\s+price(?:s|d)?(?:\s+first)?|(?:price\s+)?high\s+to\s+low))(?=$|[\s,.!?])/giu;
+const SORTED_BY = String.raw`(?:(?:(?:sort(?:ed)?|order(?:ed)?)\s+)?by\s+)?price[,:]?\s+`;
+const PRICE_ORDER = new RegExp(
+  String.raw`(?<=^|[\s,])(?:((?:the\s+)?cheapest(?:\s+first)?|least\s+expensive|lowest[-\s]priced|lowest\s+price(?:s|d)?(?:\s+first)?|(?:${SORTED_BY})?low(?:est)?\s+to\s+high(?:est)?|${SORTED_BY}(?:lowest|cheapest)\s+first|(?:sort(?:ed)?|order(?:ed)?)\s+by\s+price(?![,:]?\s+(?:high|highest|most|low|lowest|cheapest)\b))|((?:the\s+)?most\s+expensive|priciest|highest[-\s]priced|highest\s+price(?:s|d)?(?:\s+first)?|(?:${SORTED_BY})?high(?:est)?\s+to\s+low(?:est)?|${SORTED_BY}(?:highest|most\s+expensive)\s+first))(?=$|[\s,.!?])`,
+  "giu",
+);
 
 /**
  * "w/" and "w/o" as a shopper writes "with" and "without" ("jacket w/ hood"): the letter alone reads as watts. Not
@@ -473,7 +479,7 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
     const shown = { filter: "sort", value: match[1] ? "price_asc" : "price_desc", text: match[0] } as const;
     const currency = params.currency ?? reading.adds.currency ?? (currencies.length === 1 ? currencies[0] : undefined);
     if (params.sort || reading.adds.sort) reading.notApplied.push({ ...shown, reason: "sort was given" });
-    else if (!currency) reading.notApplied.push({ ...shown, reason: "a price order needs a currency: give currency, or write one in a price" });
+    else if (!currency) reading.notApplied.push({ ...shown, reason: NEEDS_CURRENCY });
     else {
       reading.adds.sort = shown.value;
       if (!params.currency) reading.adds.currency = currency;

@@ -24,7 +24,7 @@ import type { Embedder } from "./embedder.js";
 import { type FacetScope, facetCounter } from "./facets.js";
 import { describeFilters, type Filters, filterSql, filtersFrom, narrows, withoutOfferConstraints } from "./filters.js";
 import { reciprocalRankFusion } from "./fuse.js";
-import { brandIndex, interpret, loadPricePatterns, type Reading, spelledOut } from "./interpret.js";
+import { brandIndex, interpret, loadPricePatterns, NEEDS_CURRENCY, type Reading, spelledOut } from "./interpret.js";
 import { parseTsvector } from "./lexical.js";
 import type { Reranker, RerankResult } from "./reranker.js";
 import { isVague } from "./product-type.js";
@@ -179,11 +179,12 @@ export function createSearchService(deps: SearchDeps): SearchService {
       // Postgres text cannot hold NUL; it carries no meaning in a query anyway.
       const q = (params.q && spelledOut(params.q.replaceAll("\u0000", " ")).trim()) || undefined;
       const reading: Reading | null = q && params.parse_query ? interpret({ ...params, q }, await brands(), await currencies()) : null;
-      const effective: SearchParams = { ...params, ...reading?.adds };
       const query = reading ? reading.query || undefined : q;
       const avoid = reading?.avoid.map((avoided) => avoided.word);
       const planOf = async (words: string) => understand(words, { vocabulary: params.typos ? await vocabulary() : null, synonyms, avoid });
       const plan = query ? await planOf(query) : null;
+      const read: SearchParams = { ...params, ...reading?.adds };
+      const effective: SearchParams = { ...read, ...(reading && query && plan ? await priceOrderOf(reading, query, plan, read) : {}) };
       const sort: Sort = effective.sort ?? (query ? "relevance" : "newest");
       const print = fingerprintOf(params, sort);
       const position = params.cursor === undefined ? undefined : (await cursors()).decode(params.cursor, print);
@@ -530,6 +531,30 @@ export function createSearchService(deps: SearchDeps): SearchService {
       counts.set(bucket.currency, (counts.get(bucket.currency) ?? 0) + bucket.count);
     }
     return counts;
+  }
+
+  /**
+   * A price order asked in words without a currency ("cheapest headphones", where the catalog prices in several) is in
+   * the currency every product the words match is priced in, when there is one; else the reason names theirs, for the
+   * caller to choose. One more search, only then.
+   */
+  async function priceOrderOf(
+    reading: Reading,
+    query: string,
+    plan: QueryPlan,
+    params: SearchParams,
+  ): Promise<Pick<SearchParams, "sort" | "currency">> {
+    const order = reading.notApplied.find((entry) => entry.reason === NEEDS_CURRENCY);
+    if (!order) return {};
+    const filters = filtersFrom(params, { priced: false, rates: deps.exchangeRates });
+    const currencies = [...(await matchedByCurrency(await searchPage(query, plan, filters, params, "relevance"))).keys()].sort();
+    if (currencies.length !== 1) {
+      if (currencies.length > 1) order.reason = `${NEEDS_CURRENCY}; the products matched are priced in ${currencies.join(", ")}`;
+      return {};
+    }
+    reading.notApplied = reading.notApplied.filter((entry) => entry !== order);
+    reading.applied.push({ filter: order.filter, value: order.value, text: order.text });
+    return { sort: order.value === "price_asc" ? "price_asc" : "price_desc", currency: currencies[0] };
   }
 
   /** Fills in why each hit matched (`explain=true`). */

@@ -435,15 +435,20 @@ describe.each(PATHS)("on %s", (path) => {
       expect(names(cheapest)).toEqual(["Ridge 1 Solo Tent", "Alpine 2 Backpacking Tent", "Basecamp 4 Family Tent"]);
       expect(cheapest.interpretation?.applied).toEqual([{ filter: "sort", value: "price_asc", text: "cheapest" }]);
       expect(names(await search("q=most%20expensive%20tent%20under%20%24400"))).toEqual(["Alpine 2 Backpacking Tent", "Ridge 1 Solo Tent"]);
-      // This catalog prices in three currencies: without one the order is relevance, and the answer says why.
-      const unsorted = await search("q=cheapest%20tent");
-      expect(unsorted.products).toHaveLength(3);
+      // This catalog prices in three currencies; without one, the order is in the currency of every product matched.
+      const inDollars = await search("q=cheapest%20tent");
+      expect(names(inDollars)).toEqual(["Ridge 1 Solo Tent", "Alpine 2 Backpacking Tent", "Basecamp 4 Family Tent"]);
+      expect(inDollars.interpretation?.applied).toEqual([{ filter: "sort", value: "price_asc", text: "cheapest" }]);
+      expect(inDollars.messages?.map((message) => message.code)).toEqual(["currency_only"]);
+      // Matching products priced in two, the order is relevance, and the answer says why, and in which.
+      const unsorted = await search("q=cheapest%20mug%20or%20kettle");
+      expect(unsorted.products).toHaveLength(2);
       expect(unsorted.interpretation?.not_applied).toEqual([
         {
           filter: "sort",
           value: "price_asc",
           text: "cheapest",
-          reason: "a price order needs a currency: give currency, or write one in a price",
+          reason: "a price order needs a currency: give currency, or write one in a price; the products matched are priced in EUR, USD",
         },
       ]);
       expect(unsorted.messages?.map((message) => message.code)).toEqual(["filter_not_applied"]);

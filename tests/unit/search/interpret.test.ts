@@ -205,6 +205,10 @@ describe("a price order asked in words", () => {
     ["headphones price low to high", "headphones", "price_asc", "price low to high"],
     ["most expensive watch", "watch", "price_desc", "most expensive"],
     ["priciest espresso machine", "espresso machine", "price_desc", "priciest"],
+    ["headphones sorted by price low to high", "headphones", "price_asc", "sorted by price low to high"],
+    ["headphones by price, lowest first", "headphones", "price_asc", "by price, lowest first"],
+    ["speakers sorted by price", "speakers", "price_asc", "sorted by price"],
+    ["speakers ordered by price, highest first", "speakers", "price_desc", "ordered by price, highest first"],
   ])("%s", (q, query, sort, text) => {
     const reading = inOne(q);
     expect(reading?.query).toBe(query);
@@ -226,6 +230,8 @@ describe("a price order asked in words", () => {
     ]);
     // A budget is no order: "cheap" asks for what is cheap, and stays a word.
     expect(inOne("cheap tent")).toBeNull();
+    expect(inOne("price tag gun")).toBeNull();
+    expect(inOne("headphones by price")).toBeNull();
   });
 });
 
