@@ -290,7 +290,7 @@ export function rankScored(given: readonly Scored[], ids: readonly string[], wei
   // with the sofa counts for nothing.
   const fitting = !given.some((f) => f.kindAsked || f.headUnsold) && given.some((f) => f.fitted !== undefined);
   const fits = (f: Scored) => fitting && f.fitted !== undefined;
-  const scored = fitting ? given.map((f) => (fits(f) ? { ...f, type: 1, kindAsked: true, coverageAll: f.fitted! } : f)) : given;
+  const scored = given.map((f) => (fitting && f.fitted !== undefined ? { ...f, type: 1, kindAsked: true, coverageAll: f.fitted } : f));
   const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
   const kindFound = scored.some((f) => f.kindAsked);
   const order = ids.map((id, index) => ({ id, index, score: combine(scored[index]!, maxBm25, weights), features: scored[index]! }));
