@@ -288,6 +288,8 @@ function features(
   let headHeld = true;
   const held = { guess: false, other: false, others: query.clauses.some((clause) => clause !== headClause), all: true };
   let typedHeld = true;
+  // Every word that weighs held as typed or as a synonym, none only as a correction (Scored's `asTyped`).
+  let asTyped = true;
   // What holding a kind that goes with a target word adds to `anywhere` (Scored's `fitted`); undefined when none does.
   let fitted: number | undefined;
   for (const clause of query.clauses) {
@@ -326,6 +328,7 @@ function features(
     if (clause === headClause) headHeld = any > 0;
     if (clause.idf > 0 && any === 0) held.all = false;
     if (clause.alsoRead && !typedAny) typedHeld = false;
+    if (clause.idf > 0 && !typedAny) asTyped = false;
     if (namesKind(clause.fits)) fitted = (fitted ?? 0) + clause.idf * Math.max(0, weights.forms.synonym - any);
   }
   // Neighbouring query words side by side in the name, in any of their forms.
@@ -397,6 +400,7 @@ function features(
     headUnsold: query.headUnsold,
     wordless: query.wordless,
     ...(fitted !== undefined && !ofKindAsked && total > 0 && { fitted: (anywhere + fitted) / total }),
+    ...(asTyped && held.all && { asTyped }),
   };
 }
 

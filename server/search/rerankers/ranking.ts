@@ -85,6 +85,11 @@ export type Scored = Features & {
    */
   fitted?: number;
   /**
+   * It holds every word of the query that weighs, each as typed or as a synonym, none only as a correction ("perfume"
+   * through "fragrance" in a description): set only then.
+   */
+  asTyped?: boolean;
+  /**
    * Of two alternatives the query joins by "or" ("canon or nikon"), the one it holds (0 or 1), when it holds one and
    * not the other; undefined otherwise, or when the query joins none.
    */
@@ -115,7 +120,9 @@ export type LocalWeights = Features & {
   weak: { coverage: number; cosine: number };
   /**
    * The floor for every query: a candidate covering less than `coverage` of the query and less similar than `cosine`
-   * is unrelated even when it is of the kind asked (the felt play food for "dog food").
+   * is unrelated even when it is of the kind asked (the felt play food for "dog food"); not one holding every word of
+   * the query as typed or as a synonym (`asTyped`: the eau de toilette whose description says "fragrance" for
+   * "perfume", which the encoder cannot read in a name like "SEOUL 100 ML").
    */
   faint: { coverage: number; cosine: number };
   /**
@@ -326,7 +333,7 @@ export function rankScored(given: readonly Scored[], ids: readonly string[], wei
   const below = (f: Scored, floor: { coverage: number; cosine: number }) => f.coverageAll < floor.coverage - ROUNDING && f.cosine < floor.cosine;
   const weak = (f: Scored) =>
     (!kindFound && below(f, weights.weak)) ||
-    (below(f, weights.faint) && !fits(f)) ||
+    (below(f, weights.faint) && !fits(f) && !f.asTyped) ||
     (f.headUnsold && below(f, weights.unsold)) ||
     (f.wordless && f.coverageAll === 0 && f.cosine < weights.wordless);
   // The best, and the first of the kind asked, by what they hold, whomever they are made for: the king sheet set is

@@ -335,4 +335,12 @@ describe("the relevance floor", () => {
     const cover = { ...queenCover, bedSize: 0 };
     expect(rankScored([queenCover, cover], ["king", "queen"], DEFAULT_WEIGHTS).map((o) => o.id)).toEqual(["queen", "king"]);
   });
+
+  it("keeps what holds every word of the query as typed or a synonym, however little the encoder reads in it", () => {
+    // "perfume": "SEOUL 100 ML (3.4 FL. OZ)", whose description says "fragrance" (a synonym), similar at 0.10.
+    const toilette = candidate({ type: 0, kindAsked: false, coverage: 0, coverageAll: 0.4, cosine: 0.1, department: "man", asTyped: true });
+    expect(unrelated([toilette])).toEqual([]);
+    // Held only through a correction ("printer" read as "printed"), or missing a word ("dog food": play food), it goes.
+    expect(unrelated([{ ...toilette, asTyped: undefined }])).toEqual(["p0"]);
+  });
 });
