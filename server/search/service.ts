@@ -546,8 +546,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
   ): Promise<Pick<SearchParams, "sort" | "currency">> {
     const order = reading.notApplied.find((entry) => entry.reason === NEEDS_CURRENCY);
     if (!order) return {};
-    const filters = filtersFrom(params, { priced: false, rates: deps.exchangeRates });
-    const currencies = [...(await matchedByCurrency(await searchPage(query, plan, filters, params, "relevance"))).keys()].sort();
+    const currencies = (await matchedUnpriced(query, plan, params)).map(({ currency }) => currency).sort();
     if (currencies.length !== 1) {
       if (currencies.length > 1) order.reason = `${NEEDS_CURRENCY}; the products matched are priced in ${currencies.join(", ")}`;
       return {};

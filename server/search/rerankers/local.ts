@@ -740,7 +740,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const stemmed = new Map(texts.map((text, i) => [text, stemmedTexts[i] ?? []]));
     const parsed = await queryOf(plan, stemmed);
     const readsWritten = parsed.clauses.some((clause) => clause.forms.some((form) => form.written !== undefined));
-    const meant = parsed.clauses.flatMap((clause) => clause.forms.filter((form) => form.unindexed).map((form) => form.lexemes[0]!));
+    const meantWords = parsed.clauses.flatMap((clause) => clause.forms.filter((form) => form.unindexed).map((form) => form.lexemes[0]!));
     const byId = new Map(rows.map((row) => [row.id, row]));
     const latinQuery = LATIN.test(query);
     const documents = candidates.map((candidate, index) => {
@@ -755,7 +755,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         // Read only when a query word has a `written` form (asWritten, ownWord); most queries have none.
         words: readsWritten ? new Set(wordsIn(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""}`)) : new Set(),
         descWords: readsWritten ? new Set(wordsIn(candidate.desc)) : new Set(),
-        unindexed: meant.length > 0 ? countsOf(meant, candidate) : new Map(),
+        unindexed: meantWords.length > 0 ? countsOf(meantWords, candidate) : new Map(),
       });
       // Field by field, so that a name with a Latin letter (nearly every one) settles it without copying the description.
       const unreadable =
