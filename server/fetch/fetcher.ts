@@ -216,7 +216,7 @@ export function createFetcher(settings: FetchSettings, deps: { now?: () => numbe
         };
       }
       if (!rules.allowed(url.href)) {
-        const why = rules.unreadable ?? `robots.txt of ${url.origin} disallows ${url.pathname}${url.search}`;
+        const why = rules.unreadable ?? rules.tooManyRules ?? `robots.txt of ${url.origin} disallows ${url.pathname}${url.search}`;
         return { kind: "refused", url: url.href, reason: why };
       }
       const headers: Record<string, string> = {
