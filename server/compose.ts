@@ -16,6 +16,7 @@ import { admissionSettings, type Config } from "./config.js";
 import type { Database } from "./db/client.js";
 import { type DatabaseHandle, openDatabase } from "./db/open.js";
 import { createFetcher, fetchSettings } from "./fetch/fetcher.js";
+import { liveLookupPermit } from "./fetch/live.js";
 import { createMetrics, type Metrics } from "./metrics/index.js";
 import type { Embedder } from "./search/embedder.js";
 import { createEmbedder, createReranker } from "./search/providers.js";
@@ -136,7 +137,8 @@ export function createRoot(config: Config, options: RootOptions): Root {
     const [handle, encoder] = await Promise.all([database(), embedder()]);
     await checkEmbeddingModel(handle.db, encoder);
     // One fetcher for every live lookup, so one host's politeness (a request at a time, its delay) holds across requests.
-    const fetcher = config.LIVE_LOOKUP_HOSTS.length > 0 ? createFetcher(fetchSettings(config)) : null;
+    const fetcher =
+      config.LIVE_LOOKUP_HOSTS.length > 0 ? createFetcher(fetchSettings(config), { permit: liveLookupPermit(config.LIVE_LOOKUP_HOSTS) }) : null;
     if (fetcher) closers.push(async () => fetcher.close());
     return createServices(await base(), {
       database: handle,

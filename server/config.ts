@@ -42,6 +42,20 @@ function hostName(value: string): string | null {
   }
 }
 
+/**
+ * A live lookup host as an operator writes it, `shop.example` or `shop.example:8443`, as brand scopes compare it
+ * (lower case, without `www.`), the port kept when one is written; null for anything more (scheme, path, user).
+ */
+function hostAndPort(value: string): string | null {
+  const port = /^(?:\[[^\]]*\]|[^:]*):(\d{1,5})$/.exec(value)?.[1];
+  const host = hostName(port === undefined ? value : value.slice(0, -port.length - 1));
+  const scope = host === null ? null : brandHost(host);
+  if (scope === null || scope === undefined) return null;
+  if (port === undefined) return scope;
+  const number = Number(port);
+  return number >= 1 && number <= 65535 ? `${scope}:${number}` : null;
+}
+
 /** A comma-separated setting as its trimmed, non-empty items (each checked by the `.pipe` that follows). */
 function commaList(fallback: string) {
   return z
@@ -196,16 +210,22 @@ export const ConfigSchema = z.object({
   /**
    * Live lookup: merchant hosts whose pages `GET /products?url=…&fetch=true` may fetch when the catalog does not
    * hold them, comma-separated host names (`shop.example` also allows `www.shop.example`; other subdomains are
-   * hosts of their own). Unset: live lookup is off and `fetch=true` is a 400.
+   * hosts of their own), each on the default ports (80, 443) unless a port is written (`shop.example:8443`: that
+   * port only). Every hop of a redirect is held to the same list. Unset: live lookup is off and `fetch=true` is a 400.
    */
   LIVE_LOOKUP_HOSTS: commaList("")
     .pipe(
       z.array(
-        z.string().refine((host) => hostName(host) !== null, "each host must be a host name such as shop.example, without scheme, port or path"),
+        z
+          .string()
+          .refine(
+            (host) => hostAndPort(host) !== null,
+            "each host must be a host name such as shop.example, or one with a port such as shop.example:8443, without scheme or path",
+          ),
       ),
     )
-    // Compared as brand scopes are: lower case, without `www.` (shared/url.ts).
-    .transform((hosts) => hosts.map((host) => brandHost(host) ?? host)),
+    // Compared as brand scopes are: lower case, without `www.` (shared/url.ts), then the port if one is written.
+    .transform((hosts) => hosts.map((host) => hostAndPort(host) ?? host)),
   /** The longest a live lookup takes, fetch, extraction and storing included; then it is answered 504 `upstream_timeout`. */
   LIVE_LOOKUP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(8000),
 

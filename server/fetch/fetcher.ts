@@ -115,7 +115,19 @@ export function retryAfterMs(value: string | string[] | undefined, now: number):
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-export function createFetcher(settings: FetchSettings, deps: { now?: () => number; http?: HttpClient; politeness?: Politeness } = {}): Fetcher {
+export interface FetcherDeps {
+  now?: () => number;
+  http?: HttpClient;
+  politeness?: Politeness;
+  /**
+   * Whether a URL may be requested at all, asked before every request (each redirect hop, robots.txt and its
+   * redirects): why not, or undefined when it may. A live lookup holds every hop to LIVE_LOOKUP_HOSTS, so that a
+   * listed merchant's redirect cannot make us ask another host (or another port) anything.
+   */
+  permit?: (url: URL) => string | undefined;
+}
+
+export function createFetcher(settings: FetchSettings, deps: FetcherDeps = {}): Fetcher {
   const now = deps.now ?? Date.now;
   const http =
     deps.http ??
@@ -150,6 +162,9 @@ export function createFetcher(settings: FetchSettings, deps: { now?: () => numbe
   async function readRobots(origin: string, signal?: AbortSignal): Promise<RobotsFile> {
     let url = new URL("/robots.txt", origin);
     for (let hop = 0; hop <= ROBOTS_REDIRECTS; hop++) {
+      // Not asked where it may not be: unreadable, so the origin is disallowed (never a reason to fetch more).
+      const refused = deps.permit?.(url);
+      if (refused) return { unreadable: `robots.txt redirects to a URL that is ${refused}` };
       let answer: HttpAnswer;
       try {
         answer = await politeness.run(
@@ -202,6 +217,9 @@ export function createFetcher(settings: FetchSettings, deps: { now?: () => numbe
     for (;;) {
       if (url.protocol !== "http:" && url.protocol !== "https:")
         return { kind: "failed", url: url.href, reason: `${url.protocol} URLs are not fetched`, failure: "page" };
+      // Before robots.txt: a hop we may not take costs its host no request at all.
+      const refused = deps.permit?.(url);
+      if (refused) return { kind: "refused", url: url.href, reason: seen.length > 1 ? `redirected to a URL that is ${refused}` : refused };
       let rules: RobotsRules;
       try {
         rules = await rulesFor(url, signal);

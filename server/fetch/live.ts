@@ -7,9 +7,12 @@
  *
  * How each outcome is answered (RequestError codes; api/problems.ts gives the statuses):
  *   held by the catalog           the stored product (410 `gone` if withdrawn), no request made
- *   live lookup off, other host   400 `invalid_parameter`
+ *   live lookup off, other host or port
+ *                                 400 `invalid_parameter`
  *   deadline passed               504 `upstream_timeout`
- *   404 or 410, another 4xx, not HTML, too large, robots.txt disallows, an address refused, no product on the page
+ *   404 or 410, another 4xx, not HTML, too large, robots.txt disallows, an address refused, no product on the page,
+ *   a redirect off LIVE_LOOKUP_HOSTS (refused before it is requested; the detail never says what a host answered
+ *   that the client could not ask directly)
  *                                 404 `not_found`, saying why
  *   5xx or 429 after the retries, a reset, a redirect loop
  *                                 502 `upstream_error`, saying why
@@ -51,11 +54,34 @@ export interface LiveLookupService {
   lookup(url: string, options: { withRawData: boolean; beforeFetch: () => Promise<void> }): Promise<Product>;
 }
 
+/** The port a URL is reached on: its own, else its scheme's. */
+function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+}
+
+/**
+ * Whether live lookup may request `url`, by LIVE_LOOKUP_HOSTS (`host`, or `host:port`, as config.ts writes them):
+ * http or https, a listed host (its `www.` too), on the scheme's own port unless the entry names another. Asked
+ * of the URL a client sends and of every hop the fetcher would take (its `permit`), before any request: a listed
+ * merchant's redirect (an open redirect, say) must not turn the server into a probe of other hosts and ports.
+ */
+export function liveLookupPermit(hosts: readonly string[]): (url: URL) => string | undefined {
+  const entries = hosts.map((entry) => {
+    const port = /:(\d+)$/.exec(entry)?.[1];
+    return port === undefined ? { host: entry, port: undefined } : { host: entry.slice(0, -port.length - 1), port: Number(port) };
+  });
+  return (url) => {
+    const host = url.protocol === "http:" || url.protocol === "https:" ? brandHost(url.href) : null;
+    const listed = entries.some((entry) => entry.host === host && (entry.port === undefined ? url.port === "" : entry.port === portOf(url)));
+    return listed ? undefined : "not on LIVE_LOOKUP_HOSTS (its scheme, host or port)";
+  };
+}
+
 /** What a fetch of one page came to: the stored product's id, or the error every lookup waiting on it answers. */
 type Outcome = { id: string } | { error: RequestError };
 
 export function createLiveLookup(deps: LiveLookupDeps): LiveLookupService {
-  const allowed = new Set(deps.hosts);
+  const permit = liveLookupPermit(deps.hosts);
   /** Fetches under way, by URL key: a second lookup of the same page waits for the first one's fetch. */
   const inFlight = new Map<string, Promise<Outcome>>();
 
@@ -90,10 +116,9 @@ export function createLiveLookup(deps: LiveLookupDeps): LiveLookupService {
       case "ok":
         break;
     }
-    const finalHost = brandHost(fetched.url);
-    if (finalHost === null || !allowed.has(finalHost)) {
-      return notFound(`the page redirected to ${new URL(fetched.url).hostname}, which this server does not fetch from (LIVE_LOOKUP_HOSTS)`);
-    }
+    // The fetcher asked `permit` of every hop; checked again here because a page off the list must never be stored.
+    if (permit(new URL(fetched.url)) !== undefined)
+      return notFound("the page redirected to a URL this server does not fetch from (LIVE_LOOKUP_HOSTS)");
     const line = pageLine(fetched, url, key, deps.limits);
     if ("error" in line) return notFound(`the page holds no product that can be stored: ${line.error}`);
     const summary = await importRecords({ db: deps.db, embedder: deps.embedder }, [line]);
@@ -136,20 +161,21 @@ export function createLiveLookup(deps: LiveLookupDeps): LiveLookupService {
   return {
     async lookup(url, { withRawData, beforeFetch }) {
       const { fetcher } = deps;
-      if (allowed.size === 0 || fetcher === null) {
+      if (deps.hosts.length === 0 || fetcher === null) {
         throw new RequestError(
           "invalid_parameter",
           "Live lookup is off on this server (LIVE_LOOKUP_HOSTS is not set): leave out fetch=true to look the page up in the catalog.",
           "fetch",
         );
       }
-      const host = brandHost(url);
       const key = productUrlKey(url);
-      if (host === null || key === null) throw new RequestError("invalid_parameter", "must be an absolute http(s) URL", "url");
-      if (!allowed.has(host)) {
+      if (key === null) throw new RequestError("invalid_parameter", "must be an absolute http(s) URL", "url");
+      const parsed = new URL(url);
+      if (permit(parsed) !== undefined) {
+        const where = parsed.port ? `${parsed.hostname} on port ${parsed.port}` : parsed.hostname;
         throw new RequestError(
           "invalid_parameter",
-          `Fetching is not allowed for ${new URL(url).hostname}: it is not one of the merchant hosts this server fetches from (LIVE_LOOKUP_HOSTS).`,
+          `Fetching is not allowed for ${where}: it is not one of the merchant hosts (and ports) this server fetches from (LIVE_LOOKUP_HOSTS).`,
           "url",
         );
       }

@@ -29,6 +29,8 @@ export interface MerchantServer {
   setStatus(path: string, status: number): void;
   /** The next `count` requests to `path` answer 429 with `Retry-After: seconds`. */
   throttle(path: string, count: number, seconds: number): void;
+  /** Makes `path` answer `status` (a redirect) with `location`, which may name any other server. */
+  setRedirect(path: string, location: string, status?: number): void;
   setRobots(text: string): void;
   /** A sitemap index at /sitemap.xml whose children (gzipped) list these paths with their lastmod. */
   setSitemap(children: { path: string; lastmod?: string }[][]): void;
@@ -58,11 +60,14 @@ export async function startMerchantServer(options: { slowBodyMs?: number; hugeBy
   const statuses = new Map<string, number>();
   const throttles = new Map<string, { count: number; seconds: number }>();
   const files = new Map<string, { body: Buffer; contentType: string }>();
+  const redirects = new Map<string, { location: string; status: number }>();
   let robots = "User-agent: *\nDisallow: /private/\n";
   const log: RequestLog[] = [];
   let clock = Date.parse("2026-11-01T00:00:00Z");
 
   function answer(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> | void {
+    const redirect = redirects.get(path);
+    if (redirect) return void res.writeHead(redirect.status, { location: redirect.location }).end();
     if (path === "/robots.txt") return void res.writeHead(200, { "content-type": "text/plain" }).end(robots);
     const throttle = throttles.get(path);
     if (throttle && throttle.count > 0) {
@@ -139,6 +144,9 @@ export async function startMerchantServer(options: { slowBodyMs?: number; hugeBy
     },
     throttle(path, count, seconds) {
       throttles.set(path, { count, seconds });
+    },
+    setRedirect(path, location, status = 302) {
+      redirects.set(path, { location, status });
     },
     setRobots(text) {
       robots = text;

@@ -21,9 +21,11 @@ const TIMEOUT_MS = 3000;
 /** Far longer than the deadline: a lookup answered before this was cut off by the deadline, not by the page. */
 const SLOW_BODY_MS = 60_000;
 
-/** Live lookup on for the shop's host (loopback, so FETCH_ALLOW_PRIVATE), without politeness delays or retries to wait out. */
+/**
+ * Live lookup on for the shop's host and port (loopback, so FETCH_ALLOW_PRIVATE), without politeness delays or
+ * retries to wait out; LIVE_LOOKUP_HOSTS is the shop's, set once it listens.
+ */
 const LIVE: Partial<Config> = {
-  LIVE_LOOKUP_HOSTS: ["127.0.0.1"],
   LIVE_LOOKUP_TIMEOUT_MS: TIMEOUT_MS,
   FETCH_ALLOW_PRIVATE: true,
   FETCH_HOST_DELAY_MS: 0,
@@ -72,6 +74,7 @@ function problemOf(answer: { json(): unknown }) {
 beforeAll(async () => {
   t = await createTestApp({ records: [] });
   shop = await startMerchantServer({ slowBodyMs: SLOW_BODY_MS });
+  LIVE.LIVE_LOOKUP_HOSTS = [shop.host];
   live = await appOn(LIVE);
 });
 

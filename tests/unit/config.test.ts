@@ -67,9 +67,15 @@ describe("loadConfig", () => {
       "other.example",
       "127.0.0.1",
     ]);
-    for (const wrong of ["https://shop.example", "shop.example:8080", "shop.example/p", "user@shop.example"]) {
+    // A port, when written, is kept: that port only (issue 47); without one, the schemes' own ports.
+    expect(loadConfig({ LIVE_LOOKUP_HOSTS: "Shop.Example:8443,www.other.example:443,127.0.0.1:3000" }).LIVE_LOOKUP_HOSTS).toEqual([
+      "shop.example:8443",
+      "other.example:443",
+      "127.0.0.1:3000",
+    ]);
+    for (const wrong of ["https://shop.example", "shop.example:0", "shop.example:70000", "shop.example/p", "user@shop.example"]) {
       expect(refusal({ LIVE_LOOKUP_HOSTS: `ok.example,${wrong}` })).toMatch(
-        /LIVE_LOOKUP_HOSTS\.1: each host must be a host name such as shop\.example/,
+        /LIVE_LOOKUP_HOSTS\.1: each host must be a host name such as shop\.example, or one with a port/,
       );
     }
     expect(refusal({ LIVE_LOOKUP_TIMEOUT_MS: "0" })).toMatch(/LIVE_LOOKUP_TIMEOUT_MS/);

@@ -1,0 +1,107 @@
+/**
+ * Issue 47, the crawler's findings from a hostile review, against real shops on loopback.
+ *
+ * Live lookup followed a listed merchant's redirects to any host, and to any port of a listed host, fetching
+ * robots.txt and the page before it checked, then told the caller what that host answered: a blind SSRF and a
+ * port-scan oracle for any key holder. Every hop (scheme, host and port) is now checked before it is requested,
+ * robots.txt's redirects too, and a client's problem says nothing a foreign host answered.
+ */
+import type { FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Root } from "../../server/compose.js";
+import type { Config } from "../../server/config.js";
+import { ProblemSchema } from "../../shared/schemas/index.js";
+import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
+import { type MerchantServer, productPage, startMerchantServer } from "../helpers/merchant-server.js";
+
+let t: TestApp;
+/** Listed: the merchant, and a second merchant whose robots.txt redirects away. */
+let shop: MerchantServer;
+let robotsAway: MerchantServer;
+/** Not listed: where a redirect tries to send us (another port of the same loopback host). */
+let foreign: MerchantServer;
+let root: Root;
+let live: FastifyInstance;
+
+function lookup(url: string) {
+  return live.inject({ method: "GET", url: `/api/v1/products?url=${encodeURIComponent(url)}&fetch=true`, headers: { authorization: t.key } });
+}
+
+const problemOf = (answer: { json(): unknown }) => ProblemSchema.parse(answer.json());
+
+beforeAll(async () => {
+  t = await createTestApp({ records: [] });
+  [shop, robotsAway, foreign] = await Promise.all([startMerchantServer(), startMerchantServer(), startMerchantServer()]);
+  // What the foreign server would tell a prober: an answer of its own, to see whether it reaches the client.
+  foreign.setStatus("/admin", 503);
+  foreign.setPage("/p/planted", productPage(foreign.origin, "/p/planted", { name: "Planted Product", price: "1.00" }));
+  const settings: Partial<Config> = {
+    LIVE_LOOKUP_HOSTS: [shop.host, robotsAway.host],
+    FETCH_ALLOW_PRIVATE: true,
+    FETCH_HOST_DELAY_MS: 0,
+    FETCH_RETRIES: 0,
+  };
+  root = await rootOn(t.database, { config: settings });
+  live = await root.app();
+  await live.ready();
+});
+
+afterAll(async () => {
+  await root?.close();
+  await Promise.all([shop?.close(), robotsAway?.close(), foreign?.close()]);
+  await t?.close();
+});
+
+describe("issue 47: live lookup holds every hop to LIVE_LOOKUP_HOSTS", () => {
+  it("refuses a redirect to another port of a listed host before requesting it, and says nothing it would answer", async () => {
+    shop.setRedirect("/p/to-admin", `${foreign.origin}/admin`);
+    const answer = await lookup(`${shop.origin}/p/to-admin`);
+    expect(answer.statusCode).toBe(404);
+    expect(problemOf(answer)).toMatchObject({
+      code: "not_found",
+      detail: "No product at that URL: the page was not fetched: redirected to a URL that is not on LIVE_LOOKUP_HOSTS (its scheme, host or port).",
+    });
+    // Neither its robots.txt nor the page was asked for.
+    expect(foreign.log).toEqual([]);
+  });
+
+  it("refuses a redirect to an unlisted host, even one with a product to store", async () => {
+    const port = new URL(foreign.origin).port;
+    shop.setRedirect("/p/to-planted", `http://localhost:${port}/p/planted`);
+    const answer = await lookup(`${shop.origin}/p/to-planted`);
+    expect(answer.statusCode).toBe(404);
+    expect(problemOf(answer).detail).toMatch(/redirected to a URL that is not on LIVE_LOOKUP_HOSTS/);
+    expect(problemOf(answer).detail).not.toMatch(/localhost|Planted/);
+    expect(foreign.log).toEqual([]);
+  });
+
+  it("refuses a listed host on a port not listed (400), without a request", async () => {
+    const answer = await lookup(`http://127.0.0.1:${new URL(foreign.origin).port}/p/planted`);
+    expect(answer.statusCode).toBe(400);
+    expect(problemOf(answer)).toMatchObject({ code: "invalid_parameter" });
+    expect(problemOf(answer).detail).toMatch(
+      /^Fetching is not allowed for 127\.0\.0\.1 on port \d+: it is not one of the merchant hosts \(and ports\)/,
+    );
+    expect(foreign.log).toEqual([]);
+  });
+
+  it("does not follow robots.txt's redirect off the list: the origin is disallowed, and the other host asked nothing", async () => {
+    robotsAway.setRedirect("/robots.txt", `${foreign.origin}/robots.txt`, 301);
+    robotsAway.setPage("/p/stool", productPage(robotsAway.origin, "/p/stool", { name: "Oak Stool", price: "80.00" }));
+    const answer = await lookup(`${robotsAway.origin}/p/stool`);
+    expect(answer.statusCode).toBe(404);
+    expect(problemOf(answer).detail).toBe(
+      "No product at that URL: the page was not fetched: robots.txt redirects to a URL that is not on LIVE_LOOKUP_HOSTS (its scheme, host or port).",
+    );
+    expect(robotsAway.log.map((entry) => entry.path)).toEqual(["/robots.txt"]);
+    expect(foreign.log).toEqual([]);
+  });
+
+  it("still follows a redirect that stays on a listed host and port", async () => {
+    shop.setPage("/p/moved", productPage(shop.origin, "/p/moved", { name: "Moved Kettle", price: "25.00" }));
+    shop.setRedirect("/p/old", `${shop.origin}/p/moved`, 301);
+    const answer = await lookup(`${shop.origin}/p/old`);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json().pdp).toMatchObject({ name: "Moved Kettle" });
+  });
+});
