@@ -5,6 +5,7 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { brandHost } from "../shared/url.js";
+import { parseNetwork } from "./fetch/address.js";
 
 const boolean = (fallback: boolean) =>
   z
@@ -192,8 +193,15 @@ export const ConfigSchema = z.object({
     .max(300)
     .regex(/^[A-Za-z0-9._-]+\/\S+/, "must start with a product token and version, e.g. MyCatalogBot/1.0 (+https://example.com/bot)")
     .default("ProductCatalogBot/0.1 (+https://product-catalog.example/bot)"),
-  /** Private, loopback and link-local addresses are refused unless this is true (a crafted URL must not probe our network). */
+  /**
+   * Private, loopback, link-local, documentation and reserved addresses, and this machine's own, are refused (a
+   * crafted URL must not probe our network). True lifts the loopback refusal only: tests, a shop on this machine.
+   */
   FETCH_ALLOW_PRIVATE: boolean(false),
+  /** Networks (CIDRs, comma-separated) that fetches may connect to whatever they are: the operator's own shops. */
+  FETCH_ALLOW_NETWORKS: commaList("").pipe(
+    z.array(z.string().refine((network) => parseNetwork(network) !== null, "each network must be a CIDR such as 10.20.0.0/16 or fd12:3456::/48")),
+  ),
   /** Least time between the end of one request to a host and the start of the next; a larger robots.txt Crawl-delay wins. */
   FETCH_HOST_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   /** Requests in flight at once, over all hosts (one per host at most, always). */

@@ -17,7 +17,10 @@ import { createRobotsCache, ROBOTS_MAX_BYTES, type RobotsFile, type RobotsRules 
 
 export interface FetchSettings {
   userAgent: string;
+  /** FETCH_ALLOW_PRIVATE: loopback may be connected to. */
   allowPrivate: boolean;
+  /** FETCH_ALLOW_NETWORKS: these networks may be connected to. */
+  allowNetworks?: readonly string[];
   hostDelayMs: number;
   concurrency: number;
   connectTimeoutMs: number;
@@ -34,6 +37,7 @@ export function fetchSettings(config: Config): FetchSettings {
   return {
     userAgent: config.FETCH_USER_AGENT,
     allowPrivate: config.FETCH_ALLOW_PRIVATE,
+    allowNetworks: config.FETCH_ALLOW_NETWORKS,
     hostDelayMs: config.FETCH_HOST_DELAY_MS,
     concurrency: config.FETCH_CONCURRENCY,
     connectTimeoutMs: config.FETCH_CONNECT_TIMEOUT_MS,
@@ -134,6 +138,7 @@ export function createFetcher(settings: FetchSettings, deps: FetcherDeps = {}): 
     createHttpClient({
       userAgent: settings.userAgent,
       allowPrivate: settings.allowPrivate,
+      allowNetworks: settings.allowNetworks ?? [],
       connectTimeoutMs: settings.connectTimeoutMs,
       firstByteTimeoutMs: settings.firstByteTimeoutMs,
       bodyTimeoutMs: settings.bodyTimeoutMs,

@@ -14,12 +14,14 @@ import { isIP, type LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { overCap } from "../ingest/limits.js";
-import { refusal, refusedKind } from "./address.js";
+import { addressGuard, refusal } from "./address.js";
 
 export interface HttpClientOptions {
   userAgent: string;
-  /** FETCH_ALLOW_PRIVATE: connect to private, loopback and link-local addresses too. */
+  /** FETCH_ALLOW_PRIVATE: connect to loopback addresses too (and no other refused kind). */
   allowPrivate: boolean;
+  /** FETCH_ALLOW_NETWORKS: networks (CIDRs) connected to whatever kind of address they hold. */
+  allowNetworks?: readonly string[];
   connectTimeoutMs: number;
   firstByteTimeoutMs: number;
   bodyTimeoutMs: number;
@@ -97,15 +99,17 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     "https:": new https.Agent({ keepAlive: true }),
   };
 
+  const refused = addressGuard({ allowLoopback: options.allowPrivate, allowNetworks: options.allowNetworks ?? [] });
+
   /** DNS as usual, then only addresses the policy allows; none allowed is a refusal naming the first. */
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
     dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, "", 0);
-      const allowed = options.allowPrivate ? addresses : addresses.filter((entry) => refusedKind(entry.address) === undefined);
+      const allowed = addresses.filter((entry) => refused(entry.address) === undefined);
       const first = allowed[0];
       if (!first) {
-        const refused = addresses[0];
-        const reason = refused ? refusal(hostname, refused.address, refusedKind(refused.address) ?? "refused") : `${hostname} has no address`;
+        const denied = addresses[0];
+        const reason = denied ? refusal(hostname, denied.address, refused(denied.address) ?? "refused") : `${hostname} has no address`;
         return callback(new RefusedAddressError(reason), "", 0);
       }
       if (lookupOptions.all) callback(null, allowed);
@@ -115,8 +119,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   function get(url: URL, request: HttpRequest): Promise<HttpAnswer> {
     const literal = url.hostname.replace(/^\[|\]$/g, "");
-    if (!options.allowPrivate && isIP(literal) !== 0) {
-      const kind = refusedKind(literal);
+    if (isIP(literal) !== 0) {
+      const kind = refused(literal);
       if (kind) return Promise.reject(new FetchError(refusal(literal, literal, kind), "refused"));
     }
     const module = url.protocol === "https:" ? https : http;

@@ -5,11 +5,16 @@
  * robots.txt and the page before it checked, then told the caller what that host answered: a blind SSRF and a
  * port-scan oracle for any key holder. Every hop (scheme, host and port) is now checked before it is requested,
  * robots.txt's redirects too, and a client's problem says nothing a foreign host answered.
+ *
+ * FETCH_ALLOW_PRIVATE=true lifted every address refusal; it now lifts loopback's only (the guard's ranges are
+ * unit-tested in tests/unit/issue-47-address.test.ts). Here, that the fetcher applies it: a literal private
+ * address is refused before any connection, so this sends nothing off loopback.
  */
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Root } from "../../server/compose.js";
 import type { Config } from "../../server/config.js";
+import { createFetcher } from "../../server/fetch/fetcher.js";
 import { ProblemSchema } from "../../shared/schemas/index.js";
 import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
 import { type MerchantServer, productPage, startMerchantServer } from "../helpers/merchant-server.js";
@@ -103,5 +108,34 @@ describe("issue 47: live lookup holds every hop to LIVE_LOOKUP_HOSTS", () => {
     const answer = await lookup(`${shop.origin}/p/old`);
     expect(answer.statusCode).toBe(200);
     expect(answer.json().pdp).toMatchObject({ name: "Moved Kettle" });
+  });
+});
+
+describe("issue 47: FETCH_ALLOW_PRIVATE=true lets the fetcher reach loopback only", () => {
+  it("fetches from the shop on loopback, and refuses a private address without connecting to it", async () => {
+    shop.setPage("/p/lamp", productPage(shop.origin, "/p/lamp", { name: "Loopback Lamp", price: "12.00" }));
+    const fetcher = createFetcher({
+      userAgent: "ProductCatalogBot/0.1 (+https://product-catalog.example/bot)",
+      allowPrivate: true,
+      hostDelayMs: 0,
+      concurrency: 2,
+      connectTimeoutMs: 1000,
+      firstByteTimeoutMs: 1000,
+      bodyTimeoutMs: 1000,
+      maxRedirects: 5,
+      retries: 0,
+      retryBaseMs: 0,
+      maxBytes: 1024 * 1024,
+    });
+    try {
+      expect(await fetcher.get(`${shop.origin}/p/lamp`, { accept: "html" })).toMatchObject({ kind: "ok" });
+      expect(await fetcher.get("http://10.0.0.5/p/lamp", { accept: "html" })).toEqual({
+        kind: "refused",
+        url: "http://10.0.0.5/p/lamp",
+        reason: "10.0.0.5 is a private address; fetching it is refused unless FETCH_ALLOW_NETWORKS includes it",
+      });
+    } finally {
+      fetcher.close();
+    }
   });
 });
