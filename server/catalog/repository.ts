@@ -230,6 +230,23 @@ export async function findFetchStates(db: DbOrTx, keys: readonly string[]): Prom
 }
 
 /**
+ * Products at `host`, for `catalog refresh --brand`: by their own site (`brand_host`, from the page's canonical URL)
+ * or by the host their page is fetched from (the URL refresh fetches: where it was last fetched from, else its page
+ * URL), which differ when a shop serves its pages from another host; port left out, as brand scopes leave it.
+ */
+function atHost(host: string | undefined): SQL | undefined {
+  if (host === undefined) return undefined;
+  const fetchedFrom = sql`regexp_replace(split_part(split_part(coalesce(${products.fetchKey}, ${products.urlKey}), '/', 1), '?', 1), ':[0-9]+$', '')`;
+  return or(eq(products.brandHost, host), sql`${fetchedFrom} = ${host}`);
+}
+
+/** How many products are at `host` (`atHost`), checked whenever: a refresh that matched nothing says which it was. */
+export async function countAtHost(db: DbOrTx, host: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(products).where(atHost(host));
+  return row?.n ?? 0;
+}
+
+/**
  * Products last checked before `before` (oldest first, then by id), after `from` in that order: what
  * `catalog refresh` re-fetches, a page at a time. Gone products are included: a later 200 brings one back.
  */
@@ -244,7 +261,7 @@ export async function productsCheckedBefore(
     .where(
       and(
         lt(products.checkedAt, before),
-        brandHost === undefined ? undefined : eq(products.brandHost, brandHost),
+        atHost(brandHost),
         from ? sql`(${products.checkedAt}, ${products.id}) > (${from.checkedText}::timestamptz, ${from.id})` : undefined,
       ),
     )
@@ -262,7 +279,7 @@ export async function countCheckedBefore(db: DbOrTx, before: Date, brandHost?: s
   const [row] = await db
     .select({ n: count() })
     .from(products)
-    .where(and(lt(products.checkedAt, before), brandHost === undefined ? undefined : eq(products.brandHost, brandHost)));
+    .where(and(lt(products.checkedAt, before), atHost(brandHost)));
   return row?.n ?? 0;
 }
 

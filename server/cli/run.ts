@@ -265,7 +265,7 @@ const COMMANDS: Record<string, Command> = {
     usage: [
       [
         "refresh [--older-than DURATION] [--brand HOST] [--limit N]",
-        "fetch again the products last checked before DURATION ago (default 1d; 30m, 6h, 7d), oldest first; resumable",
+        "fetch again the products last checked before DURATION ago (default 1d; 30m, 6h, 7d), oldest first; resumable; --brand: products whose site or page host is HOST",
       ],
     ],
     run: async ({ flags, config, out }) => {
@@ -274,18 +274,29 @@ const COMMANDS: Record<string, Command> = {
       if (limit !== undefined && !/^[1-9]\d{0,8}$/.test(limit)) throw new UsageError("--limit must be a whole number from 1");
       const host = flags.brand === undefined ? undefined : brandHost(flags.brand);
       if (host === null) throw new UsageError("--brand must be a host such as shop.example");
-      return crawlCommand(config, flags, out, "refreshing", async (deps, progress) => {
+      /** Products at --brand's host, when the run visits none of them: whether the host was wrong or they are fresh. */
+      let atHost: number | undefined;
+      const code = await crawlCommand(config, flags, out, "refreshing", async (deps, progress) => {
         let total: number | null = null;
         return refresh(deps, {
           before: new Date(Date.now() - olderThan),
           ...(host === undefined ? {} : { brandHost: host }),
           ...(limit === undefined ? {} : { limit: Number(limit) }),
-          onTotal: (count) => {
+          onTotal: (count, products) => {
             total = count;
+            if (count === 0) atHost = products;
           },
           onProgress: (s, done) => progress.update(done, `of ${total ?? "?"} (${s.notModified} not modified, ${s.gone} gone, ${s.failed} failed)`),
         });
       });
+      if (host === undefined || atHost === undefined) return code;
+      if (atHost === 0) {
+        // Most likely a mistyped host: said, and a failure, so a scheduled run does not pass for a refresh.
+        out.err(`No product's site or page host is ${host} (--brand): nothing was refreshed.`);
+        return 1;
+      }
+      out.err(`None of the ${atHost} products at ${host} was last checked before ${flags["older-than"] ?? "1d"} ago: nothing to refresh.`);
+      return code;
     },
   },
   extract: {

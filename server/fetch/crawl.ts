@@ -20,6 +20,7 @@ import {
   type Confirmation,
   commitChanges,
   confirmProducts,
+  countAtHost,
   countCheckedBefore,
   databaseNow,
   type FetchState,
@@ -300,12 +301,18 @@ export async function fetchSitemap(deps: CrawlDeps, url: string, options: CrawlO
 export interface RefreshOptions extends CrawlOptions {
   /** Products last checked before this instant are fetched again. */
   before: Date;
-  /** Only this brand's products (its host, as `brand_url` takes it). */
+  /**
+   * Only the products at this host (as `brand_url` takes it): their own site's, or the one their page is fetched
+   * from (a shop may serve its pages from a host other than its canonical one).
+   */
   brandHost?: string;
   /** At most this many products. */
   limit?: number;
-  /** Told once, before the first fetch, how many products this run will visit. */
-  onTotal?: (total: number) => void;
+  /**
+   * Told once, before the first fetch, how many products this run will visit; with `brandHost`, also how many
+   * products are at that host at all, so that a run that visits none can say whether the host matched nothing.
+   */
+  onTotal?: (total: number, atHost?: number) => void;
 }
 
 /**
@@ -318,7 +325,8 @@ export async function refresh(deps: CrawlDeps, options: RefreshOptions): Promise
   // Never past the run's start: a product this run checks must not come round again within it.
   const before = new Date(Math.min(options.before.getTime(), (await databaseNow(deps.db)).getTime()));
   const total = Math.min(limit, await countCheckedBefore(deps.db, before, options.brandHost));
-  options.onTotal?.(total);
+  if (options.brandHost === undefined) options.onTotal?.(total);
+  else options.onTotal?.(total, total > 0 ? total : await countAtHost(deps.db, options.brandHost));
   async function* targets(): AsyncGenerator<Target & { state: FetchState }> {
     let from: { checkedText: string; id: string } | undefined;
     let given = 0;

@@ -9,7 +9,13 @@
  * FETCH_ALLOW_PRIVATE=true lifted every address refusal; it now lifts loopback's only (the guard's ranges are
  * unit-tested in tests/unit/issue-47-address.test.ts). Here, that the fetcher applies it: a literal private
  * address is refused before any connection, so this sends nothing off loopback.
+ *
+ * `catalog refresh --brand HOST` matched only the product's own site (its canonical URL's host), not the host its
+ * page is fetched from, and said nothing when it matched no product; it now takes either, and says so.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Root } from "../../server/compose.js";
@@ -17,6 +23,7 @@ import type { Config } from "../../server/config.js";
 import { createFetcher } from "../../server/fetch/fetcher.js";
 import { ProblemSchema } from "../../shared/schemas/index.js";
 import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
+import { runCli } from "../helpers/cli.js";
 import { type MerchantServer, productPage, startMerchantServer } from "../helpers/merchant-server.js";
 
 let t: TestApp;
@@ -137,5 +144,36 @@ describe("issue 47: FETCH_ALLOW_PRIVATE=true lets the fetcher reach loopback onl
     } finally {
       fetcher.close();
     }
+  });
+});
+
+describe("issue 47: catalog refresh --brand HOST", () => {
+  let dir: string;
+  let env: Record<string, string>;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "catalog-issue-47-"));
+    env = { DATA_DIR: join(dir, "data"), FETCH_HOST_DELAY_MS: "0", FETCH_ALLOW_PRIVATE: "true", SAMPLE_CATALOG: "false" };
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("takes the host a page is fetched from as well as the product's own site, and says when nothing matched", async () => {
+    // A shop whose pages name their canonical site, another host than the one they are served from.
+    const html = productPage("https://kettles.example", "/p/kettle-away", { name: "Away Kettle", price: "31.00" });
+    shop.setPage("/p/kettle-away", html);
+    const fetched = await runCli(["fetch", `${shop.origin}/p/kettle-away`], env);
+    expect(fetched.out.at(-1)).toBe("imported 1, updated 0, unchanged 0, not modified 0, gone 0, skipped 0, failed 0");
+
+    const byPageHost = await runCli(["refresh", "--older-than", "0s", "--brand", "127.0.0.1"], env);
+    expect(byPageHost.out.at(-1)).toBe("imported 0, updated 0, unchanged 0, not modified 1, gone 0, skipped 0, failed 0");
+    expect(byPageHost.code).toBe(0);
+    const bySite = await runCli(["refresh", "--older-than", "0s", "--brand", "www.Kettles.example"], env);
+    expect(bySite.out.at(-1)).toBe("imported 0, updated 0, unchanged 0, not modified 1, gone 0, skipped 0, failed 0");
+
+    const nowhere = await runCli(["refresh", "--older-than", "0s", "--brand", "nowhere.example"], env);
+    expect(nowhere.err).toEqual(["No product's site or page host is nowhere.example (--brand): nothing was refreshed."]);
+    expect(nowhere.code).toBe(1);
+    const fresh = await runCli(["refresh", "--older-than", "1d", "--brand", "127.0.0.1"], env);
+    expect(fresh.err).toEqual(["None of the 1 products at 127.0.0.1 was last checked before 1d ago: nothing to refresh."]);
+    expect(fresh.code).toBe(0);
   });
 });
