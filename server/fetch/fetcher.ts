@@ -238,7 +238,7 @@ export function createFetcher(settings: FetchSettings, deps: FetcherDeps = {}): 
           failure: signal?.aborted ? "timeout" : error instanceof FetchError ? error.failure : "upstream",
         };
       }
-      if (!rules.allowed(url.href)) {
+      if (!(await rules.allowed(url.href))) {
         const why = rules.unreadable ?? rules.tooManyRules ?? `robots.txt of ${url.origin} disallows ${url.pathname}${url.search}`;
         return { kind: "refused", url: url.href, reason: why };
       }
