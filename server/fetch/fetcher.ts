@@ -209,6 +209,50 @@ export function createFetcher(settings: FetchSettings, deps: FetcherDeps = {}): 
     return rules;
   }
 
+  /**
+   * Whether `url` may be requested: an http(s) URL the fetcher's `permit` allows (asked before robots.txt, so a hop
+   * we may not take costs its host no request at all) and robots.txt does not disallow. Null when it may; else the
+   * outcome that says why not. `redirected`: it is a redirect's hop, not the URL asked for.
+   */
+  async function mayRequest(url: URL, redirected: boolean, signal?: AbortSignal): Promise<Fetched | null> {
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+      return { kind: "failed", url: url.href, reason: `${url.protocol} URLs are not fetched`, failure: "page" };
+    const refused = deps.permit?.(url);
+    if (refused) return { kind: "refused", url: url.href, reason: redirected ? `redirected to a URL that is ${refused}` : refused };
+    let rules: RobotsRules;
+    try {
+      rules = await rulesFor(url, signal);
+    } catch (error) {
+      const reason = (error as Error).message;
+      if (error instanceof FetchError && error.kind === "refused") return { kind: "refused", url: url.href, reason };
+      const failure = signal?.aborted ? "timeout" : error instanceof FetchError ? error.failure : "upstream";
+      return { kind: "failed", url: url.href, reason, failure };
+    }
+    if (await rules.allowed(url.href)) return null;
+    const why = rules.unreadable ?? rules.tooManyRules ?? `robots.txt of ${url.origin} disallows ${url.pathname}${url.search}`;
+    return { kind: "refused", url: url.href, reason: why };
+  }
+
+  /** Where a redirect answer leads (added to `seen`), or the failure it is: no Location, a loop, too many hops. */
+  function nextHop(answer: HttpAnswer, url: URL, seen: string[], target: string): URL | Fetched {
+    const location = answer.headers.location;
+    if (!location) return { kind: "failed", url: url.href, reason: `answered ${answer.status} without a Location`, failure: "upstream" };
+    let next: URL;
+    try {
+      next = new URL(location, url);
+    } catch {
+      return { kind: "failed", url: url.href, reason: `answered ${answer.status} with a Location that is not a URL`, failure: "upstream" };
+    }
+    if (seen.includes(next.href)) {
+      return { kind: "failed", url: target, reason: `redirect loop: ${[...seen, next.href].join(" → ")}`, failure: "upstream" };
+    }
+    if (seen.length > settings.maxRedirects) {
+      return { kind: "failed", url: target, reason: `more than FETCH_MAX_REDIRECTS (${settings.maxRedirects}) redirects`, failure: "upstream" };
+    }
+    seen.push(next.href);
+    return next;
+  }
+
   async function get(target: string, options: { accept: Accept; conditional?: Conditional; signal?: AbortSignal }): Promise<Fetched> {
     const { accept, conditional, signal } = options;
     let url: URL;
@@ -220,28 +264,8 @@ export function createFetcher(settings: FetchSettings, deps: FetcherDeps = {}): 
     const seen = [url.href];
     let retries = 0;
     for (;;) {
-      if (url.protocol !== "http:" && url.protocol !== "https:")
-        return { kind: "failed", url: url.href, reason: `${url.protocol} URLs are not fetched`, failure: "page" };
-      // Before robots.txt: a hop we may not take costs its host no request at all.
-      const refused = deps.permit?.(url);
-      if (refused) return { kind: "refused", url: url.href, reason: seen.length > 1 ? `redirected to a URL that is ${refused}` : refused };
-      let rules: RobotsRules;
-      try {
-        rules = await rulesFor(url, signal);
-      } catch (error) {
-        const reason = (error as Error).message;
-        if (error instanceof FetchError && error.kind === "refused") return { kind: "refused", url: url.href, reason };
-        return {
-          kind: "failed",
-          url: url.href,
-          reason,
-          failure: signal?.aborted ? "timeout" : error instanceof FetchError ? error.failure : "upstream",
-        };
-      }
-      if (!(await rules.allowed(url.href))) {
-        const why = rules.unreadable ?? rules.tooManyRules ?? `robots.txt of ${url.origin} disallows ${url.pathname}${url.search}`;
-        return { kind: "refused", url: url.href, reason: why };
-      }
+      const refused = await mayRequest(url, seen.length > 1, signal);
+      if (refused) return refused;
       const headers: Record<string, string> = {
         accept: accept === "html" ? "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5" : "application/xml,text/xml;q=0.9,*/*;q=0.5",
       };
@@ -275,21 +299,8 @@ export function createFetcher(settings: FetchSettings, deps: FetcherDeps = {}): 
       if (status === 304 && ("if-none-match" in headers || "if-modified-since" in headers)) return { kind: "not_modified", url: url.href };
       if (status === 404 || status === 410) return { kind: "gone", url: url.href, status };
       if (REDIRECTS.has(status)) {
-        const location = answer.headers.location;
-        if (!location) return { kind: "failed", url: url.href, reason: `answered ${status} without a Location`, failure: "upstream" };
-        let next: URL;
-        try {
-          next = new URL(location, url);
-        } catch {
-          return { kind: "failed", url: url.href, reason: `answered ${status} with a Location that is not a URL`, failure: "upstream" };
-        }
-        if (seen.includes(next.href)) {
-          return { kind: "failed", url: target, reason: `redirect loop: ${[...seen, next.href].join(" → ")}`, failure: "upstream" };
-        }
-        if (seen.length > settings.maxRedirects) {
-          return { kind: "failed", url: target, reason: `more than FETCH_MAX_REDIRECTS (${settings.maxRedirects}) redirects`, failure: "upstream" };
-        }
-        seen.push(next.href);
+        const next = nextHop(answer, url, seen, target);
+        if (!(next instanceof URL)) return next;
         url = next;
         continue;
       }
