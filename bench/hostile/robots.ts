@@ -36,7 +36,8 @@ function hostileFile(): string {
   for (let i = 0; lines.length <= ROBOTS_MAX_RULES; i++) {
     const prefix = `Disallow: /*`;
     const tail = `*${String.fromCharCode(98 + (i % 24))}`;
-    lines.push(`${prefix}${"a*".repeat(Math.floor((lineBytes - prefix.length - tail.length) / 2))}${tail}`);
+    const stars = "a*".repeat(Math.floor((lineBytes - prefix.length - tail.length) / 2));
+    lines.push(`${prefix}${stars.padEnd(lineBytes - prefix.length - tail.length, "a")}${tail}`);
   }
   const text = `${lines.join("\n")}\n`;
   return text.slice(0, ROBOTS_MAX_BYTES);
