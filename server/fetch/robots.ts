@@ -127,7 +127,7 @@ interface Group {
 }
 
 /** The groups of a robots.txt for `token` and for `*` (the only ones we could obey), as RFC 9309 §2.2.1 reads them. */
-async function parseGroups(text: string, token: string): Promise<{ ours: Group | undefined; any: Group | undefined }> {
+async function parseGroups(text: string, token: string): Promise<{ ours: Group | undefined; everyone: Group | undefined }> {
   const found = new Map<string, Group>();
   const wanted = new Set([token, "*"]);
   let agents: string[] = [];
@@ -162,14 +162,14 @@ async function parseGroups(text: string, token: string): Promise<{ ours: Group |
       }
     }
   }
-  return { ours: found.get(token), any: found.get("*") };
+  return { ours: found.get(token), everyone: found.get("*") };
 }
 
 export async function rulesFrom(origin: string, file: RobotsFile, token: string): Promise<RobotsRules> {
   if ("unreadable" in file) return { allowed: async () => false, crawlDelayMs: undefined, unreadable: file.unreadable };
   if ("status" in file) return { allowed: async () => true, crawlDelayMs: undefined };
-  const { ours, any } = await parseGroups(file.text, token.toLowerCase());
-  const group = ours ?? any;
+  const { ours, everyone } = await parseGroups(file.text, token.toLowerCase());
+  const group = ours ?? everyone;
   const delay = group?.crawlDelay;
   const crawlDelayMs = typeof delay === "number" && Number.isFinite(delay) && delay > 0 ? delay * 1000 : undefined;
   if (group?.dropped) {
