@@ -57,7 +57,9 @@ function describeParameters(parameters: unknown[], input: z.ZodObject): void {
     if (!member) continue;
     const { description, example } = metaOf(member);
     if (parameter.description === undefined && description !== undefined) parameter.description = description;
-    if (parameter.example === undefined && example !== undefined) parameter.example = example;
+    // Scalar's console fills an optional parameter from its example but leaves it unsent unless the example says
+    // `x-disabled: false` (an extension of the Example Object): /docs' first send is then a call that answers.
+    if (parameter.examples === undefined && example !== undefined) parameter.examples = { example: { value: example, "x-disabled": false } };
   }
 }
 

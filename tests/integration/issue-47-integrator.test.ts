@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Parameter = { name: string; in: string; description?: string; example?: unknown; schema: object };
+type Parameter = { name: string; in: string; description?: string; examples?: Record<string, { value: unknown }>; schema: object };
 type Document = {
   servers: { url: string; description?: string }[];
   paths: Record<string, Record<string, { parameters?: Parameter[] }>>;
@@ -137,9 +137,9 @@ describe("item 5: /docs' examples", () => {
   it("gives q an example, so the request console's first send is a search, and whole answers as examples", async () => {
     const doc = await openApi();
     const q = doc.paths["/products/search"]?.get?.parameters?.find((parameter) => parameter.name === "q");
-    expect(q?.example).toBe("waterproof hiking jacket");
+    expect(q?.examples).toEqual({ example: { value: "waterproof hiking jacket", "x-disabled": false } });
     const search = await t.app.inject({
-      url: `/api/v1/products/search?q=${encodeURIComponent(String(q?.example))}`,
+      url: `/api/v1/products/search?q=${encodeURIComponent(String(q?.examples?.example?.value))}`,
       headers: { authorization: t.key },
     });
     expect(search.statusCode).toBe(200);
