@@ -32,6 +32,12 @@ export const nameValue = () =>
 /** A parameter's own message, except for a repeated one (`?limit=1&limit=2`), which every parameter words alike. */
 const givenOnce = (message: string) => (issue: { input?: unknown }) => (Array.isArray(issue.input) ? "must be given once" : message);
 
+/**
+ * What zod-openapi's `override` meta is given, as far as these schemas use it. Typed here: the meta's type comes from
+ * zod-openapi's augmentation of Zod, which a consumer compiling only shared/ (and the router's declaration) does not load.
+ */
+type JsonSchemaOverride = { jsonSchema: Record<string, unknown> };
+
 /** Query strings carry `"false"`; coercion would read it as true. */
 const BOOLEAN_WORDS: Record<string, boolean> = { true: true, "1": true, false: false, "0": false };
 function flag(fallback: boolean, description: string) {
@@ -46,7 +52,7 @@ function flag(fallback: boolean, description: string) {
       .describe(description)
       // 1 and 0 are documented too, so that validating proxies and generated clients accept what the server does.
       .meta({
-        override: ({ jsonSchema }) => {
+        override: ({ jsonSchema }: JsonSchemaOverride) => {
           jsonSchema.type = undefined;
           jsonSchema.anyOf = [{ type: "boolean" }, { type: "integer", format: "int32", minimum: 0, maximum: 1 }];
           jsonSchema.default = fallback;
@@ -80,7 +86,7 @@ function list<T extends z.ZodType>(item: T, options: { max: number; commas?: boo
       .min(1, "must not be empty")
       .max(options.max, `may hold at most ${options.max} values`),
   );
-  return options.commas ? schema.meta({ override: ({ jsonSchema }) => acceptCommas(jsonSchema) }) : schema;
+  return options.commas ? schema.meta({ override: ({ jsonSchema }: JsonSchemaOverride) => acceptCommas(jsonSchema) }) : schema;
 }
 
 /**
