@@ -40,6 +40,19 @@ describe("item 1: a JSON body sent as text/plain", () => {
     expect(response.json()).toMatchObject({ status: 415, code: "unsupported_media_type", detail: expect.stringContaining("application/json") });
   });
 
+  it("is a 415 on tRPC too, with the same machine code, and the document declares it for POST", async () => {
+    const response = await t.app.inject({
+      method: "POST",
+      url: "/trpc/products.lookup",
+      headers: { authorization: t.key, "content-type": "text/plain" },
+      payload: JSON.stringify({ inputs: [{ sku: "NP-10037" }] }),
+    });
+    expect(response.statusCode).toBe(415);
+    expect(response.json().error.data).toMatchObject({ code: "unsupported_media_type", httpStatus: 415 });
+    const lookup = (await t.app.inject({ url: "/openapi.json" })).json().paths["/products/lookup"].post;
+    expect(Object.keys(lookup.responses)).toContain("415");
+  });
+
   it("is UCP's 415 on its REST binding, as docs/ucp.md says", async () => {
     const response = await t.app.inject({
       method: "POST",
