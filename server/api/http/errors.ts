@@ -21,14 +21,13 @@ function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendProblem(reply, problem("not_found", `No route ${request.method} ${request.url.split("?")[0]}.`, request.id));
 }
 
-/** Fastify's own 4xx errors (a body over BODY_LIMIT_BYTES is its 413) by status; the rest are the request's parameters. */
+/** Fastify's own 4xx errors (a body over BODY_LIMIT_BYTES is its 413) by status; the rest are the request's parameters (415: below). */
 const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
   401: "unauthorized",
   404: "not_found",
   408: "request_timeout",
   413: "payload_too_large",
   414: "uri_too_long",
-  415: "unsupported_media_type",
   429: "rate_limited",
   431: "headers_too_large",
 };
