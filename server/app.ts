@@ -131,7 +131,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Every keyed route's key check and charge, from the policy each route declares.
   await app.register(gatePlugin, { keys: services.keys, store: options.rateLimitStore, perMinute: config.RATE_LIMIT_PER_MINUTE, now: options.now });
 
-  await app.register(publicPlugin, { prefixes: config.API_PREFIXES, ucpBase: config.UCP_BASE, rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE });
+  await app.register(publicPlugin, {
+    prefixes: config.API_PREFIXES,
+    ucpBase: config.UCP_BASE,
+    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    publicUrl: config.PUBLIC_URL,
+  });
   await app.register(healthPlugin, { services, prefixes: config.API_PREFIXES });
   if (config.METRICS_PORT === undefined) await app.register(metricsRoute, { metrics: options.metrics });
   const answerMaxBytes = config.ANSWER_MAX_BYTES;

@@ -107,8 +107,9 @@ export const ConfigSchema = z.object({
   /** Where the Universal Commerce Protocol's REST binding is served (`{UCP_BASE}/catalog/search`, …); see docs/ucp.md. */
   UCP_BASE: prefix.default("/ucp"),
   /**
-   * The server's public origin (`https://catalog.example.com`), for the absolute URLs of `/.well-known/ucp`.
-   * Unset: each answer names the origin the request came to (its scheme and Host header).
+   * The server's public origin (`https://catalog.example.com`), for the absolute URLs of `/.well-known/ucp` and the
+   * OpenAPI document's servers. Unset: each answer names the origin the request came to (its scheme and Host header),
+   * and the document's servers are relative.
    */
   PUBLIC_URL: z
     .string()

@@ -6,8 +6,9 @@
  *   const { products } = await catalog.products.search.query({ q: "tent", limit: 5 });
  */
 import { createTRPCClient, httpBatchLink } from "@trpc/client";
-// Type-only: erased at build time, so consumers import no server code.
-import type { AppRouter } from "../server/api/router.js";
+// A declaration written from the operation table (server/api/router-declaration.ts): a consumer's compiler reads the
+// contract's types only, never the server's sources (which pulled Node's and the database's types into its check).
+import type { AppRouter } from "./router.js";
 
 export type { AppRouter };
 

@@ -5,6 +5,7 @@
  * every answer are named, and /health (served at the root) is added.
  */
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
+import { z } from "zod";
 import { createSchema } from "zod-openapi";
 import { HealthSchema, ProblemSchema } from "../../shared/schemas/index.js";
 import { VERSION } from "../version.js";
@@ -24,7 +25,58 @@ function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject {
+/** The schema a wrapper holds: optional, default and nullable wrap one; a preprocess is a pipe into it, a transform a pipe out of it. */
+function wrapped(schema: z.core.$ZodType): z.core.$ZodType | undefined {
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodDefault || schema instanceof z.ZodNullable) return schema.unwrap();
+  if (schema instanceof z.ZodPipe) return schema.in instanceof z.ZodTransform ? schema.out : schema.in;
+  return undefined;
+}
+
+/** What a schema's meta says of it (`.describe()`, `.meta({examples})`), on it or on the schemas it wraps, outermost first. */
+function metaOf(schema: z.core.$ZodType): { description?: string; example?: unknown } {
+  let description: string | undefined;
+  let example: unknown;
+  for (let current: z.core.$ZodType | undefined = schema; current && (description === undefined || example === undefined); ) {
+    const meta = z.globalRegistry.get(current);
+    description ??= typeof meta?.description === "string" ? meta.description : undefined;
+    if (example === undefined && Array.isArray(meta?.examples)) example = meta.examples[0];
+    current = wrapped(current);
+  }
+  return { ...(description === undefined ? {} : { description }), ...(example === undefined ? {} : { example }) };
+}
+
+/**
+ * Each query and path parameter described, with an example where the schema gives one, from the operation's input schema:
+ * trpc-to-openapi re-wraps optional members (`.optional()` on the unwrapped schema), which drops their meta, so the
+ * generated parameters carry neither; /docs and generated clients would show bare names.
+ */
+function describeParameters(parameters: unknown[], input: z.ZodObject): void {
+  for (const parameter of parameters) {
+    if (!isObject(parameter) || typeof parameter.name !== "string") continue;
+    const member = input.shape[parameter.name];
+    if (!member) continue;
+    const { description, example } = metaOf(member);
+    if (parameter.description === undefined && description !== undefined) parameter.description = description;
+    // Scalar's console fills an optional parameter from its example but leaves it unsent unless the example says
+    // `x-disabled: false` (an extension of the Example Object): /docs' first send is then a call that answers.
+    if (parameter.examples === undefined && example !== undefined) parameter.examples = { example: { value: example, "x-disabled": false } };
+  }
+}
+
+/** Where the API is served: relative to wherever the document was read from, or under PUBLIC_URL when the operator set it. */
+function serversOf(prefixes: readonly string[], publicUrl: string | undefined) {
+  // Public: the same API is served under each prefix (x-internal: the audience, for inventory tools).
+  return prefixes.map((prefix) => ({
+    url: `${publicUrl ?? ""}${prefix}`,
+    // Inventory tools (OWASP API9) read the environment from the description: this server is the one it describes.
+    description: publicUrl
+      ? `Production: the API under ${prefix}.`
+      : `Production: the API under ${prefix} on the server that served this document; a generated client or a proxy needs the whole base, e.g. \`http://127.0.0.1:3000${prefix}\`.`,
+    "x-internal": false,
+  }));
+}
+
+export function buildOpenApiDocument(prefixes: readonly string[], publicUrl?: string): OpenAPIObject {
   const [first = "/api/v1"] = prefixes;
   const doc = generateOpenApiDocument(appRouter, {
     title: TITLE,
@@ -36,8 +88,7 @@ export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject
       ApiKey: { type: "apiKey", in: "header", name: "Authorization", description: "The API key itself, or `Bearer <key>`." },
     },
   });
-  // Public: the same API is served under each prefix (x-internal: the audience, for inventory tools).
-  doc.servers = prefixes.map((url) => ({ url, "x-internal": false }));
+  doc.servers = serversOf(prefixes, publicUrl);
   doc.tags = [
     { name: "products", description: "Search the catalog, and read one product by id or by its page URL." },
     { name: "health", description: "Whether the service and its database answer." },
@@ -111,6 +162,7 @@ export function buildOpenApiDocument(prefixes: readonly string[]): OpenAPIObject
     const parameters = Array.isArray(entry.parameters) ? entry.parameters : [];
     // Path parameters are always required (OpenAPI 3); preprocessed schemas hide that from the generator.
     for (const parameter of parameters) if (isObject(parameter) && parameter.in === "path") parameter.required = true;
+    describeParameters(parameters, operation.input);
     const tagged = method === "get";
     if (tagged) entry.parameters = [...parameters, ifNoneMatch];
     describeAnswers(entry.responses, { tagged, ...(operation.rest.headers ? { headers: operation.rest.headers } : {}) });

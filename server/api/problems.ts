@@ -21,6 +21,8 @@ const STATUS: Record<ErrorCode, number> = {
   gone: 410,
   request_timeout: 408,
   payload_too_large: 413,
+  // A POST body that is not JSON (text/plain, a form): said so, rather than as a missing member.
+  unsupported_media_type: 415,
   uri_too_long: 414,
   headers_too_large: 431,
   rate_limited: 429,
@@ -44,6 +46,7 @@ const TITLE: Record<ErrorCode, string> = {
   gone: "Gone",
   request_timeout: "Request timeout",
   payload_too_large: "Request body too large",
+  unsupported_media_type: "Unsupported media type",
   uri_too_long: "URI too long",
   headers_too_large: "Request headers too large",
   rate_limited: "Too many requests",
@@ -84,8 +87,19 @@ function parameterErrors(issues: readonly $ZodIssue[]): NonNullable<Problem["err
     const param = path.length > 0 ? path.map(String).join(".") : "(input)";
     if (seen.has(param)) return [];
     seen.add(param);
-    return [{ param, message: issue.message }];
+    return [{ param, message: worded(issue) }];
   });
+}
+
+/**
+ * A client's words for Zod's own on a value of the wrong type ("Invalid input: expected string, received undefined"),
+ * which the shared schemas' own messages do not cover (a tRPC or MCP input without a member the REST route always has).
+ */
+function worded(issue: $ZodIssue): string {
+  if (issue.code !== "invalid_type" || !issue.message.startsWith("Invalid input")) return issue.message;
+  if (issue.message.endsWith("received undefined")) return issue.path.length === 0 ? "is required: an object of parameters" : "is required";
+  const expected = String(issue.expected);
+  return `must be ${/^[aeiou]/.test(expected) ? "an" : "a"} ${expected}`;
 }
 
 const CODE_BY_TRPC: Partial<Record<TRPCError["code"], ErrorCode>> = {
@@ -93,7 +107,7 @@ const CODE_BY_TRPC: Partial<Record<TRPCError["code"], ErrorCode>> = {
   PARSE_ERROR: "invalid_parameter",
   // A request the API cannot take as sent (wrong method, body type or size) is the client's to fix.
   METHOD_NOT_SUPPORTED: "invalid_parameter",
-  UNSUPPORTED_MEDIA_TYPE: "invalid_parameter",
+  UNSUPPORTED_MEDIA_TYPE: "unsupported_media_type",
   PAYLOAD_TOO_LARGE: "payload_too_large",
   UNPROCESSABLE_CONTENT: "invalid_parameter",
   FORBIDDEN: "unauthorized",
@@ -127,6 +141,7 @@ const TRPC_BY_CODE: Partial<Record<ErrorCode, TRPCError["code"]>> = {
   unavailable: "SERVICE_UNAVAILABLE",
   overloaded: "SERVICE_UNAVAILABLE",
   invalid_parameter: "BAD_REQUEST",
+  unsupported_media_type: "UNSUPPORTED_MEDIA_TYPE",
   answer_too_large: "BAD_REQUEST",
   upstream_error: "BAD_GATEWAY",
   upstream_timeout: "GATEWAY_TIMEOUT",

@@ -61,6 +61,12 @@ const COMMON_ERRORS = {
   503: "Database unavailable",
 };
 
+/** What an operation with a JSON body (a mutation, POST) can answer beyond COMMON_ERRORS. */
+const BODY_ERRORS: Record<number, string> = {
+  413: "The body is larger than `BODY_LIMIT_BYTES`",
+  415: "The body is not sent as `application/json` (`unsupported_media_type`)",
+};
+
 /** What trpc-to-openapi reads to put the operation in the OpenAPI document. */
 function openApiMeta(operation: AnyOperation): OpenApiMeta {
   return {
@@ -71,7 +77,7 @@ function openApiMeta(operation: AnyOperation): OpenApiMeta {
       summary: operation.title,
       ...(operation.description ? { description: operation.description } : {}),
       protect: operation.auth === "key",
-      errorResponses: { ...COMMON_ERRORS, ...operation.rest.errors },
+      errorResponses: { ...COMMON_ERRORS, ...(operation.kind === "mutation" ? BODY_ERRORS : undefined), ...operation.rest.errors },
     },
   };
 }

@@ -61,7 +61,8 @@ function typedArguments(params: z.ZodObject, defaults: Record<string, unknown> =
  */
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Tool["inputSchema"] {
   const root = schema instanceof z.ZodObject ? z.object(schema.shape) : schema instanceof z.ZodUnion ? z.union(schema.options) : schema;
-  const json = z.toJSONSchema(root, { io, target: "draft-7" });
+  // Examples are for /docs: an agent would pay for them in tokens on every tools/list.
+  const json = z.toJSONSchema(root, { io, target: "draft-7", override: ({ jsonSchema }) => void Reflect.deleteProperty(jsonSchema, "examples") });
   // A union of objects (UCP's get_product: the product, or the error envelope) is still an object at the root.
   if (json.type === undefined && Array.isArray(json.anyOf)) json.type = "object";
   return ToolSchema.shape.inputSchema.parse(json);

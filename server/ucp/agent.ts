@@ -60,9 +60,23 @@ export function readAgentHeader(header: string | string[] | undefined): AgentRea
   return { ok: true, profile: url };
 }
 
+/** Whether `meta["ucp-agent"].profile` is there at all, whatever it holds: missing and malformed are told apart. */
+function hasProfile(meta: unknown): boolean {
+  if (typeof meta !== "object" || meta === null || !("ucp-agent" in meta)) return false;
+  const agent = meta["ucp-agent"];
+  return typeof agent === "object" && agent !== null && "profile" in agent && agent.profile !== undefined;
+}
+
 export function readAgentMeta(meta: unknown): AgentReading {
   const parsed = UcpMetaSchema.safeParse(meta);
-  if (!parsed.success) return { ok: false, reason: 'meta["ucp-agent"].profile is required: the URL of your platform\'s UCP profile.' };
+  if (!parsed.success) {
+    return hasProfile(meta)
+      ? {
+          ok: false,
+          reason: 'meta["ucp-agent"].profile is malformed: it must be the absolute http(s) URL of your platform\'s UCP profile, as a string.',
+        }
+      : { ok: false, reason: 'meta["ucp-agent"].profile is required: the URL of your platform\'s UCP profile.' };
+  }
   const { profile } = parsed.data["ucp-agent"];
   if (!isProfileUrl(profile)) return { ok: false, reason: 'meta["ucp-agent"].profile must be an absolute http(s) URL.' };
   return { ok: true, profile };

@@ -32,6 +32,12 @@ export const nameValue = () =>
 /** A parameter's own message, except for a repeated one (`?limit=1&limit=2`), which every parameter words alike. */
 const givenOnce = (message: string) => (issue: { input?: unknown }) => (Array.isArray(issue.input) ? "must be given once" : message);
 
+/**
+ * What zod-openapi's `override` meta is given, as far as these schemas use it. Typed here: the meta's type comes from
+ * zod-openapi's augmentation of Zod, which a consumer compiling only shared/ (and the router's declaration) does not load.
+ */
+type JsonSchemaOverride = { jsonSchema: Record<string, unknown> };
+
 /** Query strings carry `"false"`; coercion would read it as true. */
 const BOOLEAN_WORDS: Record<string, boolean> = { true: true, "1": true, false: false, "0": false };
 function flag(fallback: boolean, description: string) {
@@ -46,7 +52,7 @@ function flag(fallback: boolean, description: string) {
       .describe(description)
       // 1 and 0 are documented too, so that validating proxies and generated clients accept what the server does.
       .meta({
-        override: ({ jsonSchema }) => {
+        override: ({ jsonSchema }: JsonSchemaOverride) => {
           jsonSchema.type = undefined;
           jsonSchema.anyOf = [{ type: "boolean" }, { type: "integer", format: "int32", minimum: 0, maximum: 1 }];
           jsonSchema.default = fallback;
@@ -65,7 +71,7 @@ export const IncludeRawDataSchema = flag(
  * `commas`, a comma-separated string (`facets=brand,price`).
  */
 function list<T extends z.ZodType>(item: T, options: { max: number; commas?: boolean }) {
-  return z.preprocess(
+  const schema = z.preprocess(
     (value) => {
       if (typeof value !== "string") return value;
       return options.commas
@@ -80,6 +86,21 @@ function list<T extends z.ZodType>(item: T, options: { max: number; commas?: boo
       .min(1, "must not be empty")
       .max(options.max, `may hold at most ${options.max} values`),
   );
+  return options.commas ? schema.meta({ override: ({ jsonSchema }: JsonSchemaOverride) => acceptCommas(jsonSchema) }) : schema;
+}
+
+/**
+ * The document says what the server reads: a query array is exploded (`facets=brand&facets=price`), so a comma-separated
+ * value (`facets=brand,price`) arrives as one item; an item of a list of names is then also a comma-separated list of
+ * them, or validating proxies (Prism) and generated clients refuse what the server and the README take.
+ */
+function acceptCommas(jsonSchema: Record<string, unknown>): void {
+  const items = jsonSchema.items;
+  if (typeof items !== "object" || items === null || !("enum" in items) || !Array.isArray(items.enum)) return;
+  const name = `(?:${items.enum.join("|")})`;
+  jsonSchema.items = {
+    anyOf: [items, { type: "string", maxLength: 200, pattern: `^\\s*${name}\\s*(?:,\\s*${name}?\\s*)*$`, description: "Several, comma-separated." }],
+  };
 }
 
 export const ViewSchema = z
@@ -167,7 +188,9 @@ export const SearchParamsSchema = z
       .optional()
       .describe(
         `What the shopper is looking for, 1–${QUERY_MAX} characters after trimming. Optional when a filter is given (browse). Constraints written in it ("under $200", "in stock", a brand the catalog has) are applied as filters unless \`parse_query=false\`.`,
-      ),
+      )
+      // What /docs' request console starts from, so that its first send is a search, not a 400.
+      .meta({ examples: ["waterproof hiking jacket"] }),
     brand_url: text()
       .max(URL_MAX, `must be at most ${URL_MAX} characters`)
       .refine((value) => brandHost(value) !== null, "must be a domain such as brand.com or a URL on it")
@@ -257,7 +280,7 @@ function viewConflict(params: { view?: string | undefined; include_raw_data: boo
 export const GetProductParamsSchema = z
   .object({
     // The router has decoded the path segment once; an id is never decoded again (`abc%2541` is the id `abc%41`, refused).
-    id: ProductIdSchema.describe("The product id."),
+    id: ProductIdSchema.describe("The product id.").meta({ examples: ["pdp_1af31756fb4791a7a2254914"] }),
     view: ViewSchema,
     include_raw_data: IncludeRawDataSchema,
   })
@@ -268,7 +291,12 @@ const UrlSchema = text()
   .refine((value) => parseHttpUrl(value) !== null, "must be an absolute http(s) URL");
 
 /** A GTIN as pages write it (UPC-A, EAN-13, ISBN-13, GTIN-8 or -14, spaces and hyphens allowed), with a check digit that checks out. */
-export const GtinSchema = text()
+export const GtinSchema = z
+  // MCP clients (the Inspector's CLI among them) send digits as a number unless quoted; a number would lose leading zeros.
+  .string({
+    error: (issue) =>
+      typeof issue.input === "number" ? "must be a string of digits, in quotes: a number loses a GTIN's leading zeros" : textError(issue),
+  })
   .trim()
   .max(64, "must be at most 64 characters")
   .superRefine((value, context) => {
@@ -278,9 +306,11 @@ export const GtinSchema = text()
 
 export const LookupByUrlParamsSchema = z
   .object({
-    url: UrlSchema.optional().describe(
-      "The product detail page URL. Scheme, `www.`, case of the host, default port, trailing slash, `#fragment` and tracking parameters (`utm_*`, `gclid`, `fbclid`, …) are ignored.",
-    ),
+    url: UrlSchema.optional()
+      .describe(
+        "The product detail page URL. Scheme, `www.`, case of the host, default port, trailing slash, `#fragment` and tracking parameters (`utm_*`, `gclid`, `fbclid`, …) are ignored.",
+      )
+      .meta({ examples: ["https://northpeak.example/products/ridgeline-2p-backpacking-tent?utm_source=newsletter"] }),
     gtin: GtinSchema.optional().describe(
       "Instead of `url`: the product's GTIN (UPC-A, EAN-13, ISBN-13, GTIN-8 or GTIN-14); any of its forms finds it (a UPC-A finds the same product as its EAN-13 with a leading 0).",
     ),
@@ -292,8 +322,11 @@ export const LookupByUrlParamsSchema = z
     ),
   })
   .superRefine((params, context) => {
-    if ((params.url === undefined) === (params.gtin === undefined)) {
-      context.addIssue({ code: "custom", path: [params.url === undefined ? "url" : "gtin"], message: "give exactly one of url and gtin" });
+    // Each message reads after its parameter's name, as every problem's detail puts them ("url or gtin is required").
+    if (params.url === undefined && params.gtin === undefined) {
+      context.addIssue({ code: "custom", path: ["url"], message: "or gtin is required: give exactly one of them" });
+    } else if (params.url !== undefined && params.gtin !== undefined) {
+      context.addIssue({ code: "custom", path: ["gtin"], message: "cannot be given with url: give exactly one of them" });
     }
     if (params.fetch && params.gtin !== undefined) {
       context.addIssue({ code: "custom", path: ["fetch"], message: "fetches a page by its url; a gtin names no page to fetch" });

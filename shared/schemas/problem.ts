@@ -11,6 +11,7 @@ export const ErrorCodeSchema = z.enum([
   "method_not_allowed",
   "request_timeout",
   "payload_too_large",
+  "unsupported_media_type",
   "uri_too_long",
   "headers_too_large",
   "answer_too_large",

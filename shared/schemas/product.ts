@@ -149,10 +149,30 @@ export const CompactProductSchema = z
   })
   .meta({ id: "CompactProduct" });
 
+/**
+ * A record from the sample catalog, as an answer gives it: the answers' examples in /docs. Scalar cannot make one up for
+ * the record's union (it showed `"pdp": null`), so each answer that holds records carries a whole example of its own.
+ */
+export const PRODUCT_EXAMPLE: z.output<typeof ProductSchema> = {
+  id: "pdp_1af31756fb4791a7a2254914",
+  url: "https://www.northpeak.example/products/ridgeline-2p-backpacking-tent",
+  name: "Ridgeline 2P Backpacking Tent",
+  desc: "A freestanding two-person tent built around a single-hub aluminium pole set that pitches in under four minutes.",
+  media: [{ url: "https://cdn.northpeak.example/files/NP-10037_front.jpg", type: "image" }],
+  brands: ["NorthPeak"],
+  price_label: "$349.00",
+  offers: { price: "349.00", currency: "USD", availability: "InStock" },
+  identifiers: { sku: "NP-10037", gtin: null, mpn: null },
+  category: "Outdoor > Tents",
+  fetched_at: "2026-11-24T09:30:00.000Z",
+  checked_at: "2026-11-24T09:30:00.000Z",
+  updated_at: "2026-11-24T09:30:00.000Z",
+};
+
 /** A record as an answer holds it: the whole record (`standard`, `full`) or the compact one. */
 export const ProductRecordSchema = z.union([ProductSchema, CompactProductSchema]).meta({ id: "ProductRecord" });
 
-export const ProductEnvelopeSchema = z.object({ pdp: ProductRecordSchema }).meta({ id: "ProductEnvelope" });
+export const ProductEnvelopeSchema = z.object({ pdp: ProductRecordSchema }).meta({ id: "ProductEnvelope", examples: [{ pdp: PRODUCT_EXAMPLE }] });
 
 export type Media = z.infer<typeof MediaSchema>;
 export type Offers = z.infer<typeof OffersSchema>;

@@ -1,7 +1,7 @@
 /** What search and batch lookup answer, beyond the records themselves. */
 import { z } from "zod";
 import { FACETS } from "./params.js";
-import { ProductRecordSchema } from "./product.js";
+import { PRODUCT_EXAMPLE, ProductRecordSchema } from "./product.js";
 
 export const MESSAGE_CODES = [
   "currency_only",
@@ -154,7 +154,7 @@ export const SearchResponseSchema = z
       .optional()
       .describe("What the caller should know about this answer (e.g. a filter that matched only one currency)."),
   })
-  .meta({ id: "SearchResponse" });
+  .meta({ id: "SearchResponse", examples: [{ products: [{ pdp: PRODUCT_EXAMPLE }] }] });
 
 export const LOOKUP_MATCHES = ["id", "url", "url_normalized", "gtin", "gtin14", "sku"] as const;
 
@@ -180,7 +180,7 @@ export const LookupResultSchema = z
 
 export const BatchLookupResponseSchema = z
   .object({ results: z.array(LookupResultSchema).describe("One per input, in the order asked.") })
-  .meta({ id: "BatchLookupResponse" });
+  .meta({ id: "BatchLookupResponse", examples: [{ results: [{ input: { sku: "NP-10037" }, pdp: PRODUCT_EXAMPLE, match: "sku" }] }] });
 
 export type Message = z.infer<typeof MessageSchema>;
 export type Explain = z.infer<typeof ExplainSchema>;

@@ -19,8 +19,8 @@ describe("/openapi.json", () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(doc.servers).toEqual([
-      { url: "/api/v1", "x-internal": false },
-      { url: "/v1", "x-internal": false },
+      { url: "/api/v1", description: expect.stringContaining("http://127.0.0.1:3000/api/v1"), "x-internal": false },
+      { url: "/v1", description: expect.stringContaining("http://127.0.0.1:3000/v1"), "x-internal": false },
     ]);
     expect(Object.keys(doc.paths).sort()).toEqual([
       "/health",
@@ -149,7 +149,7 @@ describe("/openapi.json", () => {
     const custom = await createTestApp({ config: { API_PREFIXES: ["/catalog/v2"] } });
     try {
       const doc = (await custom.app.inject({ url: "/openapi.json" })).json();
-      expect(doc.servers).toEqual([{ url: "/catalog/v2", "x-internal": false }]);
+      expect(doc.servers).toEqual([{ url: "/catalog/v2", description: expect.stringContaining("/catalog/v2"), "x-internal": false }]);
       const ok = await custom.app.inject({ url: "/catalog/v2/products/search?q=tent", headers: { authorization: custom.key } });
       expect(ok.statusCode).toBe(200);
       expect((await custom.app.inject({ url: "/api/v1/products/search?q=tent", headers: { authorization: custom.key } })).statusCode).toBe(404);

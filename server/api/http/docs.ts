@@ -26,7 +26,7 @@ function scalarBundle(): string {
 /** Made on first use and shared by every app in the process (tests build many). */
 let bundle: StaticAsset | undefined;
 
-function page(title: string, scriptUrl: string, configuration: object): { html: string; csp: string } {
+function page(title: string, scriptUrl: string, configuration: object, publicUrl: string | undefined): { html: string; csp: string } {
   // `<` escaped so nothing in the configuration can close the script element.
   const init = `Scalar.createApiReference("#app", ${JSON.stringify(configuration).replaceAll("<", "\\u003c")});`;
   const html = `<!doctype html>
@@ -51,8 +51,8 @@ function page(title: string, scriptUrl: string, configuration: object): { html: 
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
     "font-src 'self' data:",
-    // The request console calls the API on this origin (the document's servers are relative).
-    "connect-src 'self'",
+    // The request console calls the API where the document's servers are: this origin, or PUBLIC_URL when it is set.
+    `connect-src 'self'${publicUrl ? ` ${publicUrl}` : ""}`,
     "worker-src 'self' blob:",
     "base-uri 'none'",
     "form-action 'none'",
@@ -61,12 +61,30 @@ function page(title: string, scriptUrl: string, configuration: object): { html: 
   return { html, csp };
 }
 
-export const docsPlugin: FastifyPluginAsync<{ title: string; documentUrl: string }> = async (app, opts) => {
+/**
+ * Scalar's own placeholder in the key's box ("QUxMIFlPVVIg…", base64 for a joke) reads as a key someone left there; the
+ * scheme's description above the box says what goes in it. Scalar has no option for it, so its colour is taken away.
+ */
+const CUSTOM_CSS = 'input[placeholder^="QUxMIFlPVVIg"]::placeholder { color: transparent; }';
+
+/** Scalar's configuration: the reference and its console, without what belongs to Scalar's own product. */
+function configuration(documentUrl: string): object {
+  return {
+    url: documentUrl,
+    // Nothing from Scalar's servers (fonts, its agent's registry): the page must work offline and under the CSP.
+    withDefaultFonts: false,
+    agent: { disabled: true },
+    // The Developer Tools / Configure / Share / Deploy bar (shown on localhost by default) edits Scalar's page, not the API.
+    showDeveloperTools: "never",
+    customCss: CUSTOM_CSS,
+  };
+}
+
+export const docsPlugin: FastifyPluginAsync<{ title: string; documentUrl: string; publicUrl: string | undefined }> = async (app, opts) => {
   bundle ??= staticAsset(scalarBundle(), { type: "text/javascript; charset=utf-8", cacheControl: IMMUTABLE });
   const script = bundle;
   const scriptUrl = `/docs/js/scalar.${script.digest.slice(0, 16)}.js`;
-  // Nothing from Scalar's servers (fonts, its agent's registry): the page must work offline and under the CSP.
-  const { html, csp } = page(opts.title, scriptUrl, { url: opts.documentUrl, withDefaultFonts: false, agent: { disabled: true } });
+  const { html, csp } = page(opts.title, scriptUrl, configuration(opts.documentUrl), opts.publicUrl);
   const document = staticAsset(html, { type: "text/html; charset=utf-8", cacheControl: REVALIDATE });
   const headers = {
     "content-security-policy": csp,

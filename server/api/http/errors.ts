@@ -11,16 +11,17 @@ import type { ErrorCode, Problem } from "../../../shared/schemas/index.js";
 import { problem } from "../problems.js";
 import { WWW_AUTHENTICATE } from "./context.js";
 
+/** Every problem is a refusal of this request, not a page to keep: a cache must not answer the next one with it (404, 405 included). */
 export function sendProblem(reply: FastifyReply, body: Problem): FastifyReply {
   if (body.status === 401) reply.header("www-authenticate", WWW_AUTHENTICATE);
-  return reply.code(body.status).type("application/problem+json").send(JSON.stringify(body));
+  return reply.code(body.status).header("cache-control", "no-store").type("application/problem+json").send(JSON.stringify(body));
 }
 
 function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendProblem(reply, problem("not_found", `No route ${request.method} ${request.url.split("?")[0]}.`, request.id));
 }
 
-/** Fastify's own 4xx errors (a body over BODY_LIMIT_BYTES is its 413) by status; the rest are the request's parameters. */
+/** Fastify's own 4xx errors (a body over BODY_LIMIT_BYTES is its 413) by status; the rest are the request's parameters (415: below). */
 const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
   401: "unauthorized",
   404: "not_found",
@@ -69,6 +70,22 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
   socket.destroy();
 }
 
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/**
+ * Every method a path does not take, answered 405 with `Allow` (OPTIONS included) before any body is read: the handler is
+ * never reached. `allowed` is what the path's own routes take (GET implies HEAD).
+ */
+export function refuseOtherMethods(app: FastifyInstance, url: string, allowed: readonly string[]): void {
+  const taken = [...new Set(allowed.flatMap((method) => (method === "GET" ? ["GET", "HEAD"] : [method])))];
+  const refuse = async (request: FastifyRequest, reply: FastifyReply) =>
+    sendProblem(
+      reply.header("allow", [...taken, "OPTIONS"].join(", ")),
+      problem("method_not_allowed", `${request.method} is not allowed here; use ${taken.filter((m) => m !== "HEAD").join(" or ")}.`, request.id),
+    );
+  app.route({ method: METHODS.filter((method) => !taken.includes(method)), url, onRequest: refuse, handler: refuse });
+}
+
 export function installErrorHandlers(app: FastifyInstance): void {
   // An unknown path is answered before its body is read: Fastify would parse it before the not-found handler.
   app.addHook("onRequest", (request, reply, done) => {
@@ -78,6 +95,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
   app.setNotFoundHandler(notFound);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode ?? 500;
+    // Fastify's own words name the type as sent; ours say what to send.
+    if (status === 415)
+      return sendProblem(reply, problem("unsupported_media_type", "The body must be JSON, sent with Content-Type: application/json.", request.id));
     if (status >= 400 && status < 500) return sendProblem(reply, problem(CODE_BY_STATUS[status] ?? "invalid_parameter", error.message, request.id));
     request.log.error({ err: error }, "internal error");
     return sendProblem(reply, problem("internal", "Something went wrong on our side; quote the request id if you report it.", request.id));

@@ -32,6 +32,8 @@ export interface GatePolicy {
   apiKeyHeader?: boolean;
 }
 
+const MISSING_WITH_API_KEY_HEADER = "An API key is required, in the Authorization header (the key, or Bearer <key>) or in X-API-Key.";
+
 /** The key a request presents: `Authorization`, else (where the route takes it) `X-API-Key`. */
 function presentedKey(request: FastifyRequest, gate: GatePolicy): string | null {
   const fromAuthorization = keyFromAuthorization(request.headers.authorization);
@@ -118,7 +120,11 @@ const plugin: FastifyPluginAsync<GateOptions> = async (app, opts) => {
       if (!isDatabaseUnavailable(error)) throw error;
       return refuse(problem("unavailable", "The API key cannot be checked: the database does not answer.", request.id));
     }
-    if (verified.code !== "VALID") return refuse(problem("unauthorized", VERIFY_FAILURE_MESSAGES[verified.code], request.id));
+    if (verified.code !== "VALID") {
+      // Where X-API-Key is taken too, a caller without a key is told so: UCP's binding names that header.
+      const message = verified.code === "MISSING" && gate.apiKeyHeader ? MISSING_WITH_API_KEY_HEADER : VERIFY_FAILURE_MESSAGES[verified.code];
+      return refuse(problem("unauthorized", message, request.id));
+    }
     request.principal = verified.principal;
     // Every later line about this request names the key by id (never the key), "request completed" included:
     // reply.log is the same pino child, and adding a binding to it costs less than a child of its own.

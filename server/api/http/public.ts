@@ -7,7 +7,7 @@ import { buildOpenApiDocument, TITLE } from "../openapi.js";
 import { renderLlmsTxt } from "../llms.js";
 import { optionsRoute } from "./cors.js";
 import { docsPlugin } from "./docs.js";
-import { sendProblem } from "./errors.js";
+import { refuseOtherMethods, sendProblem } from "./errors.js";
 import { REVALIDATE, staticAsset } from "./static.js";
 
 /** Served at the root for load balancers, and under each prefix, where the OpenAPI document (and so every generated client) puts it. */
@@ -31,11 +31,19 @@ export const healthPlugin: FastifyPluginAsync<{ services: Services; prefixes: re
       (_request, reply) => sendHealth(reply),
     );
     optionsRoute(app, url, ["GET", "HEAD"]);
+    // A POST to /health is a wrong method, as on every other route, not an unknown path.
+    refuseOtherMethods(app, url, ["GET"]);
   }
 };
 
-export const publicPlugin: FastifyPluginAsync<{ prefixes: readonly string[]; ucpBase: string; rateLimitPerMinute: number }> = async (app, opts) => {
-  const document = buildOpenApiDocument(opts.prefixes);
+export const publicPlugin: FastifyPluginAsync<{
+  prefixes: readonly string[];
+  ucpBase: string;
+  rateLimitPerMinute: number;
+  /** PUBLIC_URL: the document's servers are absolute under it; unset, relative to where the document was read. */
+  publicUrl: string | undefined;
+}> = async (app, opts) => {
+  const document = buildOpenApiDocument(opts.prefixes, opts.publicUrl);
   const json = { type: "application/json; charset=utf-8", cacheControl: REVALIDATE };
   const openApi = staticAsset(JSON.stringify(document), json);
   const llmsTxt = staticAsset(renderLlmsTxt(document, opts.rateLimitPerMinute, opts.ucpBase), {
@@ -61,5 +69,5 @@ export const publicPlugin: FastifyPluginAsync<{ prefixes: readonly string[]; ucp
   app.get("/", precompressed, (request, reply) => index.send(request, reply));
   app.get("/openapi.json", precompressed, (request, reply) => openApi.send(request, reply));
   app.get("/llms.txt", precompressed, (request, reply) => llmsTxt.send(request, reply));
-  await app.register(docsPlugin, { title: TITLE, documentUrl: "/openapi.json" });
+  await app.register(docsPlugin, { title: TITLE, documentUrl: "/openapi.json", publicUrl: opts.publicUrl });
 };

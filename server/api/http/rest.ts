@@ -17,11 +17,11 @@ import { type Admission, OverloadedError } from "../admission.js";
 import { answerBudget } from "../answer-cap.js";
 import { checkedOutput, runCall } from "../invoke.js";
 import { type AnyOperation, baseOf, operationList } from "../operations/index.js";
-import { problem, problemFromThrown } from "../problems.js";
+import { problemFromThrown } from "../problems.js";
 import { conditionalGet, productEnvelope } from "./caching.js";
 import { callContext, responseHeaders } from "./context.js";
 import { optionsRoute } from "./cors.js";
-import { sendProblem } from "./errors.js";
+import { refuseOtherMethods, sendProblem } from "./errors.js";
 
 export interface RestRoute {
   /** The Fastify form of the OpenAPI path under a prefix: `/api/v1/products/{id}` → `/api/v1/products/:id`. */
@@ -47,8 +47,6 @@ function isProductEnvelope(output: unknown): output is { pdp: object } {
   return typeof output === "object" && output !== null && "pdp" in output && typeof output.pdp === "object" && output.pdp !== null;
 }
 
-const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
-
 export const restPlugin: FastifyPluginAsync<{
   services: Services;
   prefixes: readonly string[];
@@ -56,6 +54,9 @@ export const restPlugin: FastifyPluginAsync<{
   admission: Admission;
 }> = async (app, opts) => {
   app.addHook("onSend", conditionalGet);
+  // A body is JSON or nothing: without this, Fastify reads text/plain as a string, and a JSON body sent so is refused as
+  // missing its members (400) rather than for its type (415).
+  app.removeContentTypeParser("text/plain");
 
   async function answer(operation: AnyOperation, request: FastifyRequest, reply: FastifyReply) {
     try {
@@ -93,11 +94,6 @@ export const restPlugin: FastifyPluginAsync<{
     // body is read (onRequest): the handler is never reached.
     const allowed = routes.flatMap((route) => (route.method === "GET" ? ["GET", "HEAD"] : [route.method]));
     optionsRoute(app, url, allowed);
-    const refuse = async (request: FastifyRequest, reply: FastifyReply) =>
-      sendProblem(
-        reply.header("allow", [...allowed, "OPTIONS"].join(", ")),
-        problem("method_not_allowed", `${request.method} is not allowed here; use ${allowed.filter((m) => m !== "HEAD").join(" or ")}.`, request.id),
-      );
-    app.route({ method: METHODS.filter((method) => !allowed.includes(method)), url, onRequest: refuse, handler: refuse });
+    refuseOtherMethods(app, url, allowed);
   }
 };

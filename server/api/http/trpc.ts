@@ -41,6 +41,14 @@ export const trpcPlugin: FastifyPluginAsync<{
   // tRPC parses its JSON itself: the body reaches it as text.
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => done(null, body));
+  // tRPC's adapter (and `refuse` below) send a fetch Response, which Fastify's HEAD route cannot measure (a 500, logged with
+  // its stack): for HEAD its status and headers are applied here and its body, counted then dropped by Fastify, passed on.
+  app.addHook("onSend", (request, reply, payload, done) => {
+    if (request.method !== "HEAD" || !(payload instanceof Response)) return done(null, payload);
+    reply.code(payload.status);
+    for (const [name, value] of payload.headers) reply.header(name, value);
+    payload.text().then((body) => done(null, body), done);
+  });
 
   const common = {
     router: appRouter,

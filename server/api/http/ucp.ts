@@ -69,6 +69,9 @@ export const ucpPlugin: FastifyPluginAsync<{
   answerMaxBytes: number;
   admission: Admission;
 }> = async (app, opts) => {
+  // Another media type is the protocol's 415 (docs/ucp.md), not a body read as a string and refused member by member.
+  app.removeContentTypeParser("text/plain");
+
   async function answer(operation: AnyOperation, request: FastifyRequest, reply: FastifyReply) {
     const agent = readAgentHeader(request.headers["ucp-agent"]);
     if (!agent.ok) {
