@@ -16,7 +16,7 @@ import { healthPlugin, publicPlugin } from "./api/http/public.js";
 import { restPlugin } from "./api/http/rest.js";
 import { trpcPlugin } from "./api/http/trpc.js";
 import { ucpPlugin } from "./api/http/ucp.js";
-import { logSerializers } from "./api/http/logging.js";
+import { logSerializers, redactingStream } from "./api/http/logging.js";
 import { problem } from "./api/problems.js";
 import { redactKeys } from "./auth/keys.js";
 import type { RateLimitStore } from "./auth/ratelimit.js";
@@ -89,6 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         censor: "[redacted]",
       },
       serializers: logSerializers,
+      stream: redactingStream(),
     },
     requestIdHeader: false,
     logController: new AccessLog(),

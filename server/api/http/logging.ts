@@ -5,6 +5,8 @@
  * (a client that put its key in the query), and whatever an error object
  * carries beyond plain fields (Node's parser errors hold the raw request
  * bytes, headers and all, in `rawPacket`, which would print as a byte array).
+ * Whatever else a line holds (a field someone logs later, a message) is
+ * caught by the stream every logger writes through, which redacts whole lines.
  */
 import type { FastifyRequest } from "fastify";
 import { redactKeys } from "../../auth/keys.js";
@@ -41,10 +43,22 @@ function serializeRequest(request: FastifyRequest) {
   return {
     method: request.method,
     url: redactKeys(request.url),
-    host: request.host,
+    host: redactKeys(request.host),
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
   };
 }
 
 export const logSerializers = { err: (error: Error) => serializeError(error), req: serializeRequest };
+
+/**
+ * What a logger writes through: each line with every key redacted, in any percent-encoding (redactKeys), whichever
+ * field or message holds it. The serializers above shape what is logged; this is what guarantees no key is.
+ */
+export function redactingStream(out: { write(chunk: string): unknown } = process.stdout): { write(line: string): void } {
+  return {
+    write: (line) => {
+      out.write(redactKeys(line));
+    },
+  };
+}
