@@ -6,6 +6,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { and, asc, count, countDistinct, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.js";
 import { catalogMeta, productChanges, products, type NewProductRow } from "../db/schema.js";
+import { canonicalAmount } from "../../shared/currency.js";
 import type { Product } from "../../shared/schemas/index.js";
 
 const recordColumns = {
@@ -47,12 +48,27 @@ export interface StoredProduct {
   goneAt: Date | null;
 }
 
+/**
+ * Prices in their currency's one decimal form (shared/currency.ts canonicalAmount), however the page or feed wrote them
+ * ("45", "45.0", "45.00"): a client compares and shows them without parsing each record's own habit. Stored as imported.
+ */
+function canonicalOffers(offers: NonNullable<Product["offers"]>): NonNullable<Product["offers"]> {
+  const currency = offers.currency;
+  if (!currency) return offers;
+  const { price, was_price: was } = offers;
+  return {
+    ...offers,
+    price: price === null ? null : canonicalAmount(price, currency),
+    ...(was === undefined || was === null ? {} : { was_price: canonicalAmount(was, currency) }),
+  };
+}
+
 /** Optional members are left out, not null, when the page did not have them. */
 function toStored(row: Row, withRawData: boolean): StoredProduct {
   const { rawData, offers, identifiers, category, fetchedAt, checkedAt, updatedAt, goneAt, ...record } = row;
   const product: Product = {
     ...record,
-    ...(offers ? { offers } : {}),
+    ...(offers ? { offers: canonicalOffers(offers) } : {}),
     ...(identifiers ? { identifiers } : {}),
     ...(category ? { category } : {}),
     fetched_at: fetchedAt.toISOString(),

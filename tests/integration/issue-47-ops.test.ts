@@ -5,11 +5,27 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { UcpBusinessProfile } from "../../shared/schemas/index.js";
 import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
+import type { TestRecord } from "../helpers/catalog.js";
 import { RIDGE_TEE } from "../helpers/ucp.js";
+
+/** Prices as feeds write them: no decimals, two, one, too many, a currency in lower case and one without minor units. */
+const PRICED: TestRecord[] = (
+  [
+    ["kettle", "45", "60", "USD"],
+    ["tent", "289.00", null, "USD"],
+    ["scarf", "12.5", "15", "eur"],
+    ["teapot", "1200.00", "1500.0", "JPY"],
+    ["mug", "9.999", null, "GBP"],
+  ] as const
+).map(([slug, price, was, currency]) => ({
+  url: `https://shop.example/p/${slug}`,
+  name: `A ${slug}`,
+  offers: { price, currency, availability: "InStock", ...(was ? { was_price: was } : {}) },
+}));
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ records: [RIDGE_TEE] });
+  t = await createTestApp({ records: [RIDGE_TEE, ...PRICED] });
 });
 afterAll(() => t.close());
 
@@ -83,5 +99,31 @@ describe("issue 47, finding 2: no key in any logged field, in any encoding", () 
       expect.objectContaining({ url: "/health?key=[redacted]" }),
       expect.objectContaining({ url: "/health", host: "[redacted]" }),
     ]);
+  });
+});
+
+describe("issue 47, finding 7: offers.price in one decimal form per currency", () => {
+  const lookup = async (view: "standard" | "compact") => {
+    const answer = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/products/lookup",
+      headers: { authorization: t.key },
+      payload: { inputs: PRICED.map((record) => ({ url: record.url })), view },
+    });
+    expect(answer.statusCode).toBe(200);
+    return answer.json<{ results: { pdp: Record<string, unknown> & { offers?: Record<string, unknown> } }[] }>().results.map((result) => result.pdp);
+  };
+
+  it("answers as many decimals as the currency's minor unit: 2 for USD, EUR and GBP, 0 for JPY; was_price too", async () => {
+    const offers = (await lookup("standard")).map((pdp) => pdp.offers);
+    expect(offers).toEqual([
+      { price: "45.00", was_price: "60.00", currency: "USD", availability: "InStock" },
+      { price: "289.00", currency: "USD", availability: "InStock" },
+      { price: "12.50", was_price: "15.00", currency: "EUR", availability: "InStock" },
+      { price: "1200", was_price: "1500", currency: "JPY", availability: "InStock" },
+      // Rounded as price filters and sorts round it.
+      { price: "10.00", currency: "GBP", availability: "InStock" },
+    ]);
+    expect((await lookup("compact")).map((pdp) => pdp.price)).toEqual(["45.00", "289.00", "12.50", "1200", "10.00"]);
   });
 });
