@@ -10,6 +10,7 @@ import { MediaSchema, ProductIdSchema, ProvenanceSchema, RawDataSchema } from ".
 import { brandHost, parseHttpUrl, productUrlKey } from "../../shared/url.js";
 import { productIdFromUrlKey } from "../catalog/ids.js";
 import { CATEGORY_SEPARATOR, deriveStructured, normalizeAvailability } from "../catalog/structured.js";
+import { variantSkuKeys } from "../catalog/variants.js";
 import type { NewProductRow } from "../db/schema.js";
 import { embeddingText } from "../search/embedding-text.js";
 import { type ImportLimits, overCap } from "./limits.js";
@@ -160,6 +161,7 @@ export function prepareRecord(input: ImportRecord): PreparedRecord {
     category: record.category || null,
     provenance: record.provenance ?? null,
     ...deriveStructured(record),
+    variantSkuKeys: variantSkuKeys(record.raw_data),
     contentHash: contentHash(record, id),
     embeddingText: embeddingText(record),
   };

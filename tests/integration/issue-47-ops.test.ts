@@ -2,7 +2,10 @@
  * Issue 47 (operations): findings of a hostile review and a new integrator, each against the real app on a real
  * PGlite (app.inject), the real importer and the real logger.
  */
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { backfillStructured } from "../../server/catalog/backfill.js";
+import { products } from "../../server/db/schema.js";
 import type { UcpBusinessProfile } from "../../shared/schemas/index.js";
 import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
 import type { TestRecord } from "../helpers/catalog.js";
@@ -23,9 +26,12 @@ const PRICED: TestRecord[] = (
   offers: { price, currency, availability: "InStock", ...(was ? { was_price: was } : {}) },
 }));
 
+/** Another shop's page whose own SKU is one of the tee's variants' (a shop that saves a page per size does this). */
+const OWN_RED_M: TestRecord = { url: "https://other.example/p/red-m", name: "Red tee, M", identifiers: { sku: "RT-RED-M", gtin: null, mpn: null } };
+
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ records: [RIDGE_TEE, ...PRICED] });
+  t = await createTestApp({ records: [RIDGE_TEE, OWN_RED_M, ...PRICED] });
 });
 afterAll(() => t.close());
 
@@ -125,5 +131,66 @@ describe("issue 47, finding 7: offers.price in one decimal form per currency", (
       { price: "10.00", currency: "GBP", availability: "InStock" },
     ]);
     expect((await lookup("compact")).map((pdp) => pdp.price)).toEqual(["45.00", "289.00", "12.50", "1200", "10.00"]);
+  });
+});
+
+describe("issue 47, finding 6: the SKU of a variant the page does not select is found", () => {
+  const AGENT = 'profile="https://platform.example/.well-known/ucp"';
+  const idOf = async (url: string) =>
+    (await t.app.inject({ url: `/api/v1/products?url=${encodeURIComponent(url)}`, headers: { authorization: t.key } })).json<{
+      pdp: { id: string };
+    }>().pdp.id;
+
+  it("by the REST batch lookup, any case; a page's own SKU wins over another page's variant of it", async () => {
+    const [tee, other] = [await idOf(RIDGE_TEE.url), await idOf(OWN_RED_M.url)];
+    const answer = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/products/lookup",
+      headers: { authorization: t.key },
+      payload: { inputs: [{ sku: "RT-RED-S" }, { sku: "rt-blu-l" }, { sku: "RT-BLU-M" }, { sku: "RT-RED-M" }, { sku: "RT-GREEN-S" }] },
+    });
+    expect(answer.statusCode).toBe(200);
+    const results = answer.json<{ results: { pdp: { id: string } | null; match?: string; reason?: string }[] }>().results;
+    expect(results.map((result) => [result.pdp?.id ?? null, result.match ?? result.reason])).toEqual([
+      [tee, "sku"],
+      [tee, "sku"],
+      [tee, "sku"],
+      [other, "sku"],
+      [null, "not_found"],
+    ]);
+    // Scoped to the tee's shop, the other shop's page is out of the way and the variant answers.
+    const scoped = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/products/lookup",
+      headers: { authorization: t.key },
+      payload: { inputs: [{ sku: "RT-RED-M", brand_url: "northpeak.example" }] },
+    });
+    expect(scoped.json<{ results: { pdp: { id: string } | null }[] }>().results[0]?.pdp?.id).toBe(tee);
+  });
+
+  it("by UCP lookup, as the variant it names (exact)", async () => {
+    const tee = await idOf(RIDGE_TEE.url);
+    const answer = await t.app.inject({
+      method: "POST",
+      url: "/ucp/catalog/lookup",
+      headers: { authorization: t.key, "ucp-agent": AGENT, "content-type": "application/json" },
+      payload: { ids: ["RT-RED-S", "RT-BLU-L"] },
+    });
+    expect(answer.statusCode).toBe(200);
+    const body = answer.json<{ products: { id: string; variants: { sku?: string; inputs: unknown[] }[] }[]; messages?: { code: string }[] }>();
+    expect(body.messages?.filter((message) => message.code === "not_found") ?? []).toEqual([]);
+    expect(body.products.map((product) => product.id)).toEqual([tee]);
+    expect(body.products[0]?.variants.map((variant) => [variant.sku, variant.inputs])).toEqual([
+      ["RT-BLU-L", [{ id: "RT-BLU-L", match: "exact" }]],
+      ["RT-RED-S", [{ id: "RT-RED-S", match: "exact" }]],
+    ]);
+  });
+
+  it("for rows stored before the column was: the start's backfill derives it", async () => {
+    const tee = await idOf(RIDGE_TEE.url);
+    await t.database.db.update(products).set({ variantSkuKeys: [], derivedVersion: 2 }).where(eq(products.id, tee));
+    expect(await backfillStructured(t.database.db)).toBe(1);
+    const [row] = await t.database.db.select({ keys: products.variantSkuKeys }).from(products).where(eq(products.id, tee));
+    expect(row?.keys).toEqual(["rt-blu-s", "rt-blu-m", "rt-blu-l", "rt-red-s", "rt-red-m"]);
   });
 });
