@@ -7,6 +7,7 @@
  * whole server without the onboarding.
  */
 import cluster from "node:cluster";
+import type { FastifyInstance } from "fastify";
 import { readFileSync } from "node:fs";
 import { analyzeIfDue } from "./catalog/analyze.js";
 import { createRoot, type Root } from "./compose.js";
@@ -141,6 +142,15 @@ async function runPrimary(config: Config, count: number): Promise<void> {
   process.exit(code);
 }
 
+/** The slow parts of a start, each a step of its progress; the database and the encoder at once (neither waits on the other). */
+async function openParts(root: Root, progress: StartProgress): Promise<FastifyInstance> {
+  await Promise.all([
+    progress.step("database", "opening the database and applying its migrations", () => root.database()),
+    progress.step("encoder", "loading the sentence encoder", () => root.embedder()),
+  ]);
+  return progress.step("app", "preparing search (reranker, catalog checks) and the HTTP app", () => root.app());
+}
+
 /** One server: the whole service, or one of a cluster's workers (which the primary has onboarded). */
 async function serve(config: Config, options: { worker?: number; note?: string }): Promise<void> {
   const { worker } = options;
@@ -153,12 +163,7 @@ async function serve(config: Config, options: { worker?: number; note?: string }
   // A mistake in SYNONYMS_FILE or FX_RATES_FILE stops the start before the database and the model are opened.
   await root.synonyms();
   await root.exchangeRates();
-  // Both at once, each timed: the encoder's model load and the database's migrations do not wait on each other.
-  await Promise.all([
-    progress.step("database", "opening the database and applying its migrations", () => root.database()),
-    progress.step("encoder", "loading the sentence encoder", () => root.embedder()),
-  ]);
-  const app = await progress.step("app", "preparing search (reranker, catalog checks) and the HTTP app", () => root.app());
+  const app = await openParts(root, progress);
   const services = await root.services();
   if (options.note) app.log.warn(options.note);
   if (worker === undefined) await onboardCatalog(root, progress, (fields, msg) => app.log.info(fields, msg));
