@@ -18,7 +18,7 @@ import { answerClusterScrapes, clusterScrape, listenForScrapes, scrapeOf } from 
 import { issueFirstKey, keyWasShown, loadSampleCatalog, markKeyShown, writeKeyFile } from "./onboarding.js";
 import { SAMPLE_CATALOG_PATH } from "./sample/index.js";
 import { type StartProgress, startProgress } from "./start-progress.js";
-import { resolveLogFormat } from "./api/http/logging.js";
+import { redactingStream, resolveLogFormat } from "./api/http/logging.js";
 import { EmbeddingMismatchError } from "./search/reindex.js";
 import { SynonymsError } from "./search/synonyms.js";
 import { ExchangeRatesError } from "./search/exchange-rates.js";
@@ -109,7 +109,9 @@ async function main(): Promise<void> {
  */
 async function runPrimary(config: Config, count: number): Promise<void> {
   const progress = progressOf(config, undefined);
-  const log = primaryLog(config.LOG_LEVEL);
+  // The primary's lines in the workers' format: plain at a terminal, JSON otherwise, redacted either way.
+  const out = redactingStream(process.stdout, resolveLogFormat(config.LOG_FORMAT));
+  const log = primaryLog(config.LOG_LEVEL, (line) => out.write(line));
   progress.say(`Starting ${count} server processes (WEB_CONCURRENCY): first the database's migrations and first-run checks, once…`, {
     processes: count,
   });
