@@ -16,7 +16,7 @@ import { healthPlugin, publicPlugin } from "./api/http/public.js";
 import { restPlugin } from "./api/http/rest.js";
 import { trpcPlugin } from "./api/http/trpc.js";
 import { ucpPlugin } from "./api/http/ucp.js";
-import { logSerializers } from "./api/http/logging.js";
+import { logSerializers, redactingStream, resolveLogFormat } from "./api/http/logging.js";
 import { problem } from "./api/problems.js";
 import { redactKeys } from "./auth/keys.js";
 import type { RateLimitStore } from "./auth/ratelimit.js";
@@ -31,6 +31,7 @@ export interface AppOptions {
     Config,
     | "API_PREFIXES"
     | "LOG_LEVEL"
+    | "LOG_FORMAT"
     | "RATE_LIMIT_PER_MINUTE"
     | "METRICS_PORT"
     | "MAX_BATCH_CALLS"
@@ -89,6 +90,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         censor: "[redacted]",
       },
       serializers: logSerializers,
+      // Human lines at a terminal, JSON for whatever collects them (LOG_FORMAT).
+      stream: redactingStream(process.stdout, resolveLogFormat(config.LOG_FORMAT)),
     },
     requestIdHeader: false,
     logController: new AccessLog(),

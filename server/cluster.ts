@@ -9,6 +9,7 @@
  */
 import cluster, { type Worker } from "node:cluster";
 import { hostname } from "node:os";
+import { redactKeys } from "./auth/keys.js";
 import type { Config } from "./config.js";
 
 /** pino's levels, so the primary's lines read like the workers' to whatever collects the logs. */
@@ -17,7 +18,7 @@ const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60,
 export type PrimaryLog = Record<"info" | "warn" | "error", (fields: Record<string, unknown>, msg: string) => void>;
 
 /** JSON lines on stdout in pino's shape (level, time, pid, hostname, msg), with `worker: 0` for the primary. */
-export function primaryLog(level: Config["LOG_LEVEL"], write: (line: string) => void = (line) => process.stdout.write(line)): PrimaryLog {
+export function primaryLog(level: Config["LOG_LEVEL"], write: (line: string) => void = (line) => process.stdout.write(redactKeys(line))): PrimaryLog {
   const base = { pid: process.pid, hostname: hostname(), worker: 0 };
   const at =
     (name: keyof PrimaryLog) =>

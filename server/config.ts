@@ -119,6 +119,11 @@ export const ConfigSchema = z.object({
   SAMPLE_CATALOG: boolean(true),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /**
+   * How the server's logs and start-up progress are written: `json` (one JSON object a line on stdout, for a
+   * collector), `human` (plain lines, for a person), or `auto`: human when stdout is a terminal, else JSON.
+   */
+  LOG_FORMAT: z.enum(["auto", "json", "human"]).default("auto"),
+  /**
    * How long a key read from the database is trusted without the database confirming it. The server confirms its keys
    * every second (a revocation bites within about a second), so this bounds a revocation's delay only while the
    * database cannot be read. 0: every request reads its key.

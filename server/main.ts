@@ -7,6 +7,7 @@
  * whole server without the onboarding.
  */
 import cluster from "node:cluster";
+import type { FastifyInstance } from "fastify";
 import { readFileSync } from "node:fs";
 import { analyzeIfDue } from "./catalog/analyze.js";
 import { createRoot, type Root } from "./compose.js";
@@ -14,8 +15,10 @@ import { clusterWorkerId, primaryLog, superviseWorkers } from "./cluster.js";
 import { type Config, ConfigError, loadConfig, serverProcesses } from "./config.js";
 import { DataDirBusyError } from "./db/open.js";
 import { answerClusterScrapes, clusterScrape, listenForScrapes, scrapeOf } from "./metrics/index.js";
-import { issueFirstKey, keyWasShown, loadSampleCatalog, markKeyShown } from "./onboarding.js";
+import { issueFirstKey, keyWasShown, loadSampleCatalog, markKeyShown, writeKeyFile } from "./onboarding.js";
 import { SAMPLE_CATALOG_PATH } from "./sample/index.js";
+import { type StartProgress, startProgress } from "./start-progress.js";
+import { redactingStream, resolveLogFormat } from "./api/http/logging.js";
 import { EmbeddingMismatchError } from "./search/reindex.js";
 import { SynonymsError } from "./search/synonyms.js";
 import { ExchangeRatesError } from "./search/exchange-rates.js";
@@ -38,41 +41,55 @@ class PortBusyError extends Error {
   override readonly name = "PortBusyError";
 }
 
-/** What a start is doing while it is slow: plain lines on stderr, since the logger comes with the app, which needs the model. */
-function sayer(config: Config): (line: string) => void {
-  return (line) => {
-    if (config.LOG_LEVEL !== "silent") process.stderr.write(`${line}\n`);
-  };
+/** The start's progress in the logs' format (start-progress.ts); a cluster worker's would only repeat the primary's. */
+function progressOf(config: Config, worker: number | undefined): StartProgress {
+  return startProgress({ format: resolveLogFormat(config.LOG_FORMAT), level: worker === undefined ? config.LOG_LEVEL : "silent" });
 }
+
+type Log = (fields: Record<string, unknown>, msg: string) => void;
 
 /** First run: an empty catalog gets the sample catalog (once, by the single server or the cluster's primary). */
-async function onboardCatalog(root: Root, say: (line: string) => void, log: (fields: Record<string, unknown>, msg: string) => void): Promise<void> {
+async function onboardCatalog(root: Root, progress: StartProgress, log: Log): Promise<void> {
   const sampleSize = readFileSync(SAMPLE_CATALOG_PATH, "utf8").trim().split("\n").length;
-  const sample = await loadSampleCatalog(root, (progress) => {
-    const done = progress.imported + progress.updated + progress.unchanged + progress.failed;
-    say(`Starting: loading the sample catalog into the empty catalog, ${done}/${sampleSize} products`);
+  const doing = "loading the sample catalog into the empty catalog";
+  const began = performance.now();
+  const sample = await loadSampleCatalog(root, (summary) => {
+    const done = summary.imported + summary.updated + summary.unchanged + summary.failed;
+    progress.count("sample_catalog", doing, done, sampleSize, "products");
   });
-  if (sample)
-    log({ imported: sample.imported, unchanged: sample.unchanged, failed: sample.failed }, "loaded the sample catalog into the empty catalog");
+  if (!sample) return;
+  progress.finished("sample_catalog", doing, performance.now() - began);
+  log({ imported: sample.imported, unchanged: sample.unchanged, failed: sample.failed }, "loaded the sample catalog into the empty catalog");
 }
 
-/** Only once the server listens, so a key is never shown for a server that did not start. */
-async function onboardKey(root: Root, address: string): Promise<void> {
+/**
+ * Only once the server listens, so a key is never shown for a server that did not start. At a terminal it is printed
+ * there, once, not through the logger. Otherwise stdout is where the logs go (a file, a collector), which must never
+ * hold a key: it is written to a file only its owner can read, and the logs say where.
+ */
+async function onboardKey(root: Root, address: string, log: Log): Promise<void> {
   const first = await issueFirstKey(root);
-  if (first) {
-    // Printed once, on stdout and not through the logger, so it never lands in log storage.
+  const issueMore = "npm run -s catalog -- keys issue --name NAME";
+  if (first && process.stdout.isTTY) {
     process.stdout.write(
       `\nNo API key existed, so one was issued (${first.id}). It is shown only now; keep it:\n\n  ${first.key}\n\n` +
         `Try:        curl -H "Authorization: <the key>" '${address}/api/v1/products/search?q=tent'\n` +
         `Read:       ${address}/docs\n` +
-        `Issue more: npm run -s catalog -- keys issue --name NAME\n\n`,
+        `Issue more: ${issueMore}\n\n`,
+    );
+    await markKeyShown(root);
+  } else if (first) {
+    const keyFile = writeKeyFile(root.config.DATA_DIR, first.key);
+    log(
+      { key_id: first.id, key_file: keyFile, docs: `${address}/docs` },
+      `No API key existed, so one was issued (${first.id}) into key_file, readable only by this user: keep the key elsewhere and delete the file. Issue more: ${issueMore}`,
     );
     await markKeyShown(root);
   } else if (!(await keyWasShown(root))) {
     // Keys exist (issued with the CLI, or by a first start that stopped before it could print one), none by this server.
-    process.stdout.write(
-      `\nAPI keys exist, but this server never printed one. Issue one (shown once):\n\n  npm run -s catalog -- keys issue --name NAME\n\nRead: ${address}/docs\n\n`,
-    );
+    const text = `API keys exist, but this server never printed one. Issue one (shown once): ${issueMore}`;
+    if (process.stdout.isTTY) process.stdout.write(`\n${text.replace(": npm", ":\n\n  npm")}\n\nRead: ${address}/docs\n\n`);
+    else log({ docs: `${address}/docs` }, text);
   }
 }
 
@@ -91,27 +108,34 @@ async function main(): Promise<void> {
  * then the workers; the first key once they all listen; /metrics on METRICS_PORT summed over them.
  */
 async function runPrimary(config: Config, count: number): Promise<void> {
-  const say = sayer(config);
-  const log = primaryLog(config.LOG_LEVEL);
-  say(`Starting ${count} server processes (WEB_CONCURRENCY): first the database's migrations and first-run checks, once…`);
+  const progress = progressOf(config, undefined);
+  // The primary's lines in the workers' format: plain at a terminal, JSON otherwise, redacted either way.
+  const out = redactingStream(process.stdout, resolveLogFormat(config.LOG_FORMAT));
+  const log = primaryLog(config.LOG_LEVEL, (line) => out.write(line));
+  progress.say(`Starting ${count} server processes (WEB_CONCURRENCY): first the database's migrations and first-run checks, once…`, {
+    processes: count,
+  });
   // It only migrates, loads the sample catalog and issues the first key: a small pool.
   const root = createRoot({ ...config, DATABASE_POOL_SIZE: Math.min(2, config.DATABASE_POOL_SIZE) }, { role: "server" });
   await root.synonyms();
-  await root.database();
-  await onboardCatalog(root, say, log.info);
+  await progress.step("database", "opening the database and applying its migrations", () => root.database());
+  await onboardCatalog(root, progress, log.info);
   const scrapes =
     config.METRICS_PORT === undefined
       ? undefined
       : await listenForScrapes({ scrape: clusterScrape(), host: config.HOST, port: config.METRICS_PORT, logLevel: config.LOG_LEVEL });
-  say(`Starting: ${count} server processes, each opening the database and loading the sentence encoder (a few seconds)…`);
+  const workersReady = performance.now();
+  progress.say(`Starting: ${count} server processes, each opening the database and loading the sentence encoder…`, { processes: count });
   const code = await superviseWorkers({
     count,
     log,
     graceMs: SHUTDOWN_GRACE_MS + CLUSTER_GRACE_MARGIN_MS,
     onReady: async (port) => {
-      await onboardKey(root, `http://${config.HOST}:${port}`);
+      progress.finished("workers", `starting ${count} server processes`, performance.now() - workersReady);
+      progress.close();
+      await onboardKey(root, `http://${config.HOST}:${port}`, log.info);
       await root.close();
-      log.info({ processes: count }, "ready");
+      log.info({ processes: count, startup_ms: Math.round(progress.elapsedMs()) }, "ready");
     },
   });
   await scrapes?.close();
@@ -120,11 +144,20 @@ async function runPrimary(config: Config, count: number): Promise<void> {
   process.exit(code);
 }
 
+/** The slow parts of a start, each a step of its progress; the database and the encoder at once (neither waits on the other). */
+async function openParts(root: Root, progress: StartProgress): Promise<FastifyInstance> {
+  await Promise.all([
+    progress.step("database", "opening the database and applying its migrations", () => root.database()),
+    progress.step("encoder", "loading the sentence encoder", () => root.embedder()),
+  ]);
+  return progress.step("app", "preparing search (reranker, catalog checks) and the HTTP app", () => root.app());
+}
+
 /** One server: the whole service, or one of a cluster's workers (which the primary has onboarded). */
 async function serve(config: Config, options: { worker?: number; note?: string }): Promise<void> {
   const { worker } = options;
   // N workers saying the same start-up lines would only repeat the primary's.
-  const say = worker === undefined ? sayer(config) : () => undefined;
+  const progress = progressOf(config, worker);
   const root = createRoot(config, { role: "server", ...(worker === undefined ? {} : { worker }) });
   // A worker's counters are scraped through the primary, which adds them up: from the start, since a worker that
   // does not answer holds up every scrape (until prom-client gives up, after 5 s).
@@ -132,11 +165,11 @@ async function serve(config: Config, options: { worker?: number; note?: string }
   // A mistake in SYNONYMS_FILE or FX_RATES_FILE stops the start before the database and the model are opened.
   await root.synonyms();
   await root.exchangeRates();
-  say("Starting: opening the database and loading the sentence encoder (a few seconds)…");
-  const app = await root.app();
+  const app = await openParts(root, progress);
   const services = await root.services();
   if (options.note) app.log.warn(options.note);
-  if (worker === undefined) await onboardCatalog(root, say, (fields, msg) => app.log.info(fields, msg));
+  if (worker === undefined) await onboardCatalog(root, progress, (fields, msg) => app.log.info(fields, msg));
+  progress.close();
 
   // In the background: searches work meanwhile, just with colder caches (and, once, a catalog imported before
   // statistics were gathered after imports, with slower plans).
@@ -203,9 +236,9 @@ async function serve(config: Config, options: { worker?: number; note?: string }
 
   // A worker's first key and "ready" are the primary's to say, once for all of them.
   if (worker !== undefined) return;
-  await onboardKey(root, `http://${config.HOST}:${config.PORT}`);
-  // The last line of a start: listening, onboarded, any first key printed above.
-  app.log.info("ready");
+  await onboardKey(root, `http://${config.HOST}:${config.PORT}`, (fields, msg) => app.log.info(fields, msg));
+  // The last line of a start: listening, onboarded, any first key printed above; how long the whole start took.
+  app.log.info({ startup_ms: Math.round(progress.elapsedMs()) }, "ready");
 }
 
 main().catch((error: unknown) => {

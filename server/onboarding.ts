@@ -2,6 +2,8 @@
  * First run: an empty catalog gets the sample catalog, and a catalog without a
  * usable key gets one, shown once. The server calls these at start.
  */
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { getMeta, setMeta } from "./catalog/repository.js";
 import type { Root } from "./compose.js";
 import { importRecords, type ImportSummary } from "./ingest/import.js";
@@ -49,4 +51,19 @@ export async function issueFirstKey(root: Root): Promise<{ key: string; id: stri
   if ((await keys.countUsable()) > 0) return null;
   const { key, record } = await keys.issue({ name: "first key", environment: "dev" });
   return { key, id: record.id };
+}
+
+/** Where a first key goes when there is no terminal to show it on (see main.ts onboardKey). */
+export const KEY_FILE_NAME = "first-api-key";
+
+/**
+ * Writes the key to DATA_DIR/first-api-key, mode 0600 from its creation (a file left by an earlier start is removed
+ * first: its mode might be wider, and `wx` refuses to reuse it). Returns the file's absolute path.
+ */
+export function writeKeyFile(dataDir: string, key: string): string {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const path = resolve(dataDir, KEY_FILE_NAME);
+  rmSync(path, { force: true });
+  writeFileSync(path, `${key}\n`, { mode: 0o600, flag: "wx" });
+  return path;
 }

@@ -217,3 +217,17 @@ export function toMinorUnits(amount: string, currency: string): number | null {
   if ((fraction[exponent] ?? "0") >= "5") units += 1n;
   return units <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(units) : null;
 }
+
+/**
+ * An amount in the one decimal form of its currency: as many decimals as its minor unit has (`"45"` USD → `"45.00"`,
+ * `"1200.00"` JPY → `"1200"`, `"34.995"` GBP → `"35.00"`, rounded as toMinorUnits rounds, so it is the amount price
+ * filters and sorts see). The amount as given when the currency is unknown or the amount is not a plain decimal.
+ */
+export function canonicalAmount(amount: string, currency: string): string {
+  const code = currency.trim().toUpperCase();
+  const units = toMinorUnits(amount.trim(), code);
+  const exponent = minorUnitExponent(code);
+  if (units === null || exponent === undefined) return amount;
+  const digits = String(units).padStart(exponent + 1, "0");
+  return exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
+}

@@ -9,6 +9,7 @@ import type { Database } from "../db/client.js";
 import { products } from "../db/schema.js";
 import { commitChanges } from "./repository.js";
 import { DERIVED_VERSION, deriveStructured } from "./structured.js";
+import { variantSkuKeys } from "./variants.js";
 
 /** A category the page's JSON-LD states, for rows imported before the category had a column of its own. */
 function jsonLdCategory(rawData: unknown): string | null {
@@ -53,6 +54,7 @@ export async function backfillStructured(db: Database, options: { batchSize?: nu
         brand_keys: structured.brandKeys,
         gtin14: structured.gtin14,
         sku_key: structured.skuKey,
+        variant_sku_keys: variantSkuKeys(row.rawData),
       };
     });
     await db.transaction(async (tx) => {
@@ -62,10 +64,11 @@ export async function backfillStructured(db: Database, options: { batchSize?: nu
           category = v.category, price_minor = v.price_minor, currency = v.currency, price_bucket = v.price_bucket, brand = v.brand, list_price_minor = v.list_price_minor,
           availability = v.availability, category_key = v.category_key,
           brand_keys = array(select jsonb_array_elements_text(v.brand_keys)), gtin14 = v.gtin14, sku_key = v.sku_key,
+          variant_sku_keys = array(select jsonb_array_elements_text(v.variant_sku_keys)),
           derived_version = ${DERIVED_VERSION}
         from jsonb_to_recordset(${JSON.stringify(derived)}::jsonb) as v(
           id text, category text, price_minor bigint, currency text, price_bucket smallint, brand text, list_price_minor bigint, availability text,
-          category_key text, brand_keys jsonb, gtin14 text, sku_key text)
+          category_key text, brand_keys jsonb, gtin14 text, sku_key text, variant_sku_keys jsonb)
         where ${products.id} = v.id`);
       // A category read from old rows' JSON-LD changes their records: followers of the change feed hear of it.
       await commitChanges(

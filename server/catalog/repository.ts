@@ -3,9 +3,10 @@
  * explicit columns, and knows nothing of HTTP or search.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { and, asc, count, countDistinct, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
+import { and, arrayOverlaps, asc, count, countDistinct, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.js";
 import { catalogMeta, productChanges, products, type NewProductRow } from "../db/schema.js";
+import { canonicalAmount } from "../../shared/currency.js";
 import type { Product } from "../../shared/schemas/index.js";
 
 const recordColumns = {
@@ -47,12 +48,27 @@ export interface StoredProduct {
   goneAt: Date | null;
 }
 
+/**
+ * Prices in their currency's one decimal form (shared/currency.ts canonicalAmount), however the page or feed wrote them
+ * ("45", "45.0", "45.00"): a client compares and shows them without parsing each record's own habit. Stored as imported.
+ */
+function canonicalOffers(offers: NonNullable<Product["offers"]>): NonNullable<Product["offers"]> {
+  const currency = offers.currency;
+  if (!currency) return offers;
+  const { price, was_price: was } = offers;
+  return {
+    ...offers,
+    price: price === null ? null : canonicalAmount(price, currency),
+    ...(was === undefined || was === null ? {} : { was_price: canonicalAmount(was, currency) }),
+  };
+}
+
 /** Optional members are left out, not null, when the page did not have them. */
 function toStored(row: Row, withRawData: boolean): StoredProduct {
   const { rawData, offers, identifiers, category, fetchedAt, checkedAt, updatedAt, goneAt, ...record } = row;
   const product: Product = {
     ...record,
-    ...(offers ? { offers } : {}),
+    ...(offers ? { offers: canonicalOffers(offers) } : {}),
     ...(identifiers ? { identifiers } : {}),
     ...(category ? { category } : {}),
     fetched_at: fetchedAt.toISOString(),
@@ -94,9 +110,37 @@ export const findProductsByUrlKeys = (db: DbOrTx, keys: readonly string[], withR
   findProductsBy(db, products.urlKey, keys, withRawData);
 export const findProductsByGtin14 = (db: DbOrTx, keys: readonly string[], withRawData: boolean) =>
   findProductsBy(db, products.gtin14, keys, withRawData);
-/** Products by SKU (keys lower-cased), within one merchant's site when `brandHost` is given. */
-export const findProductsBySku = (db: DbOrTx, keys: readonly string[], withRawData: boolean, brandHost?: string) =>
-  findProductsBy(db, products.skuKey, keys, withRawData, brandHost === undefined ? undefined : eq(products.brandHost, brandHost));
+/**
+ * Products by SKU (keys lower-cased), within one merchant's site when `brandHost` is given: the SKU of the variant the
+ * page selects (`sku_key`), or of another of its variants (`variant_sku_keys`, a GIN index). A product found both ways
+ * is there once per key.
+ */
+export async function findProductsBySku(
+  db: DbOrTx,
+  keys: readonly string[],
+  withRawData: boolean,
+  brandHost?: string,
+): Promise<({ key: string } & StoredProduct)[]> {
+  if (keys.length === 0) return [];
+  const scope = brandHost === undefined ? undefined : eq(products.brandHost, brandHost);
+  const wanted = [...new Set(keys)];
+  const rows = await db
+    .select({ ...columns(withRawData), skuKey: products.skuKey, variantSkuKeys: products.variantSkuKeys })
+    .from(products)
+    .where(and(or(inArray(products.skuKey, wanted), arrayOverlaps(products.variantSkuKeys, wanted)), scope))
+    .orderBy(products.id);
+  const found: ({ key: string; variant?: true } & StoredProduct)[] = rows.flatMap(({ skuKey, variantSkuKeys, ...row }) => {
+    const stored = toStored(row, withRawData);
+    return wanted.flatMap((key) => {
+      // The SKU a page selects wins over another page's variant of it (a shop that saves a page per size lists every
+      // size's SKU on each): only when no page selects it does a variant's SKU answer.
+      if (key === skuKey) return [{ key, ...stored }];
+      return variantSkuKeys.includes(key) ? [{ key, ...stored, variant: true }] : [];
+    });
+  });
+  const selected = new Set(found.filter((row) => !row.variant).map((row) => row.key));
+  return found.filter((row) => !row.variant || !selected.has(row.key)).map(({ variant: _variant, ...row }) => row);
+}
 
 /** Products by id, gone ones included, in the order of `ids` (ids not found are left out). */
 export async function findStoredByIds(db: DbOrTx, ids: readonly string[], withRawData: boolean, where?: SQL): Promise<StoredProduct[]> {
@@ -330,6 +374,7 @@ export async function upsertProducts(db: DbOrTx, rows: readonly UpsertRow[]): Pr
         brandKeys: sql`excluded.brand_keys`,
         gtin14: sql`excluded.gtin14`,
         skuKey: sql`excluded.sku_key`,
+        variantSkuKeys: sql`excluded.variant_sku_keys`,
         derivedVersion: sql`excluded.derived_version`,
         contentHash: sql`excluded.content_hash`,
         embedding: sql`excluded.embedding`,

@@ -105,6 +105,20 @@ export function variantsFromJsonLd(ldJson: unknown): CatalogVariant[] {
   return read.map((variant, index) => ({ key: variantKey(variant.sku, index, skuCounts.get(variant.sku ?? "") === 1), ...variant }));
 }
 
+/**
+ * The SKUs of the variants a record's JSON-LD states, trimmed, lower-cased and once each, for lookups by SKU
+ * (the `variant_sku_keys` column). Empty without a ProductGroup.
+ */
+export function variantSkuKeys(rawData: { jsons?: { ld_json?: unknown } | null } | null | undefined): string[] {
+  const ldJson = rawData?.jsons?.ld_json;
+  if (ldJson === undefined || ldJson === null) return [];
+  const keys = variantsFromJsonLd(ldJson).flatMap((variant) => {
+    const sku = variant.sku?.trim().toLowerCase();
+    return sku ? [sku] : [];
+  });
+  return [...new Set(keys)];
+}
+
 /** A variant's key: its SKU when that is plain (fits an id, no `~`) and no sibling shares it, else its position. */
 export function variantKey(sku: string | null, index: number, unique = true): string {
   return sku && unique && PLAIN_KEY.test(sku) ? sku : `v${index + 1}`;

@@ -233,9 +233,17 @@ const COMMANDS: Record<string, Command> = {
           onProgress: (s) => progress.update(s.imported + s.updated + s.unchanged + s.failed, `(${s.failed} failed)`),
         });
         progress.finish();
-        for (const failure of summary.failures) out.err(`${failure.source}${failure.line > 0 ? `:${failure.line}` : ""}: ${failure.reason}`);
+        // A saved page is a file, line 0: it is named by its path alone.
+        const at = (source: string, line: number) => `${source}${line > 0 ? `:${line}` : ""}`;
+        for (const failure of summary.failures) out.err(`${at(failure.source, failure.line)}: ${failure.reason}`);
+        for (const { source, line, id, replacedBy } of summary.replaced) {
+          const by = replacedBy.source === source ? `line ${replacedBy.line}` : at(replacedBy.source, replacedBy.line);
+          out.err(`${at(source, line)}: replaced by ${by}, the same product (${id}); only the later one is kept`);
+        }
         if (flags.report) writeFileSync(flags.report, summary.failures.map((failure) => `${JSON.stringify(failure)}\n`).join(""));
-        out.log(`imported ${summary.imported}, updated ${summary.updated}, unchanged ${summary.unchanged}, failed ${summary.failed}`);
+        // `replaced` only when there were some: the line scripts already read stays as it was.
+        const replaced = summary.replaced.length > 0 ? `, replaced ${summary.replaced.length}` : "";
+        out.log(`imported ${summary.imported}, updated ${summary.updated}, unchanged ${summary.unchanged}, failed ${summary.failed}${replaced}`);
         return summary.failed > 0 ? 1 : 0;
       });
     },

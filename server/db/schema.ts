@@ -58,6 +58,11 @@ export const products = pgTable(
     gtin14: text("gtin14"),
     /** The SKU lower-cased, for lookups. */
     skuKey: text("sku_key"),
+    /**
+     * The SKUs of the page's other variants (its JSON-LD ProductGroup's `hasVariant`, catalog/variants.ts), lower-cased:
+     * a lookup by the SKU of a variant the page does not select finds the product (`sku_key` is the selected one's).
+     */
+    variantSkuKeys: text("variant_sku_keys").array().notNull().default(sql`'{}'::text[]`),
     derivedVersion: smallint("derived_version").notNull().default(0),
     /** SHA-256 of the record as imported: an unchanged re-import is skipped, with no re-embedding. */
     contentHash: text("content_hash").notNull(),
@@ -106,6 +111,7 @@ export const products = pgTable(
     index("products_created_idx").on(t.createdAt, t.id),
     index("products_gtin14_idx").on(t.gtin14),
     index("products_sku_idx").on(t.skuKey),
+    index("products_variant_sku_idx").using("gin", t.variantSkuKeys),
     index("products_derived_idx").on(t.derivedVersion),
     index("products_checked_idx").on(t.checkedAt, t.id),
     index("products_updated_idx").on(t.updatedAt),

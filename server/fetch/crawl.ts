@@ -140,7 +140,7 @@ export function pageLine(fetched: Extract<Fetched, { kind: "ok" }>, source: stri
 }
 
 function emptySummary(): CrawlSummary {
-  return { imported: 0, updated: 0, unchanged: 0, failed: 0, failures: [], notModified: 0, gone: 0, skipped: 0, extracted: 0 };
+  return { imported: 0, updated: 0, unchanged: 0, failed: 0, failures: [], replaced: [], notModified: 0, gone: 0, skipped: 0, extracted: 0 };
 }
 
 /**

@@ -25,12 +25,23 @@ export interface ImportFailure {
   reason: string;
 }
 
+/** A line whose record a later line of the same import replaced (same product: the same URL, or the same id). */
+export interface ImportReplacement {
+  source: string;
+  line: number;
+  /** The product both lines are. */
+  id: string;
+  replacedBy: { source: string; line: number };
+}
+
 export interface ImportSummary {
   imported: number;
   updated: number;
   unchanged: number;
   failed: number;
   failures: ImportFailure[];
+  /** Lines not stored as given because a later line was the same product; not failures (the later line is the record). */
+  replaced: ImportReplacement[];
 }
 
 export interface ImportDeps {
@@ -52,7 +63,10 @@ export async function importRecords(
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const batchSize = options.batchSize ?? 64;
-  const summary: ImportSummary = { imported: 0, updated: 0, unchanged: 0, failed: 0, failures: [] };
+  const summary: ImportSummary = { imported: 0, updated: 0, unchanged: 0, failed: 0, failures: [], replaced: [] };
+  // The line each product came from so far in this import: one entry a product, so a file that names a product twice
+  // says so rather than keeping the last silently (the line numbers are what the operator fixes).
+  const lineOf = new Map<string, { source: string; line: number }>();
   const fail = (source: string, line: number, reason: string) => {
     summary.failed++;
     summary.failures.push({ source, line, reason });
@@ -77,6 +91,9 @@ export async function importRecords(
       fail(parsed.source, parsed.line, `cannot prepare the record: ${(error as Error).message}`);
       continue;
     }
+    const earlier = lineOf.get(record.id);
+    if (earlier) summary.replaced.push({ ...earlier, id: record.id, replacedBy: { source: parsed.source, line: parsed.line } });
+    lineOf.set(record.id, { source: parsed.source, line: parsed.line });
     batch.push({ source: parsed.source, line: parsed.line, record, ...(parsed.validators ? { validators: parsed.validators } : {}) });
     if (batch.length >= batchSize) await flush();
   }

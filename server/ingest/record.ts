@@ -10,10 +10,25 @@ import { MediaSchema, ProductIdSchema, ProvenanceSchema, RawDataSchema } from ".
 import { brandHost, parseHttpUrl, productUrlKey } from "../../shared/url.js";
 import { productIdFromUrlKey } from "../catalog/ids.js";
 import { CATEGORY_SEPARATOR, deriveStructured, normalizeAvailability } from "../catalog/structured.js";
+import { variantSkuKeys } from "../catalog/variants.js";
 import type { NewProductRow } from "../db/schema.js";
 import { embeddingText } from "../search/embedding-text.js";
 import { type ImportLimits, overCap } from "./limits.js";
 import { cleanStrings, MAX_JSON_DEPTH, nestedDeeperThan } from "./sanitize.js";
+
+/**
+ * A required string's own error: "is required" only when it is missing. (A message given as the schema's `error` is
+ * also every check's message that has none of its own: a 200,000-character name was reported as "is required".)
+ */
+const required = { error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : "must be a string") };
+
+/** A length cap's message: the limit, and how long the value was, so the operator knows what to cut. */
+function atMost(max: number) {
+  return {
+    error: (issue: { input?: unknown }) =>
+      `is too long: at most ${max.toLocaleString("en")} characters${typeof issue.input === "string" ? `, this one has ${issue.input.length.toLocaleString("en")}` : ""}`,
+  };
+}
 
 /** A price as feeds write it: a decimal string, or a JSON number. */
 const DecimalSchema = z
@@ -43,7 +58,7 @@ const ImportOffersSchema = z.object({
 });
 
 const ImportIdentifiersSchema = z.object({
-  sku: z.string().trim().max(200).nullable().default(null),
+  sku: z.string().trim().max(200, atMost(200)).nullable().default(null),
   gtin: z
     .string()
     .transform((value, context) => {
@@ -53,23 +68,26 @@ const ImportIdentifiersSchema = z.object({
     })
     .nullable()
     .default(null),
-  mpn: z.string().trim().max(200).nullable().default(null),
+  mpn: z.string().trim().max(200, atMost(200)).nullable().default(null),
 });
 
 export const ImportRecordSchema = z.object({
   id: ProductIdSchema.optional(),
   url: z
-    .string({ error: "is required" })
-    .max(2048, "must be at most 2048 characters")
+    .string(required)
+    .max(2048, atMost(2048))
     .refine((value) => parseHttpUrl(value) !== null, "must be an absolute http(s) URL"),
-  name: z.string({ error: "is required" }).trim().min(1, "must not be empty").max(1000),
-  desc: z.string().max(100_000).default(""),
+  name: z.string(required).trim().min(1, "must not be empty").max(1000, atMost(1000)),
+  desc: z.string().max(100_000, atMost(100_000)).default(""),
   media: z
     .array(MediaSchema.extend({ url: z.string().refine((value) => parseHttpUrl(value) !== null, "must be an absolute http(s) URL") }))
     .max(200)
     .default([]),
-  brands: z.array(z.string().trim().min(1).max(200)).max(20).default([]),
-  price_label: z.string().max(200).default(""),
+  brands: z
+    .array(z.string().trim().min(1).max(200, atMost(200)))
+    .max(20)
+    .default([]),
+  price_label: z.string().max(200, atMost(200)).default(""),
   raw_data: RawDataSchema.nullable()
     .optional()
     .refine((value) => !nestedDeeperThan(value), `must not nest JSON deeper than ${MAX_JSON_DEPTH} levels`),
@@ -77,9 +95,9 @@ export const ImportRecordSchema = z.object({
   identifiers: ImportIdentifiersSchema.nullable().optional(),
   /** The product's category as a path; an array of segments is joined with " > ". */
   category: z
-    .union([z.string(), z.array(z.string().trim().min(1).max(200)).max(20)])
+    .union([z.string(), z.array(z.string().trim().min(1).max(200, atMost(200))).max(20)])
     .transform((value) => (Array.isArray(value) ? value.join(CATEGORY_SEPARATOR) : value.trim()))
-    .pipe(z.string().max(1000))
+    .pipe(z.string().max(1000, atMost(1000)))
     .nullable()
     .optional(),
   /** Per field, the layer it was read from and how sure the extractor is (see docs/extraction.md). */
@@ -143,6 +161,7 @@ export function prepareRecord(input: ImportRecord): PreparedRecord {
     category: record.category || null,
     provenance: record.provenance ?? null,
     ...deriveStructured(record),
+    variantSkuKeys: variantSkuKeys(record.raw_data),
     contentHash: contentHash(record, id),
     embeddingText: embeddingText(record),
   };

@@ -13,13 +13,14 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Services } from "../services.js";
 import type { Principal } from "../auth/service.js";
 import { answerBudget } from "../api/answer-cap.js";
+import { redactingStream } from "../api/http/logging.js";
 import { createMcpServer, MCP_ANSWER_COPIES } from "./tools.js";
 
 const LOCAL_USER: Principal = { keyId: "local", name: "local user (mcp stdio)", environment: "dev", rateLimitPerMinute: null };
 
 /** The server's own logger (pino, in the format the server logs), writing to stderr. */
 function stderrLogger(level: string): FastifyBaseLogger {
-  return Fastify({ logger: { level, stream: process.stderr } }).log;
+  return Fastify({ logger: { level, stream: redactingStream(process.stderr) } }).log;
 }
 
 /** Serves MCP on stdin/stdout until the client closes stdin or the process is told to stop. */

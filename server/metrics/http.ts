@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, 
 import fp from "fastify-plugin";
 import { AggregatorRegistry } from "prom-client";
 import { UNIT_COST } from "../api/operations/index.js";
+import { redactingStream } from "../api/http/logging.js";
 import type { Metrics } from "./metrics.js";
 
 const requestMetrics: FastifyPluginAsync<{ metrics: Metrics }> = async (app, opts) => {
@@ -64,7 +65,10 @@ export const metricsRoute: FastifyPluginAsync<{ metrics: Metrics }> = async (app
 /** A listener that serves only GET /metrics, without a key: bind it where only the scraper can reach it. */
 export async function listenForScrapes(options: { scrape: Scrape; host: string; port: number; logLevel?: string }): Promise<FastifyInstance> {
   // A line per scrape (every few seconds) would drown the log; errors are still logged.
-  const app = Fastify({ logger: { level: options.logLevel ?? "info" }, logController: new LogController({ disableRequestLogging: true }) });
+  const app = Fastify({
+    logger: { level: options.logLevel ?? "info", stream: redactingStream() },
+    logController: new LogController({ disableRequestLogging: true }),
+  });
   app.get("/metrics", (_request, reply) => sendMetrics(options.scrape, reply));
   await app.listen({ host: options.host, port: options.port });
   return app;

@@ -48,14 +48,19 @@ export const VIEWS = ["compact", "standard", "full"] as const;
 
 export const OffersSchema = z
   .object({
-    price: z.string().nullable().describe("Lowest current price as a decimal string, e.g. `24.99`."),
+    price: z
+      .string()
+      .nullable()
+      .describe(
+        "Lowest current price as a decimal string with as many decimals as the currency's minor unit (ISO 4217), e.g. `24.99`, `45.00`; `1200` in JPY.",
+      ),
     currency: z.string().nullable().describe("ISO 4217 code, e.g. `USD`."),
     availability: z.string().nullable().describe("schema.org availability name, e.g. `InStock`, `OutOfStock`, `PreOrder`."),
     was_price: z
       .string()
       .nullable()
       .optional()
-      .describe("The crossed-out or list price as a decimal string, when the page states one above `price`; same currency."),
+      .describe("The crossed-out or list price as a decimal string, when the page states one above `price`; same currency and decimals."),
   })
   .meta({ id: "Offers" });
 

@@ -20,7 +20,7 @@ import { run } from "../../server/cli/run.js";
 import { SAMPLE_CATALOG_PATH } from "../../server/sample/index.js";
 import { startSharedPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
 import { freePort } from "../helpers/ports.js";
-import { READY } from "../helpers/server.js";
+import { firstKey, READY } from "../helpers/server.js";
 import { begins, expectWholeOrTurnedAway, expectWholePage, parseLog, type LogEntry } from "../helpers/shutdown.js";
 
 interface Server {
@@ -100,7 +100,7 @@ describe("WEB_CONCURRENCY=2 with DATABASE_URL", () => {
       // Every request adds to the shared counter at once, so a limit spent across the workers is exact.
       RATE_LIMIT_SYNC_MS: "0",
     });
-    key = /^\s+(pcl_test_\S+)$/m.exec(server.output())?.[1] ?? "";
+    key = firstKey(server.output());
     expect(key).toMatch(/^pcl_test_/);
   }, 180_000);
 
@@ -257,7 +257,7 @@ describe("WEB_CONCURRENCY=2 on the embedded database", () => {
     const dir = mkdtempSync(join(tmpdir(), "catalog-cluster-"));
     try {
       const server = await startServer({ DATA_DIR: join(dir, "data"), WEB_CONCURRENCY: "2", SAMPLE_CATALOG: "false", LOG_LEVEL: "info" });
-      const key = /^\s+(pcl_test_\S+)$/m.exec(server.output())?.[1] ?? "";
+      const key = firstKey(server.output());
       expect(server.output()).toMatch(/WEB_CONCURRENCY=2 is ignored: the embedded database \(DATA_DIR\) is served by one process/);
       for (let i = 0; i < 4; i++) expect(await healthProcess(server, key)).toEqual({ pid: server.proc.pid, worker: null });
       server.proc.kill("SIGTERM");

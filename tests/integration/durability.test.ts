@@ -19,7 +19,7 @@ import { runCli } from "../helpers/cli.js";
 import { toNdjson } from "../helpers/catalog.js";
 import { begins, expectLateRequestTurnedAway, expectWholeOrTurnedAway, expectWholePage, parseLog } from "../helpers/shutdown.js";
 import { freePort } from "../helpers/ports.js";
-import { READY } from "../helpers/server.js";
+import { firstKey, READY } from "../helpers/server.js";
 
 /** The importer's batch: a batch is one transaction, so the catalog only ever grows by whole batches. */
 const BATCH = 64;
@@ -124,7 +124,7 @@ beforeAll(async () => {
   file = join(dir, "records.ndjson");
   writeFileSync(file, toNdjson(RECORDS));
   server = await startServer();
-  key = /^\s+(pcl_test_\S+)$/m.exec(server.output())?.[1] ?? "";
+  key = firstKey(server.output());
   expect(key).toMatch(/^pcl_test_/);
   keys.push(key);
   for (let i = 0; i < 7; i++) {

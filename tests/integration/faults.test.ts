@@ -18,7 +18,7 @@ import { FIXTURE } from "../helpers/catalog.js";
 import { begins, expectLateRequestTurnedAway, expectWholeOrTurnedAway, expectWholePage, parseLog } from "../helpers/shutdown.js";
 import { isDatabaseUnavailable } from "../../server/db/errors.js";
 import { sql } from "drizzle-orm";
-import { READY } from "../helpers/server.js";
+import { firstKey, READY } from "../helpers/server.js";
 
 /** Short deadlines so the file runs in seconds; production values are SERVER_TIMEOUTS. */
 const TIMEOUTS: PostgresTimeouts = { connectMs: 1_000, queryMs: 1_000 };
@@ -276,7 +276,7 @@ describe("SIGTERM with several requests in flight (real server process, DATABASE
         if (performance.now() - started > 90_000) throw new Error(`server did not start:\n${output}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      const key = /^\s+(pcl_test_\S+)$/m.exec(output)?.[1] ?? "";
+      const key = firstKey(output);
       const base = `http://127.0.0.1:${port}`;
       const marker = output.length;
       const concurrent = 8;

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../../server/cli/run.js";
 import { freePort } from "../helpers/ports.js";
-import { READY } from "../helpers/server.js";
+import { firstKey, READY } from "../helpers/server.js";
 
 let dir: string;
 beforeAll(() => {
@@ -67,7 +67,10 @@ describe("issue 12, item 16: the first run", () => {
 
     const first = await start(dataDir, await freePort());
     expect(first.code).toBe(0);
-    expect(first.output).toMatch(new RegExp(`one was issued \\(key_\\w+\\)[\\s\\S]*${KEY.source}`));
+    // stdout is a pipe, not a terminal: the key is in a file only its owner reads, and the log line says where (issue 47).
+    expect(first.output).toMatch(/one was issued \(key_\w+\) into key_file/);
+    expect(first.output).not.toMatch(KEY);
+    expect(firstKey(first.output)).toMatch(KEY);
     expect(first.output).toContain("/docs");
 
     const later = await start(dataDir, await freePort());
@@ -87,5 +90,6 @@ describe("issue 12, item 16: the first run", () => {
     expect(started.output).toContain("API keys exist, but this server never printed one");
     expect(started.output).toContain("npm run -s catalog -- keys issue --name NAME");
     expect(started.output).not.toMatch(KEY);
-  });
+    // A start alone is ~25 s; beside the other server-process tests on a loaded 2-core machine, more than a minute.
+  }, 120_000);
 });

@@ -591,7 +591,8 @@ describe.skipIf(!UCP_REFERENCE_PRESENT)(
       it("Profile Structure: /.well-known/ucp is public; ucp.version, services and payment_handlers MUST be present (even when empty)", async () => {
         const answer = await t.app.inject({ url: "/.well-known/ucp" });
         expect(answer.statusCode).toBe(200);
-        expect(answer.headers["cache-control"]).toMatch(/public/);
+        // Public as in keyless; without PUBLIC_URL it names the request's Host, so only the client may cache it (issue 47).
+        expect(answer.headers["cache-control"]).toBe("private, max-age=300");
         const profile = answer.json<UcpBusinessProfile>();
         expectValid(BUSINESS_PROFILE, profile);
         expect(profile.ucp).toMatchObject({ version: UCP_VERSION, payment_handlers: {} });

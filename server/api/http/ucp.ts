@@ -22,7 +22,8 @@ import { type AnyOperation, baseOf, operationList } from "../operations/index.js
 import { problem, problemFromThrown } from "../problems.js";
 import type { Admission } from "../admission.js";
 import { callContext, responseHeaders, WWW_AUTHENTICATE } from "./context.js";
-import { optionsRoute } from "./cors.js";
+import { addVary, optionsRoute } from "./cors.js";
+import { sendProblem } from "./errors.js";
 
 export interface UcpRoute {
   url: string;
@@ -112,7 +113,39 @@ export const ucpPlugin: FastifyPluginAsync<{
 
   // Public, like /openapi.json: a platform reads it before it has a key. Absolute URLs, from PUBLIC_URL or the request's origin.
   app.get("/.well-known/ucp", (request, reply) => {
-    const origin = opts.publicUrl ?? `${request.protocol}://${request.host}`;
-    return reply.header("cache-control", "public, max-age=300").type("application/json; charset=utf-8").send(businessProfile(origin, opts.base));
+    const profile = (origin: string) => reply.type("application/json; charset=utf-8").send(businessProfile(origin, opts.base));
+    // PUBLIC_URL: the same answer for every request, which any cache may keep.
+    if (opts.publicUrl !== undefined) {
+      reply.header("cache-control", "public, max-age=300");
+      return profile(opts.publicUrl);
+    }
+    // Else the answer names whatever Host the client sent: a shared cache must never hand one client's Host to
+    // another (cache poisoning), and a Host that is not a host (`evil.example/x?`, `a b`) names no endpoint at all.
+    addVary(reply, "host");
+    reply.header("cache-control", "private, max-age=300");
+    const host = wellFormedHost(request.host);
+    if (host === null) {
+      return sendProblem(
+        reply,
+        problem(
+          "invalid_parameter",
+          "The Host header is not a host name with an optional port, so the profile's endpoints cannot be named; set PUBLIC_URL.",
+          request.id,
+        ),
+      );
+    }
+    return profile(`${request.protocol}://${host}`);
   });
 };
+
+/** A Host header as a host name or IP literal with an optional port, lower-cased; null for anything more or less. */
+export function wellFormedHost(value: string | undefined): string | null {
+  if (!value || !/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/.test(value)) return null;
+  try {
+    const url = new URL(`http://${value}/`);
+    // The URL parser's spelling must be the header's own (no user, path or query slipped in; a port it keeps).
+    return url.host === value.toLowerCase() || `${url.host}:80` === value.toLowerCase() ? value.toLowerCase() : null;
+  } catch {
+    return null;
+  }
+}
