@@ -72,7 +72,10 @@ export interface Fetcher {
   close(): void;
 }
 
-/** A Retry-After longer than this is not waited for: the page fails, and the host is left alone that long. */
+/**
+ * A Retry-After longer than this is not waited for: the page fails, and the host is left alone that long. A robots.txt
+ * Crawl-delay longer than this fails the host's pages at once, so a hostile file cannot hold a crawl for hours a page.
+ */
 const MAX_RETRY_WAIT_MS = 5 * 60 * 1000;
 const ROBOTS_REDIRECTS = 5;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -227,6 +230,10 @@ export function createFetcher(settings: FetchSettings, deps: FetcherDeps = {}): 
       if (error instanceof FetchError && error.kind === "refused") return { kind: "refused", url: url.href, reason };
       const failure = signal?.aborted ? "timeout" : error instanceof FetchError ? error.failure : "upstream";
       return { kind: "failed", url: url.href, reason, failure };
+    }
+    if ((rules.crawlDelayMs ?? 0) > MAX_RETRY_WAIT_MS) {
+      const reason = `robots.txt of ${url.origin} asks for ${Math.ceil(rules.crawlDelayMs! / 1000)} s between requests, more than the 300 s waited for`;
+      return { kind: "failed", url: url.href, reason, failure: "upstream" };
     }
     if (await rules.allowed(url.href)) return null;
     const why = rules.unreadable ?? rules.tooManyRules ?? `robots.txt of ${url.origin} disallows ${url.pathname}${url.search}`;

@@ -147,6 +147,41 @@ describe("issue 47: FETCH_ALLOW_PRIVATE=true lets the fetcher reach loopback onl
   });
 });
 
+describe("issue 47: a robots.txt Crawl-delay is waited for up to 5 minutes, no longer", () => {
+  it("fails the host's pages at once, naming the delay, rather than holding the crawl for hours a page", async () => {
+    const slow = await startMerchantServer();
+    slow.setRobots("User-agent: *\nCrawl-delay: 86400\n");
+    slow.setPage("/p/a", productPage(slow.origin, "/p/a", { name: "Slow A", price: "1.00" }));
+    const fetcher = createFetcher({
+      userAgent: "ProductCatalogBot/0.1 (+https://product-catalog.example/bot)",
+      allowPrivate: true,
+      hostDelayMs: 0,
+      concurrency: 2,
+      connectTimeoutMs: 1000,
+      firstByteTimeoutMs: 1000,
+      bodyTimeoutMs: 1000,
+      maxRedirects: 5,
+      retries: 0,
+      retryBaseMs: 0,
+      maxBytes: 1024 * 1024,
+    });
+    try {
+      const started = performance.now();
+      const [first, second] = await Promise.all(["/p/a", "/p/a?again"].map((path) => fetcher.get(`${slow.origin}${path}`, { accept: "html" })));
+      expect(first).toMatchObject({
+        kind: "failed",
+        reason: `robots.txt of ${slow.origin} asks for 86400 s between requests, more than the 300 s waited for`,
+      });
+      expect(second).toMatchObject({ kind: "failed" });
+      expect(performance.now() - started).toBeLessThan(30_000);
+      expect(slow.log.map((entry) => entry.path)).toEqual(["/robots.txt"]);
+    } finally {
+      fetcher.close();
+      await slow.close();
+    }
+  });
+});
+
 describe("issue 47: catalog refresh --brand HOST", () => {
   let dir: string;
   let env: Record<string, string>;
