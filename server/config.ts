@@ -132,6 +132,11 @@ export const ConfigSchema = z.object({
    * refused with 400 `answer_too_large` before the answer is serialised. Raw page data is what makes answers large.
    */
   ANSWER_MAX_BYTES: z.coerce.number().int().min(1024).max(1_073_741_824).default(33_554_432),
+  /**
+   * What an answer's size costs: one rate-limit unit per this many bytes of JSON it holds (whole ones: a smaller
+   * answer costs nothing more), charged on top of the operation's cost once the answer is measured, before it is sent.
+   */
+  ANSWER_BYTES_PER_UNIT: z.coerce.number().int().min(1024).max(1_073_741_824).default(1_048_576),
   /** How long a client has to send a whole request, head and body; a slower one gets 408 and is disconnected. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /**

@@ -1,22 +1,56 @@
 /**
- * ANSWER_MAX_BYTES: how much JSON one request's answer may hold. Each call's
+ * ANSWER_MAX_BYTES: how much JSON one request's answer may hold, and
+ * ANSWER_BYTES_PER_UNIT: what its size costs in rate-limit units. Each call's
  * output is measured before it is serialised, against a budget the request's
  * calls share (a tRPC or JSON-RPC batch is one answer), so an answer that
  * would be too large is refused with a problem that says how to ask for less,
  * instead of being built in memory first (a batch of raw lookups of a 20 MB
  * product once built a string past V8's limit: a 500 at 2.5 GB).
+ *
+ * Why size is charged: a call's declared cost says what it costs to find an
+ * answer, not to send it; a 5-unit search with raw data answered 31 MB, whose
+ * serialising, hashing and compressing took other clients' lookups from 1 ms
+ * to 1.4 s (issue 47). So once a call's answer is measured, and before it is
+ * serialised, the key is charged a unit per ANSWER_BYTES_PER_UNIT the request's
+ * answer holds (chargeAnswer), and refused (429) if that spends its limit.
  */
+import type { CallContext } from "./context.js";
 import { problem, refusalError } from "./problems.js";
+
+/** The server's settings for answers: ANSWER_MAX_BYTES and ANSWER_BYTES_PER_UNIT. */
+export interface AnswerSettings {
+  maxBytes: number;
+  bytesPerUnit: number;
+}
 
 /** A request's share of answer bytes; `copies`: how many times the transport sends each answer (MCP: structured and as text). */
 export interface AnswerBudget {
   readonly max: number;
   readonly copies: number;
+  readonly bytesPerUnit: number;
   spent: number;
+  /** Units charged so far for the answer's size. */
+  charged: number;
 }
 
-export function answerBudget(max: number, copies = 1): AnswerBudget {
-  return { max, copies, spent: 0 };
+export function answerBudget(settings: AnswerSettings, copies = 1): AnswerBudget {
+  return { max: settings.maxBytes, copies, bytesPerUnit: settings.bytesPerUnit, spent: 0, charged: 0 };
+}
+
+/** The units the request's answer owes for its size so far: one per whole `bytesPerUnit` of JSON (one copy's). */
+export function answerUnits(budget: AnswerBudget): number {
+  return Math.floor(budget.spent / budget.copies / budget.bytesPerUnit);
+}
+
+/**
+ * Charges the key what the answer measured so far owes for its size beyond what was charged (a batch's calls add up);
+ * throws the 429 `rate_limited` RequestError when that spends the limit, before the answer is serialised.
+ */
+export async function chargeAnswer(ctx: Pick<CallContext, "answer" | "charge">): Promise<void> {
+  const due = answerUnits(ctx.answer) - ctx.answer.charged;
+  if (due <= 0) return;
+  ctx.answer.charged += due;
+  await ctx.charge(due);
 }
 
 /** Sizes of objects already measured: a cached product is the same object on every hit, so a repeated lookup is not walked again. */

@@ -14,7 +14,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ProductEnvelopeSchema } from "../../../shared/schemas/index.js";
 import type { Services } from "../../services.js";
 import { type Admission, OverloadedError } from "../admission.js";
-import { answerBudget } from "../answer-cap.js";
+import { type AnswerSettings, answerBudget } from "../answer-cap.js";
 import { checkedOutput, runCall } from "../invoke.js";
 import { type AnyOperation, baseOf, operationList } from "../operations/index.js";
 import { problem, problemFromThrown } from "../problems.js";
@@ -52,14 +52,14 @@ const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 export const restPlugin: FastifyPluginAsync<{
   services: Services;
   prefixes: readonly string[];
-  answerMaxBytes: number;
+  answers: AnswerSettings;
   admission: Admission;
 }> = async (app, opts) => {
   app.addHook("onSend", conditionalGet);
 
   async function answer(operation: AnyOperation, request: FastifyRequest, reply: FastifyReply) {
     try {
-      const ctx = callContext({ services: opts.services, app, request, reply, answer: answerBudget(opts.answerMaxBytes), admission: opts.admission });
+      const ctx = callContext({ services: opts.services, app, request, reply, answer: answerBudget(opts.answers), admission: opts.admission });
       // Path parameters win over a query or body member of the same name.
       const source = operation.rest.method === "GET" ? request.query : request.body;
       const output = await runCall(operation, ctx, { ...(typeof source === "object" ? source : {}), ...(request.params as object) });
@@ -68,7 +68,8 @@ export const restPlugin: FastifyPluginAsync<{
       // thenable (Reply.then), which hangs end-of-stream listeners on every response (~5 µs a lookup, in profiles).
       if (operation.output === ProductEnvelopeSchema && isProductEnvelope(output)) {
         const { body, etag } = productEnvelope(output.pdp, () => checkedOutput(operation, output));
-        reply.header("etag", etag).type("application/json; charset=utf-8");
+        if (etag) reply.header("etag", etag);
+        reply.type("application/json; charset=utf-8");
         return body;
       }
       return checkedOutput(operation, output);
