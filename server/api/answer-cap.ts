@@ -55,6 +55,7 @@ export async function chargeAnswer(ctx: Pick<CallContext, "answer" | "charge">):
 
 /** Sizes of objects already measured: a cached product is the same object on every hit, so a repeated lookup is not walked again. */
 const measured = new WeakMap<object, number>();
+const MEMO_BYTES = 512;
 
 /**
  * The size of `value` as JSON, in bytes, escapes aside (strings by their UTF-8 length and quotes); past
@@ -78,13 +79,16 @@ export function jsonSize(value: unknown, limit: number): number {
           if (size > limit) return size;
         }
       } else {
-        for (const [key, item] of Object.entries(value)) {
+        const record = value as Record<string, unknown>;
+        for (const key of Object.keys(record)) {
+          const item = record[key];
           if (item === undefined) continue;
           size += key.length + 4 + jsonSize(item, limit - size);
           if (size > limit) return size;
         }
       }
-      measured.set(value, size);
+      // Only what is worth remembering: a product is, its page's thousands of small objects are not (a WeakMap entry each cost more than measuring them).
+      if (size >= MEMO_BYTES) measured.set(value, size);
       return size;
     }
     default:

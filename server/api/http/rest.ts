@@ -10,6 +10,7 @@
  * a path is spelled (percent-encoded, trailing slash), the route it reaches is
  * what is charged.
  */
+import { setImmediate } from "node:timers/promises";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ProductEnvelopeSchema } from "../../../shared/schemas/index.js";
 import type { Services } from "../../services.js";
@@ -22,6 +23,7 @@ import { conditionalGet, productEnvelope } from "./caching.js";
 import { callContext, responseHeaders } from "./context.js";
 import { optionsRoute } from "./cors.js";
 import { sendProblem } from "./errors.js";
+import { PIECES_FROM_BYTES, stringifyInPieces } from "./serialize.js";
 
 export interface RestRoute {
   /** The Fastify form of the OpenAPI path under a prefix: `/api/v1/products/{id}` → `/api/v1/products/:id`. */
@@ -72,7 +74,14 @@ export const restPlugin: FastifyPluginAsync<{
         reply.type("application/json; charset=utf-8");
         return body;
       }
-      return checkedOutput(operation, output);
+      if (ctx.answer.spent < PIECES_FROM_BYTES) return checkedOutput(operation, output);
+      // A large answer: checked and written a turn of the event loop apart, and in pieces (serialize.ts).
+      await setImmediate();
+      const checked = checkedOutput(operation, output);
+      await setImmediate();
+      const body = await stringifyInPieces(checked);
+      reply.type("application/json; charset=utf-8");
+      return body;
     } catch (thrown) {
       if (thrown instanceof OverloadedError) reply.header("retry-after", String(thrown.retryAfterSeconds));
       return sendProblem(reply, problemFromThrown(thrown, request.id, request.log));
