@@ -37,7 +37,7 @@ export async function runCall(operation: AnyOperation, ctx: CallContext, rawInpu
   const input = operation.input.safeParse(rawInput);
   if (!input.success) throw new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: input.error });
   const output = await callOperation(operation, ctx, input.data);
-  spendAnswer(ctx.answer, output, ctx.requestId);
+  await spendAnswer(ctx.answer, output, ctx.requestId);
   await chargeAnswer(ctx);
   return output;
 }

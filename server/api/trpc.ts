@@ -84,7 +84,7 @@ function openApiMeta(operation: AnyOperation): OpenApiMeta {
  */
 async function resolve<I extends z.ZodObject, O extends z.ZodType>(operation: Operation<I, O>, ctx: CallContext, input: unknown): Promise<never> {
   const output = await callOperation(operation, ctx, input as z.output<I>);
-  spendAnswer(ctx.answer, output, ctx.requestId);
+  await spendAnswer(ctx.answer, output, ctx.requestId);
   await chargeAnswer(ctx);
   return output as never;
 }
