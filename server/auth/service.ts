@@ -19,7 +19,8 @@
  *   process: such a miss waits for the next check of `keys_version`, and
  *   misses share checks made at most every MISS_CHECK_INTERVAL_MS, so made-up
  *   keys cost at most ten small reads a second, whatever their number, and
- *   never a 503.
+ *   never a valid key's 503 (while the database does not answer, an unknown
+ *   key cannot be checked: 503 for it, as before; held keys still work).
  */
 import type { Database, DbOrTx } from "../db/client.js";
 import { DatabaseShedError } from "../db/errors.js";
@@ -115,7 +116,7 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
   /** The whole key table, or null before it is read (and after a change made here, until it is read again). */
   let table: KeyTable | null = null;
   /** The check that misses arriving now wait for, and when the last one began (real time: it bounds reads, not key lifetimes). */
-  let missCheck: Promise<void> | null = null;
+  let missCheck: Promise<unknown> | null = null;
   let missCheckAt = Number.NEGATIVE_INFINITY;
   const usedSinceFlush = new Set<string>();
   /** The `keys_version` the table agrees with, and when that was last read. */
@@ -139,14 +140,17 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
     return held;
   }
 
-  /** Resolves once a sync that began after this call has ended, however it ended; misses share it. */
-  function checkForMisses(): Promise<void> {
+  /** Resolves once a sync that began after this call has ended: to null, or to why it failed; misses share it. */
+  function checkForMisses(): Promise<unknown> {
     missCheck ??= (async () => {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, missCheckAt + MISS_CHECK_INTERVAL_MS - performance.now())));
       missCheck = null;
       missCheckAt = performance.now();
       await syncing?.catch(() => undefined); // began before these misses: it may not have seen their keys
-      await syncCache().catch(() => undefined); // a failed check leaves the trusted table's answer
+      return syncCache().then(
+        () => null,
+        (error: unknown) => error,
+      );
     })();
     return missCheck;
   }
@@ -155,9 +159,12 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
     if (cacheTtlMs === 0) return findKeyByHash(db, hash);
     const record = (await current()).get(hash);
     if (record) return record;
-    // Not held: perhaps issued elsewhere since the last sync.
-    await checkForMisses();
-    return trusted(now())?.get(hash) ?? null;
+    // Not held: perhaps issued elsewhere since the last sync. If that cannot be checked, the key cannot be: 503, not 401.
+    const failed = await checkForMisses();
+    const found = trusted(now())?.get(hash);
+    if (found) return found;
+    if (failed) throw failed;
+    return null;
   }
 
   /** After a change made here: the table held may not be kept (the next verify reads what is current). */
