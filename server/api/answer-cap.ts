@@ -15,6 +15,7 @@
  * answer holds (chargeAnswer), and refused (429) if that spends its limit.
  */
 import { setImmediate } from "node:timers/promises";
+import { jsonSize, MEMO_BYTES, measured } from "../json-size.js";
 import type { CallContext } from "./context.js";
 import { problem, refusalError } from "./problems.js";
 
@@ -38,6 +39,11 @@ export function answerBudget(settings: AnswerSettings, copies = 1): AnswerBudget
   return { max: settings.maxBytes, copies, bytesPerUnit: settings.bytesPerUnit, spent: 0, charged: 0 };
 }
 
+/** How many more bytes of JSON (one copy's) the request's answer may hold. */
+export function answerRoom(budget: AnswerBudget): number {
+  return Math.floor((budget.max - budget.spent) / budget.copies);
+}
+
 /** The units the request's answer owes for its size so far: one per whole `bytesPerUnit` of JSON (one copy's). */
 export function answerUnits(budget: AnswerBudget): number {
   return Math.floor(budget.spent / budget.copies / budget.bytesPerUnit);
@@ -52,49 +58,6 @@ export async function chargeAnswer(ctx: Pick<CallContext, "answer" | "charge">):
   if (due <= 0) return;
   ctx.answer.charged += due;
   await ctx.charge(due);
-}
-
-/** Sizes of objects already measured: a cached product is the same object on every hit, so a repeated lookup is not walked again. */
-const measured = new WeakMap<object, number>();
-const MEMO_BYTES = 512;
-
-/**
- * The size of `value` as JSON, in bytes, escapes aside (strings by their UTF-8 length and quotes); past
- * `limit` it stops and returns what it has counted, already over. Walks the value without serialising it.
- */
-export function jsonSize(value: unknown, limit: number): number {
-  switch (typeof value) {
-    case "string":
-      return Buffer.byteLength(value) + 2;
-    case "number":
-    case "boolean":
-      return String(value).length;
-    case "object": {
-      if (value === null) return 4;
-      const known = measured.get(value);
-      if (known !== undefined) return known;
-      let size = 2;
-      if (Array.isArray(value)) {
-        for (const item of value) {
-          size += jsonSize(item, limit - size) + 1;
-          if (size > limit) return size;
-        }
-      } else {
-        const record = value as Record<string, unknown>;
-        for (const key of Object.keys(record)) {
-          const item = record[key];
-          if (item === undefined) continue;
-          size += key.length + 4 + jsonSize(item, limit - size);
-          if (size > limit) return size;
-        }
-      }
-      // Only what is worth remembering: a product is, its page's thousands of small objects are not (a WeakMap entry each cost more than measuring them).
-      if (size >= MEMO_BYTES) measured.set(value, size);
-      return size;
-    }
-    default:
-      return 0;
-  }
 }
 
 /** Answers measured past this many bytes are measured again in pieces, a turn of the event loop apart. */

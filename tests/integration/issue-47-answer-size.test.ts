@@ -67,6 +67,28 @@ describe("an answer's size is charged (issue 47)", () => {
   });
 });
 
+describe("raw data past the answer cap (issue 47)", () => {
+  it("is refused with 400 answer_too_large as it is read, before the rest is read or the answer built", async () => {
+    const capped = await createTestApp({
+      records: Array.from({ length: 5 }, (_, i) => ({ ...BIG, url: `https://big.example/p/huge-tent-${i}` })),
+      config: { ANSWER_MAX_BYTES: 1_048_576 },
+    });
+    try {
+      const refused = await capped.app.inject({
+        url: "/api/v1/products/search?q=tent&include_raw_data=true",
+        headers: { authorization: capped.key },
+      });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.headers["content-type"]).toMatch(/^application\/problem\+json/);
+      expect(refused.json()).toMatchObject({ code: "answer_too_large", status: 400 });
+      expect(refused.json().detail).toMatch(/refused before the rest was read/);
+      expect(refused.json().detail).toMatch(/ANSWER_MAX_BYTES.*include_raw_data.*limit/);
+    } finally {
+      await capped.close();
+    }
+  });
+});
+
 describe("a large answer's hash and compression (issue 47)", () => {
   it("tags and compresses a large body, off the event loop, to the same bytes and tag as the small path would", async () => {
     const url = `/api/v1/products/${bigId}?include_raw_data=1`;
