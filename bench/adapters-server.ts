@@ -75,7 +75,7 @@ const context = (): CallContext => ({
   requestId: "bench",
   log: app.log,
   responseHeaders: new Map(),
-  answer: answerBudget(config.ANSWER_MAX_BYTES),
+  answer: answerBudget({ maxBytes: config.ANSWER_MAX_BYTES, bytesPerUnit: config.ANSWER_BYTES_PER_UNIT }),
   // Every adapter skips the rate limit alike; a lookup by id has no surcharge.
   charge: async () => undefined,
 });
@@ -117,7 +117,7 @@ app.get<{ Params: { id: string } }>("/call/products/:id", async (request, reply)
 await app.register(restPlugin, {
   services,
   prefixes: ["/rest"],
-  answerMaxBytes: config.ANSWER_MAX_BYTES,
+  answers: { maxBytes: config.ANSWER_MAX_BYTES, bytesPerUnit: config.ANSWER_BYTES_PER_UNIT },
   admission: createAdmission(admissionSettings(config)),
 });
 

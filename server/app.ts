@@ -37,6 +37,7 @@ export interface AppOptions {
     | "MAX_BATCH_CALLS"
     | "BODY_LIMIT_BYTES"
     | "ANSWER_MAX_BYTES"
+    | "ANSWER_BYTES_PER_UNIT"
     | "REQUEST_TIMEOUT_MS"
     | "CORS_ORIGINS"
     | "UCP_BASE"
@@ -142,11 +143,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(healthPlugin, { services, prefixes: config.API_PREFIXES });
   if (config.METRICS_PORT === undefined) await app.register(metricsRoute, { metrics: options.metrics });
-  const answerMaxBytes = config.ANSWER_MAX_BYTES;
+  const answers = { maxBytes: config.ANSWER_MAX_BYTES, bytesPerUnit: config.ANSWER_BYTES_PER_UNIT };
   const { admission } = options;
-  await app.register(trpcPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS, answerMaxBytes, admission });
-  await app.register(restPlugin, { services, prefixes: config.API_PREFIXES, answerMaxBytes, admission });
-  await app.register(ucpPlugin, { services, base: config.UCP_BASE, publicUrl: config.PUBLIC_URL, answerMaxBytes, admission });
-  await app.register(mcpPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS, answerMaxBytes, admission });
+  await app.register(trpcPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS, answers, admission });
+  await app.register(restPlugin, { services, prefixes: config.API_PREFIXES, answers, admission });
+  await app.register(ucpPlugin, { services, base: config.UCP_BASE, publicUrl: config.PUBLIC_URL, answers, admission });
+  await app.register(mcpPlugin, { services, maxBatchSize: config.MAX_BATCH_CALLS, answers, admission });
   return app;
 }

@@ -153,6 +153,13 @@ export const ConfigSchema = z.object({
    * refused with 400 `answer_too_large` before the answer is serialised. Raw page data is what makes answers large.
    */
   ANSWER_MAX_BYTES: z.coerce.number().int().min(1024).max(1_073_741_824).default(33_554_432),
+  /**
+   * What an answer's size costs: one rate-limit unit per this many bytes of JSON it holds (whole ones: a smaller
+   * answer costs nothing more), charged on top of the operation's cost once the answer is measured, before it is sent.
+   * 256 KiB: a 25 MB answer of raw data (seconds of the server's thread to read, measure, write and compress) costs
+   * about 20 searches, so a key on the default limit gets about six a minute (bench:hostile answers).
+   */
+  ANSWER_BYTES_PER_UNIT: z.coerce.number().int().min(1024).max(1_073_741_824).default(262_144),
   /** How long a client has to send a whole request, head and body; a slower one gets 408 and is disconnected. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /**

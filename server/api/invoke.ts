@@ -7,7 +7,7 @@
 import { TRPCError } from "@trpc/server";
 import type { z } from "zod";
 import { OverloadedError } from "./admission.js";
-import { spendAnswer } from "./answer-cap.js";
+import { chargeAnswer, spendAnswer } from "./answer-cap.js";
 import type { CallContext } from "./context.js";
 import type { AnyOperation, Operation } from "./operations/index.js";
 
@@ -29,12 +29,16 @@ export async function callOperation<I extends z.ZodObject, O extends z.ZodType>(
   }
 }
 
-/** Parses the input and runs the call, counting its answer against the request's budget; the answer is not yet checked (see checkedOutput). */
+/**
+ * Parses the input and runs the call, counting its answer against the request's budget and charging its size;
+ * the answer is not yet checked (see checkedOutput).
+ */
 export async function runCall(operation: AnyOperation, ctx: CallContext, rawInput: unknown): Promise<unknown> {
   const input = operation.input.safeParse(rawInput);
   if (!input.success) throw new TRPCError({ code: "BAD_REQUEST", message: "Invalid input", cause: input.error });
   const output = await callOperation(operation, ctx, input.data);
-  spendAnswer(ctx.answer, output, ctx.requestId);
+  await spendAnswer(ctx.answer, output, ctx.requestId);
+  await chargeAnswer(ctx);
   return output;
 }
 

@@ -6,7 +6,7 @@
 import { initTRPC } from "@trpc/server";
 import type { OpenApiMeta } from "trpc-to-openapi";
 import type { z } from "zod";
-import { spendAnswer } from "./answer-cap.js";
+import { chargeAnswer, spendAnswer } from "./answer-cap.js";
 import type { CallContext } from "./context.js";
 import { callOperation } from "./invoke.js";
 import type { AnyOperation, Operation } from "./operations/index.js";
@@ -86,11 +86,12 @@ function openApiMeta(operation: AnyOperation): OpenApiMeta {
  * The call behind a procedure. tRPC types a schema's input and output through a conditional
  * type that TypeScript cannot resolve for a generic schema; for a Zod schema they are
  * `z.output<I>` and `z.input<O>`, which is all these casts say. The answer counts against the
- * request's ANSWER_MAX_BYTES (a batch's calls share one budget) before tRPC serialises it.
+ * request's ANSWER_MAX_BYTES (a batch's calls share one budget) and its size is charged before tRPC serialises it.
  */
 async function resolve<I extends z.ZodObject, O extends z.ZodType>(operation: Operation<I, O>, ctx: CallContext, input: unknown): Promise<never> {
   const output = await callOperation(operation, ctx, input as z.output<I>);
-  spendAnswer(ctx.answer, output, ctx.requestId);
+  await spendAnswer(ctx.answer, output, ctx.requestId);
+  await chargeAnswer(ctx);
   return output as never;
 }
 

@@ -3,21 +3,24 @@
  * revoked, expired) come back as a coded result, never as exceptions; only
  * infrastructure failures throw.
  *
- * Verification is served from memory, within bounds:
- * - A key read from the database is trusted for `cacheTtlMs` from its read or
- *   from the last `syncCache()` that confirmed it, whichever is later.
+ * Verification reads no key from the database per request: every key's hash is
+ * held in memory (the key table is small: one row per issued key), so a valid
+ * key and a made-up one are each answered from a map, and a flood of made-up
+ * keys costs the database nothing that could crowd out a valid key (issue 47).
  * - `syncCache()` (every second on the server) reads `keys_version`, which
  *   every issue, revocation and rotation changes in its own transaction: if it
- *   is unchanged, every held key is confirmed; if not, the held keys are read
- *   again in one query and the remembered unknown keys are forgotten. So a
- *   revocation, or a key issued after it was tried, takes effect within one
- *   sync on every server, and a key change costs one read, not one per key.
- * - A key the database did not know is remembered as unknown for a few
- *   seconds (MISS_TTL_MS): the same answer, without a read.
- * - Reads that find nothing are budgeted (`missesPerSecond`): past the budget,
- *   keys not held in memory are refused as unavailable (503) without a read,
- *   so a flood of made-up keys costs the database a bounded number of reads.
- *   Keys held in memory keep working meanwhile.
+ *   is unchanged, the table held is confirmed; if not, the whole table is read
+ *   again in one query. So a revocation takes effect within one sync on every
+ *   server, and a key change costs one read, not one per key.
+ * - The table is trusted for `cacheTtlMs` from its last confirmation; past
+ *   that (syncs failing), the next verify reads it again, or fails as the
+ *   database does (503).
+ * - A key the table does not hold may have just been issued by another
+ *   process: such a miss waits for the next check of `keys_version`, and
+ *   misses share checks made at most every MISS_CHECK_INTERVAL_MS, so made-up
+ *   keys cost at most ten small reads a second, whatever their number, and
+ *   never a valid key's 503 (while the database does not answer, an unknown
+ *   key cannot be checked: 503 for it, as before; held keys still work).
  */
 import type { Database, DbOrTx } from "../db/client.js";
 import { DatabaseShedError } from "../db/errors.js";
@@ -27,7 +30,7 @@ import {
   countUsableKeys,
   findKeyByHash,
   findKeyById,
-  findKeysByHashes,
+  allKeys,
   insertKey,
   keysVersion,
   listKeys,
@@ -37,7 +40,6 @@ import {
   type KeyRecord,
 } from "./store.js";
 import { createDatabaseRateLimitStore, type RateLimitStore } from "./ratelimit.js";
-import { LruCache } from "../cache.js";
 
 /** `rateLimitPerMinute` is the key's own limit, or null for the server's default. */
 export type Principal = { keyId: string; name: string; environment: KeyEnvironment; rateLimitPerMinute: number | null };
@@ -75,9 +77,9 @@ export interface KeyService {
   /** Writes pending last-used times; called on a timer and at shutdown. */
   flushUsage(): Promise<void>;
   /**
-   * Confirms the keys held in memory, or reads them again if any key changed
-   * since the last call (any process's issue, revocation or rotation). The
-   * server calls it every second.
+   * Confirms the key table held in memory, or reads it again if any key
+   * changed since the last call (any process's issue, revocation or rotation).
+   * The server calls it every second.
    */
   syncCache(): Promise<void>;
   /** Rate-limit counters in the key database, shared by every server on it. */
@@ -88,110 +90,107 @@ export interface KeyServiceDeps {
   db: Database;
   clock: () => Date;
   /**
-   * How long a key read from the database is trusted without being confirmed
+   * How long the key table held in memory is trusted without being confirmed
    * by `syncCache()`: the bound on a revocation's delay when `keys_version`
-   * cannot be read. 0: no caching at all (the CLI).
+   * cannot be read. 0: nothing is held, each verify reads its key (the CLI).
    */
   cacheTtlMs: number;
-  /** Keys held in memory; default 10,000. */
-  cacheSize?: number;
-  /** Reads that find no key, allowed per second (bursts of as many); default DEFAULT_MISSES_PER_SECOND. */
-  missesPerSecond?: number;
   /** Random bytes for new keys; tests pass their own. */
   random?: (bytes: Uint8Array) => Uint8Array;
 }
 
 const DAY_MS = 86_400_000;
-/** How long an unknown key is answered from memory: short, as a bound in case syncCache does not run. */
-export const MISS_TTL_MS = 5_000;
-const MISS_CACHE_SIZE = 10_000;
 /**
- * Well above what real clients cause (a stale key is found, revoked, and cached;
- * an unknown one is remembered for MISS_TTL_MS), and at ~1 ms a read, a small
- * share of the database.
+ * The least time between two checks of `keys_version` made for keys the table does not hold. A miss waits for the
+ * next check (at most this long, plus the read), so a key just issued by the CLI or another server works at its first
+ * try, while a flood of made-up keys, however large, costs the database at most 1000 / this one-row reads a second.
  */
-export const DEFAULT_MISSES_PER_SECOND = 100;
+export const MISS_CHECK_INTERVAL_MS = 100;
 
-/** A token bucket: `perSecond` tokens a second, holding at most as many. */
-function tokenBucket(perSecond: number, now: number) {
-  let tokens = perSecond;
-  let at = now;
-  return {
-    take(time: number): boolean {
-      tokens = Math.min(perSecond, tokens + ((time - at) * perSecond) / 1000);
-      at = time;
-      if (tokens < 1) return false;
-      tokens--;
-      return true;
-    },
-    giveBack(): void {
-      tokens = Math.min(perSecond, tokens + 1);
-    },
-  };
-}
+/** Every key, by hash, as of one `keys_version`. */
+type KeyTable = ReadonlyMap<string, KeyRecord>;
 
 export function createKeyService(deps: KeyServiceDeps): KeyService {
   const { db, clock, cacheTtlMs } = deps;
   const now = () => clock().getTime();
-  /** Keys read from the database, by hash, with when they were read. */
-  const known = new LruCache<string, { record: KeyRecord; readAt: number }>(cacheTtlMs > 0 ? (deps.cacheSize ?? 10_000) : 0);
-  /** Hashes the database did not know. */
-  const unknown = new LruCache<string, true>(MISS_CACHE_SIZE, { ttlMs: Math.min(MISS_TTL_MS, cacheTtlMs), now });
-  const misses = tokenBucket(deps.missesPerSecond ?? DEFAULT_MISSES_PER_SECOND, now());
+  /** The whole key table, or null before it is read (and after a change made here, until it is read again). */
+  let table: KeyTable | null = null;
+  /** The check that misses arriving now wait for, and when the last one began (real time: it bounds reads, not key lifetimes). */
+  let missCheck: Promise<unknown> | null = null;
+  let missCheckAt = Number.NEGATIVE_INFINITY;
   const usedSinceFlush = new Set<string>();
-  /** The `keys_version` the held keys agree with, and when that was last read. */
+  /** The `keys_version` the table agrees with, and when that was last read. */
   let version: string | null | undefined;
   let confirmedAt = Number.NEGATIVE_INFINITY;
-  // Bumped when held keys are dropped: a read that started before is not kept after.
+  // Bumped when the table is dropped: a read that started before is not kept after.
   let generation = 0;
   let syncing: Promise<void> | null = null;
 
-  // One database read per key at a time: when a busy key's entry expires, its concurrent requests share it.
-  const reading = new Map<string, Promise<KeyRecord | null>>();
+  const trusted = (time: number): KeyTable | null => (table && time - confirmedAt < cacheTtlMs ? table : null);
 
-  async function lookup(hash: string): Promise<KeyRecord | null> {
-    const time = now();
-    const held = known.get(hash);
-    if (held && time - Math.max(held.readAt, confirmedAt) < cacheTtlMs) return held.record;
-    if (unknown.get(hash)) return null;
-    let read = reading.get(hash);
-    if (!read) {
-      if (!misses.take(time)) throw new DatabaseShedError("too many unknown API keys this second; not reading the key table for this one");
-      const readingIn = generation;
-      read = findKeyByHash(db, hash).then((record) => {
-        if (record) misses.giveBack();
-        if (readingIn === generation) {
-          if (record) known.set(hash, { record, readAt: time });
-          else unknown.set(hash, true);
-        }
-        return record;
-      });
-      reading.set(hash, read);
-      void read.finally(() => reading.delete(hash)).catch(() => undefined);
+  /** The table, trusted: read again when it is missing or unconfirmed for the TTL (at most twice, if a change here drops a read in flight). */
+  async function current(): Promise<KeyTable> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const held = trusted(now());
+      if (held) return held;
+      await syncCache();
     }
-    return read;
+    const held = trusted(now());
+    if (!held) throw new DatabaseShedError("the key table changed during every read of it; not verifying this key now");
+    return held;
   }
 
-  /** After a change made here: nothing held may be kept (the next syncCache reads what is current). */
+  /** Resolves once a sync that began after this call has ended: to null, or to why it failed; misses share it. */
+  function checkForMisses(): Promise<unknown> {
+    missCheck ??= (async () => {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, missCheckAt + MISS_CHECK_INTERVAL_MS - performance.now())));
+      missCheck = null;
+      missCheckAt = performance.now();
+      await syncing?.catch(() => undefined); // began before these misses: it may not have seen their keys
+      return syncCache().then(
+        () => null,
+        (error: unknown) => error,
+      );
+    })();
+    return missCheck;
+  }
+
+  async function lookup(hash: string): Promise<KeyRecord | null> {
+    if (cacheTtlMs === 0) return findKeyByHash(db, hash);
+    const record = (await current()).get(hash);
+    if (record) return record;
+    // Not held: perhaps issued elsewhere since the last sync. If that cannot be checked, the key cannot be: 503, not 401.
+    const failed = await checkForMisses();
+    const found = trusted(now())?.get(hash);
+    if (found) return found;
+    if (failed) throw failed;
+    return null;
+  }
+
+  /** After a change made here: the table held may not be kept (the next verify reads what is current). */
   function forget(): void {
     generation++;
-    known.clear();
-    unknown.clear();
+    table = null;
   }
 
   async function sync(): Promise<void> {
     const time = now();
-    const current = await keysVersion(db);
-    if (current !== version) {
-      const hashes = [...known.keys()];
-      forget();
-      const refreshingIn = generation;
-      const rows = await findKeysByHashes(db, hashes);
-      if (refreshingIn !== generation) return; // changed here meanwhile: the next sync reads again
-      for (const { hash, record } of rows) known.set(hash, { record, readAt: time });
-      version = current;
+    const readingIn = generation;
+    const latest = await keysVersion(db);
+    if (latest !== version || table === null) {
+      const rows = await allKeys(db);
+      if (readingIn !== generation) return; // changed here meanwhile: the next sync reads again
+      table = new Map(rows.map(({ hash, record }) => [hash, record]));
+      version = latest;
     }
-    confirmedAt = time;
+    if (readingIn === generation) confirmedAt = time;
+  }
+
+  function syncCache(): Promise<void> {
+    syncing ??= sync().finally(() => {
+      syncing = null;
+    });
+    return syncing;
   }
 
   async function issue(input: IssueInput, tx: DbOrTx) {
@@ -268,12 +267,7 @@ export function createKeyService(deps: KeyServiceDeps): KeyService {
       usedSinceFlush.clear();
       await touchKeys(db, ids, clock());
     },
-    syncCache() {
-      syncing ??= sync().finally(() => {
-        syncing = null;
-      });
-      return syncing;
-    },
+    syncCache,
     rateLimitStore: createDatabaseRateLimitStore(db),
   };
 }

@@ -76,18 +76,10 @@ export async function touchKeys(db: DbOrTx, ids: readonly string[], at: Date): P
     .where(inArray(apiKeys.id, [...ids]));
 }
 
-/** Rows for many hashes at once (the keys a server holds in memory), each with its hash. */
-export async function findKeysByHashes(db: DbOrTx, hashes: readonly string[]): Promise<{ hash: string; record: KeyRecord }[]> {
-  const found: { hash: string; record: KeyRecord }[] = [];
-  // In slices, well under Postgres's 65,535 parameters a statement.
-  for (let start = 0; start < hashes.length; start += 1_000) {
-    const rows = await db
-      .select({ ...publicColumns, hash: apiKeys.hash })
-      .from(apiKeys)
-      .where(inArray(apiKeys.hash, hashes.slice(start, start + 1_000)));
-    for (const { hash, ...record } of rows) found.push({ hash, record });
-  }
-  return found;
+/** Every key with its hash: the table a server holds in memory to verify keys without a read each (service.ts). */
+export async function allKeys(db: DbOrTx): Promise<{ hash: string; record: KeyRecord }[]> {
+  const rows = await db.select({ ...publicColumns, hash: apiKeys.hash }).from(apiKeys);
+  return rows.map(({ hash, ...record }) => ({ hash, record }));
 }
 
 /**

@@ -37,7 +37,8 @@ export interface CatalogService {
   /** Looks a GTIN up in any of its forms (a UPC-A finds the product stored under its EAN-13, and the other way). */
   byGtin(gtin: string, withRawData: boolean): Promise<Product | null>;
   /** Many lookups at once (ids, URLs, GTINs, SKUs), answered one each, in order, with a few queries for all. */
-  lookup(inputs: readonly LookupInput[], withRawData: boolean): Promise<Lookup[]>;
+  /** `rawDataMaxBytes`: the raw data of the lookups by id past it is refused (`answer_too_large`) before more is read. */
+  lookup(inputs: readonly LookupInput[], withRawData: boolean, rawDataMaxBytes?: number): Promise<Lookup[]>;
   /**
    * Each product's variants as its page states them (a ProductGroup's `hasVariant`; none otherwise), by id.
    * Read from the page's JSON-LD, not the rest of its raw data, and kept with the product cache.
@@ -120,7 +121,7 @@ export function createCatalogService(deps: {
       if (gone?.goneAt) throw goneError(`Product ${gone.product.id}`, gone.goneAt);
       return null;
     },
-    lookup: (inputs, withRawData) => lookupAll(db, inputs, withRawData),
+    lookup: (inputs, withRawData, rawDataMaxBytes) => lookupAll(db, inputs, withRawData, rawDataMaxBytes),
     variants: async (ids) => {
       const found = new Map<string, CatalogVariant[]>();
       const missing: string[] = [];
@@ -170,7 +171,7 @@ export function createCatalogService(deps: {
  */
 const storable = (key: string) => !key.includes("\u0000");
 
-async function lookupAll(db: Database, inputs: readonly LookupInput[], withRawData: boolean): Promise<Lookup[]> {
+async function lookupAll(db: Database, inputs: readonly LookupInput[], withRawData: boolean, rawDataMaxBytes?: number): Promise<Lookup[]> {
   const ids = inputs.flatMap((input) => ("id" in input ? [input.id] : []));
   const urlKeys = inputs.flatMap((input) => ("url" in input ? [productUrlKey(input.url) ?? ""] : []));
   const gtins = inputs.flatMap((input) => {
@@ -186,7 +187,7 @@ async function lookupAll(db: Database, inputs: readonly LookupInput[], withRawDa
     skuScopes.set(scope, [...(skuScopes.get(scope) ?? []), input.sku.toLowerCase()]);
   }
   const [byId, byUrl, byGtin, ...bySku] = await Promise.all([
-    findStoredByIds(db, ids, withRawData),
+    findStoredByIds(db, ids, withRawData, undefined, rawDataMaxBytes),
     findProductsByUrlKeys(db, urlKeys, withRawData),
     findProductsByGtin14(db, gtins, withRawData),
     ...[...skuScopes].map(([scope, skus]) => findProductsBySku(db, skus, withRawData, scope || undefined)),

@@ -384,7 +384,10 @@ const COMMANDS: Record<string, Command> = {
     usage: [["mcp", "serve the catalog to an agent over MCP on stdin/stdout (no key needed)"]],
     run: ({ config }) =>
       withRoot(config, async (root) => {
-        await serveStdio(await root.services(), { logLevel: config.LOG_LEVEL, answerMaxBytes: config.ANSWER_MAX_BYTES });
+        await serveStdio(await root.services(), {
+          logLevel: config.LOG_LEVEL,
+          answers: { maxBytes: config.ANSWER_MAX_BYTES, bytesPerUnit: config.ANSWER_BYTES_PER_UNIT },
+        });
         return 0;
       }),
   },

@@ -21,7 +21,7 @@ import { callContext } from "../api/http/context.js";
 import { optionsRoute } from "../api/http/cors.js";
 import { sendProblem } from "../api/http/errors.js";
 import { problem } from "../api/problems.js";
-import { answerBudget } from "../api/answer-cap.js";
+import { type AnswerSettings, answerBudget } from "../api/answer-cap.js";
 import { createMcpServer, MCP_ANSWER_COPIES, messageCost } from "./tools.js";
 
 /** A refusal as a JSON-RPC error (no message was read, so no id to answer), with the problem as its data. */
@@ -43,7 +43,7 @@ function refuse(reply: FastifyReply, refusal: Problem): FastifyReply {
     });
 }
 
-export const mcpPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: number; answerMaxBytes: number; admission: Admission }> = async (
+export const mcpPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: number; answers: AnswerSettings; admission: Admission }> = async (
   app,
   opts,
 ) => {
@@ -74,7 +74,7 @@ export const mcpPlugin: FastifyPluginAsync<{ services: Services; maxBatchSize: n
         app,
         request,
         reply,
-        answer: answerBudget(opts.answerMaxBytes, MCP_ANSWER_COPIES),
+        answer: answerBudget(opts.answers, MCP_ANSWER_COPIES),
         admission: opts.admission,
         // The transport writes the hijacked reply itself: a surcharge's rate-limit headers go to it while it has not started.
         onCharged: () => {

@@ -12,7 +12,7 @@ import Fastify, { type FastifyBaseLogger } from "fastify";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Services } from "../services.js";
 import type { Principal } from "../auth/service.js";
-import { answerBudget } from "../api/answer-cap.js";
+import { type AnswerSettings, answerBudget } from "../api/answer-cap.js";
 import { redactingStream } from "../api/http/logging.js";
 import { createMcpServer, MCP_ANSWER_COPIES } from "./tools.js";
 
@@ -24,7 +24,7 @@ function stderrLogger(level: string): FastifyBaseLogger {
 }
 
 /** Serves MCP on stdin/stdout until the client closes stdin or the process is told to stop. */
-export async function serveStdio(services: Services, options: { logLevel: string; answerMaxBytes: number }): Promise<void> {
+export async function serveStdio(services: Services, options: { logLevel: string; answers: AnswerSettings }): Promise<void> {
   const log = stderrLogger(options.logLevel);
   const server = createMcpServer(() => ({
     services,
@@ -32,7 +32,7 @@ export async function serveStdio(services: Services, options: { logLevel: string
     requestId: `req_${randomUUID().replaceAll("-", "")}`,
     log,
     responseHeaders: new Map(),
-    answer: answerBudget(options.answerMaxBytes, MCP_ANSWER_COPIES),
+    answer: answerBudget(options.answers, MCP_ANSWER_COPIES),
     // No key, no rate limit (see above): a surcharge is not metered either.
     charge: async () => undefined,
   }));

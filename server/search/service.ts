@@ -51,7 +51,8 @@ export interface SearchResult {
 }
 
 export interface SearchService {
-  search(params: SearchParams): Promise<SearchResult>;
+  /** `rawDataMaxBytes`: with raw data, what the answer may still hold; raw data past it is refused before more is read. */
+  search(params: SearchParams, options?: { rawDataMaxBytes?: number }): Promise<SearchResult>;
   /** The operator's exchange rates, which price filters convert with (FX_RATES_FILE); null: prices are never converted. */
   readonly exchangeRates: ExchangeRates | null;
   /** Reads what the first search would otherwise wait for (the catalog's vocabulary). */
@@ -175,7 +176,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
       loadPricePatterns();
       await vocabulary();
     },
-    async search(params) {
+    async search(params, options = {}) {
       // Postgres text cannot hold NUL; it carries no meaning in a query anyway.
       const q = (params.q && spelledOut(params.q.replaceAll("\u0000", " ")).trim()) || undefined;
       const reading: Reading | null = q && params.parse_query ? interpret({ ...params, q }, await brands(), await currencies()) : null;
@@ -213,7 +214,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const uncompared = page !== strict;
       // The parameters the answer applied: a price bound its products were not compared with is left out.
       const answered: SearchParams = uncompared ? { ...effective, price_min: undefined, price_max: undefined } : effective;
-      const hits = (await recordsOf(page, withRawData)).map((product): SearchHitResult => ({ product }));
+      const hits = (await recordsOf(page, withRawData, options.rawDataMaxBytes)).map((product): SearchHitResult => ({ product }));
       if (uncompared && reading) {
         const shown = [...new Set(hits.map((hit) => hit.product.offers?.currency).filter((code) => code !== undefined))].sort();
         const reason = `nothing priced in ${currency} matched, so products priced in ${shown.join(", ")} are shown; their prices could not be compared with it${deps.exchangeRates ? " (no exchange rate for them)" : " (prices are never converted)"}`;
@@ -322,10 +323,10 @@ export function createSearchService(deps: SearchDeps): SearchService {
   }
 
   /** The page's records in page order; those the reranker saw are not read again (unless raw data is asked for). */
-  async function recordsOf(page: Page, withRawData: boolean): Promise<Product[]> {
+  async function recordsOf(page: Page, withRawData: boolean, rawDataMaxBytes?: number): Promise<Product[]> {
     const known = withRawData ? new Map<string, Product>() : (page.known ?? new Map<string, Product>());
     const missing = page.ids.filter((id) => !known.has(id));
-    const read = missing.length > 0 ? await findProductsByIds(deps.reader?.() ?? db, missing, withRawData) : [];
+    const read = missing.length > 0 ? await findProductsByIds(deps.reader?.() ?? db, missing, withRawData, rawDataMaxBytes) : [];
     const byId = new Map([...known, ...read.map((product): [string, Product] => [product.id, product])]);
     return page.ids.flatMap((id) => {
       const product = byId.get(id);

@@ -1,14 +1,24 @@
 /**
- * gzip/brotli for answers over 1 KB, done synchronously on the finished body.
+ * gzip/brotli for answers over 1 KB, done on the finished body: synchronously
+ * when it is small (the common answer: a promise and a trip to the thread pool
+ * would cost more than the compression), in libuv's thread pool past
+ * ASYNC_THRESHOLD, so a large answer (raw page data: tens of MB, ~100 ms of
+ * brotli) does not stall every other request while it is compressed (issue 47).
  * Why not @fastify/compress: its streaming path sent empty bodies for answers
  * over ~16 KB coming through trpc-to-openapi's adapter, which served REST then (seen in tests/integration/caching.test.ts);
  * our answers are built whole in memory anyway, so a one-shot compress is simpler.
  */
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from "node:zlib";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onSendHookHandler } from "fastify";
 import { addVary } from "./cors.js";
 
 const THRESHOLD = 1024;
+/** Bodies from this size are compressed off the event loop: at ~30 MB/s for brotli, 64 KB is about 2 ms of work. */
+export const ASYNC_THRESHOLD = 65_536;
+const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
+const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
 
 /** The encoding to use: br before gzip, anything the client gave q=0 excluded. */
 export function chooseEncoding(header: string | undefined): "br" | "gzip" | null {
@@ -35,8 +45,12 @@ function compressed(request: FastifyRequest, reply: FastifyReply, payload: unkno
   if (!encoding) return payload;
   reply.header("content-encoding", encoding);
   reply.removeHeader("content-length");
-  return encoding === "br" ? brotliCompressSync(payload, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) : gzipSync(payload);
+  const size = typeof payload === "string" ? Buffer.byteLength(payload) : payload.length;
+  if (size >= ASYNC_THRESHOLD) return encoding === "br" ? brotliAsync(payload, BROTLI) : gzipAsync(payload);
+  return encoding === "br" ? brotliCompressSync(payload, BROTLI) : gzipSync(payload);
 }
+
+const failed = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
 
 /** The onSend hook; callback-style, as it runs on every answer (an async hook costs a promise and a microtask turn). */
 const compressBody: onSendHookHandler = (request, reply, payload, done) => {
@@ -44,8 +58,13 @@ const compressBody: onSendHookHandler = (request, reply, payload, done) => {
   try {
     body = compressed(request, reply, payload);
   } catch (error) {
-    return done(error instanceof Error ? error : new Error(String(error)));
+    return done(failed(error));
   }
+  if (body instanceof Promise)
+    return void body.then(
+      (buffer) => done(null, buffer),
+      (error: unknown) => done(failed(error)),
+    );
   done(null, body);
 };
 

@@ -112,12 +112,9 @@ const plugin: FastifyPluginAsync<GateOptions> = async (app, opts) => {
     try {
       verified = await opts.keys.verify(presentedKey(request, gate));
     } catch (error) {
-      if (error instanceof DatabaseShedError) {
-        // Too many unknown keys this second: the key table is spared; a real client retries in a moment.
-        reply.header("retry-after", "1");
-        return refuse(problem("unavailable", "The API key cannot be checked right now (too many unknown keys); retry in a second.", request.id));
-      }
       if (!isDatabaseUnavailable(error)) throw error;
+      // The key table could not be read (or kept changing while it was): a real client retries in a moment.
+      if (error instanceof DatabaseShedError) reply.header("retry-after", "1");
       return refuse(problem("unavailable", "The API key cannot be checked: the database does not answer.", request.id));
     }
     if (verified.code !== "VALID") {

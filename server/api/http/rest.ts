@@ -10,11 +10,12 @@
  * a path is spelled (percent-encoded, trailing slash), the route it reaches is
  * what is charged.
  */
+import { setImmediate } from "node:timers/promises";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ProductEnvelopeSchema } from "../../../shared/schemas/index.js";
 import type { Services } from "../../services.js";
 import { type Admission, OverloadedError } from "../admission.js";
-import { answerBudget } from "../answer-cap.js";
+import { type AnswerSettings, answerBudget } from "../answer-cap.js";
 import { checkedOutput, runCall } from "../invoke.js";
 import { type AnyOperation, baseOf, operationList } from "../operations/index.js";
 import { problemFromThrown } from "../problems.js";
@@ -22,6 +23,7 @@ import { conditionalGet, productEnvelope } from "./caching.js";
 import { callContext, responseHeaders } from "./context.js";
 import { optionsRoute } from "./cors.js";
 import { refuseOtherMethods, sendProblem } from "./errors.js";
+import { PIECES_FROM_BYTES, stringifyInPieces } from "./serialize.js";
 
 export interface RestRoute {
   /** The Fastify form of the OpenAPI path under a prefix: `/api/v1/products/{id}` → `/api/v1/products/:id`. */
@@ -50,7 +52,7 @@ function isProductEnvelope(output: unknown): output is { pdp: object } {
 export const restPlugin: FastifyPluginAsync<{
   services: Services;
   prefixes: readonly string[];
-  answerMaxBytes: number;
+  answers: AnswerSettings;
   admission: Admission;
 }> = async (app, opts) => {
   app.addHook("onSend", conditionalGet);
@@ -60,7 +62,7 @@ export const restPlugin: FastifyPluginAsync<{
 
   async function answer(operation: AnyOperation, request: FastifyRequest, reply: FastifyReply) {
     try {
-      const ctx = callContext({ services: opts.services, app, request, reply, answer: answerBudget(opts.answerMaxBytes), admission: opts.admission });
+      const ctx = callContext({ services: opts.services, app, request, reply, answer: answerBudget(opts.answers), admission: opts.admission });
       // Path parameters win over a query or body member of the same name.
       const source = operation.rest.method === "GET" ? request.query : request.body;
       const output = await runCall(operation, ctx, { ...(typeof source === "object" ? source : {}), ...(request.params as object) });
@@ -69,10 +71,18 @@ export const restPlugin: FastifyPluginAsync<{
       // thenable (Reply.then), which hangs end-of-stream listeners on every response (~5 µs a lookup, in profiles).
       if (operation.output === ProductEnvelopeSchema && isProductEnvelope(output)) {
         const { body, etag } = productEnvelope(output.pdp, () => checkedOutput(operation, output));
-        reply.header("etag", etag).type("application/json; charset=utf-8");
+        if (etag) reply.header("etag", etag);
+        reply.type("application/json; charset=utf-8");
         return body;
       }
-      return checkedOutput(operation, output);
+      if (ctx.answer.spent < PIECES_FROM_BYTES) return checkedOutput(operation, output);
+      // A large answer: checked and written a turn of the event loop apart, and in pieces (serialize.ts).
+      await setImmediate();
+      const checked = checkedOutput(operation, output);
+      await setImmediate();
+      const body = await stringifyInPieces(checked);
+      reply.type("application/json; charset=utf-8");
+      return body;
     } catch (thrown) {
       if (thrown instanceof OverloadedError) reply.header("retry-after", String(thrown.retryAfterSeconds));
       return sendProblem(reply, problemFromThrown(thrown, request.id, request.log));

@@ -12,7 +12,7 @@ import { resolveResponse, type TRPCRequestInfo } from "@trpc/server/http";
 import type { Problem } from "../../../shared/schemas/index.js";
 import type { Services } from "../../services.js";
 import type { Admission } from "../admission.js";
-import { answerBudget } from "../answer-cap.js";
+import { type AnswerSettings, answerBudget } from "../answer-cap.js";
 import type { CallContext } from "../context.js";
 import { operationAt, UNIT_COST } from "../operations/index.js";
 import { problem, refusalError } from "../problems.js";
@@ -35,7 +35,7 @@ function safeDecode(path: string): string {
 export const trpcPlugin: FastifyPluginAsync<{
   services: Services;
   maxBatchSize: number;
-  answerMaxBytes: number;
+  answers: AnswerSettings;
   admission: Admission;
 }> = async (app, opts) => {
   // tRPC parses its JSON itself: the body reaches it as text.
@@ -66,7 +66,7 @@ export const trpcPlugin: FastifyPluginAsync<{
     const cost = info.calls.reduce((sum, call) => sum + (operationAt(call.path)?.cost ?? UNIT_COST), 0);
     const limited = await app.chargeRateLimit(request, reply, cost);
     if (limited) throw refusalError(limited);
-    return callContext({ services: opts.services, app, request, reply, answer: answerBudget(opts.answerMaxBytes), admission: opts.admission });
+    return callContext({ services: opts.services, app, request, reply, answer: answerBudget(opts.answers), admission: opts.admission });
   }
 
   /**

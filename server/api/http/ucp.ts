@@ -16,7 +16,7 @@ import type { Services } from "../../services.js";
 import { readAgentHeader } from "../../ucp/agent.js";
 import { errorResponse, fromProblem, transportError, type UcpTransportError } from "../../ucp/envelope.js";
 import { businessProfile } from "../../ucp/profile.js";
-import { answerBudget } from "../answer-cap.js";
+import { type AnswerSettings, answerBudget } from "../answer-cap.js";
 import { checkedOutput, runCall } from "../invoke.js";
 import { type AnyOperation, baseOf, operationList } from "../operations/index.js";
 import { problem, problemFromThrown } from "../problems.js";
@@ -67,7 +67,7 @@ export const ucpPlugin: FastifyPluginAsync<{
   services: Services;
   base: string;
   publicUrl: string | undefined;
-  answerMaxBytes: number;
+  answers: AnswerSettings;
   admission: Admission;
 }> = async (app, opts) => {
   // Another media type is the protocol's 415 (docs/ucp.md), not a body read as a string and refused member by member.
@@ -81,7 +81,7 @@ export const ucpPlugin: FastifyPluginAsync<{
         body: errorResponse([{ type: "error", code: "invalid_profile_url", content: agent.reason, severity: "recoverable" }]),
       });
     }
-    const ctx = callContext({ services: opts.services, app, request, reply, answer: answerBudget(opts.answerMaxBytes), admission: opts.admission });
+    const ctx = callContext({ services: opts.services, app, request, reply, answer: answerBudget(opts.answers), admission: opts.admission });
     try {
       const output = checkedOutput(operation, await runCall(operation, ctx, request.body));
       reply.headers(responseHeaders(ctx, 200));

@@ -12,6 +12,7 @@ import {
 } from "../../../shared/schemas/index.js";
 import { RequestError } from "../../errors.js";
 import { needsRawData, present, viewOf } from "../views.js";
+import { answerRoom } from "../answer-cap.js";
 import { mutation, query } from "./operation.js";
 
 function found<T>(value: T | null, what: string): T {
@@ -63,7 +64,8 @@ export const search = query({
   auth: "key",
   async call(ctx, input) {
     const view = viewOf(input);
-    const result = await ctx.services.search.search({ ...input, include_raw_data: needsRawData(view) });
+    // Raw data past what the answer may hold is refused as it is read, before the rest is read or anything built.
+    const result = await ctx.services.search.search({ ...input, include_raw_data: needsRawData(view) }, { rawDataMaxBytes: answerRoom(ctx.answer) });
     const { rerank } = result;
     ctx.responseHeaders.set("x-rerank", rerank.outcome === "fallback" ? "fallback" : rerank.name);
     if (rerank.outcome === "fallback") ctx.log.warn({ reranker: rerank.name, reason: rerank.reason }, "rerank fell back to retrieval order");
@@ -168,7 +170,7 @@ export const lookup = mutation({
   auth: "key",
   async call(ctx, input) {
     const view = viewOf(input);
-    const outcomes = await ctx.services.catalog.lookup(input.inputs, needsRawData(view));
+    const outcomes = await ctx.services.catalog.lookup(input.inputs, needsRawData(view), answerRoom(ctx.answer));
     return {
       results: outcomes.map((outcome, index) => ({
         input: Object.fromEntries(Object.entries(input.inputs[index] ?? {}).map(([name, value]) => [name, String(value)])),
