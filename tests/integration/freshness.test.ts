@@ -105,7 +105,7 @@ describe("catalog fetch and refresh", () => {
     const answer = await get(`/api/v1/products?url=${encodeURIComponent(`${shop.origin}/p/lantern-lamp`)}&view=standard`);
     expect(answer.statusCode).toBe(200);
     const { pdp } = answer.json();
-    expect(pdp).toMatchObject({ name: "Lantern Lamp", offers: { price: "24", currency: "USD" } });
+    expect(pdp).toMatchObject({ name: "Lantern Lamp", offers: { price: "24.00", currency: "USD" } });
     expect(pdp.fetched_at).toBe(pdp.checked_at);
     expect(pdp.updated_at).toBe(pdp.checked_at);
     firstUpdated = pdp.updated_at;
@@ -133,7 +133,7 @@ describe("catalog fetch and refresh", () => {
     expect(summary).toMatchObject({ updated: 1, notModified: 3, extracted: 1, failed: 0 });
     await t.services.catalog.syncCache();
     const { pdp } = (await get(`/api/v1/products/${await idOf("/p/lantern-lamp")}?view=standard`)).json();
-    expect(pdp.offers.price).toBe("19");
+    expect(pdp.offers.price).toBe("19.00");
     expect(pdp.updated_at > firstUpdated).toBe(true);
     expect(await searchIds(`updated_since=${encodeURIComponent(before)}`)).toEqual([pdp.id]);
     const bad = await get("/api/v1/products/search?updated_since=2026-02-30");

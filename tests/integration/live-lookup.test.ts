@@ -92,7 +92,7 @@ describe("live lookup, on for the shop's host", () => {
     const fetched = await lookup(live, url, { fetch: true });
     expect(fetched.statusCode).toBe(200);
     const { pdp } = fetched.json();
-    expect(pdp).toMatchObject({ name: "Copper Kettle", url, offers: { price: "39", currency: "USD" } });
+    expect(pdp).toMatchObject({ name: "Copper Kettle", url, offers: { price: "39.00", currency: "USD" } });
     expect(requestsFor("/p/kettle")).toBe(1);
 
     // Stored: found by a plain lookup, by search, and again with fetch=true, without another request.
