@@ -34,3 +34,11 @@ export function formatBytes(bytes: number): string {
 export function overCap(what: string, setting: string, cap: number, size?: number): string {
   return `${what} is ${size === undefined ? "larger" : `${formatBytes(size)}, larger`} than ${setting} (${formatBytes(cap)})`;
 }
+
+/**
+ * Open HTML elements at once, past which an open tag is dropped before htmlparser2 sees it (its content is kept, in
+ * the deepest element kept). Fixed, like MAX_JSON_DEPTH: no page is that deep by design, and the parser pays for
+ * depth at every tag (its stack is an array it unshifts and searches), so 400 KB of unclosed tags took 4–7 s.
+ * The deepest page in ../shared/data/pdp nests 37 elements.
+ */
+export const HTML_MAX_DEPTH = 256;

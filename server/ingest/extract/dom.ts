@@ -1,9 +1,11 @@
 /**
- * The parsed page every layer reads: one htmlparser2 parse, one walk that
+ * The parsed page every layer reads: one htmlparser2 parse (depth bounded, html-parser.ts), one walk that
  * lists the elements in document order, and small helpers over them.
  */
-import { parseDocument } from "htmlparser2";
-import { type AnyNode, type ChildNode, type Document, type Element, isTag, isText } from "domhandler";
+import { DomHandler, type ParserOptions } from "htmlparser2";
+import { type AnyNode, type Document, type Element, isTag, isText } from "domhandler";
+import { type Budget, UNBOUNDED } from "./budget.js";
+import { parseBounded } from "./html-parser.js";
 
 export type { Document, Element };
 
@@ -13,53 +15,37 @@ export interface Page {
   elements: Element[];
   /** Elements by lower-case tag name. */
   byTag(name: string): Element[];
+  /** What the extraction of this page may still spend; each layer ticks it in its loops. */
+  budget: Budget;
 }
 
-/**
- * Deeper than this, a page is malformed (unclosed tags nest without end): the
- * subtree below is flattened into one level, text kept, so that every walk
- * stays shallow and linear.
- */
-export const MAX_DEPTH = 400;
+const OPTIONS = { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true };
 
-export function parsePage(html: string): Page {
-  const document = parseDocument(html, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true });
+/** A document from HTML, open tags past HTML_MAX_DEPTH dropped (their text kept). */
+export function parseHtml(html: string, options: ParserOptions = OPTIONS, budget: Budget = UNBOUNDED): Document {
+  const handler = new DomHandler();
+  parseBounded(html, handler, options, budget);
+  return handler.root;
+}
+
+export function parsePage(html: string, budget: Budget = UNBOUNDED): Page {
+  const document = parseHtml(html, OPTIONS, budget);
   const elements: Element[] = [];
-  const stack: { node: AnyNode; depth: number }[] = [...document.children].reverse().map((node) => ({ node, depth: 1 }));
+  const stack: AnyNode[] = [...document.children].reverse();
   while (stack.length > 0) {
-    const { node, depth } = stack.pop()!;
+    const node = stack.pop()!;
     if (!isTag(node)) continue;
     elements.push(node);
-    if (depth === MAX_DEPTH) flatten(node);
-    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i]!, depth: depth + 1 });
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
   }
+  budget.check();
   const index = new Map<string, Element[]>();
   for (const element of elements) {
     const list = index.get(element.name);
     if (list) list.push(element);
     else index.set(element.name, [element]);
   }
-  return { document, elements, byTag: (name) => index.get(name) ?? [] };
-}
-
-/** Makes every descendant of `root` a direct child, in document order, each element emptied. */
-function flatten(root: Element): void {
-  const flat: ChildNode[] = [];
-  const stack: ChildNode[] = [...root.children].reverse();
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    flat.push(node);
-    if (isTag(node)) {
-      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
-      node.children = [];
-    }
-  }
-  flat.forEach((node, index) => {
-    node.parent = root;
-    node.prev = flat[index - 1] ?? null;
-    node.next = flat[index + 1] ?? null;
-  });
-  root.children = flat;
+  return { document, elements, byTag: (name) => index.get(name) ?? [], budget };
 }
 
 export function attr(element: Element, name: string): string | undefined {
