@@ -123,7 +123,7 @@ export function pageLine(fetched: Extract<Fetched, { kind: "ok" }>, source: stri
   } catch (error) {
     return { source, line: 0, error: (error as Error).message };
   }
-  const extracted = extractProduct(html, { url: fetched.url });
+  const extracted = extractProduct(html, { url: fetched.url, budgetMs: limits.extractBudgetMs });
   if (!extracted.ok) return { source, line: 0, error: extracted.error };
   const refused = exceedsLimits(extracted.record, limits);
   if (refused) return { source, line: 0, error: refused };

@@ -11,15 +11,18 @@ export interface ImportLimits {
   maxPageBytes: number;
   /** IMPORT_MAX_STRIPPED_HTML_BYTES: a record's raw_data.strippedHtml. */
   maxStrippedHtmlBytes: number;
+  /** EXTRACT_BUDGET_MS: the CPU one page's extraction may take. */
+  extractBudgetMs: number;
 }
 
 export function importLimits(
-  config: Pick<Config, "IMPORT_MAX_LINE_BYTES" | "IMPORT_MAX_PAGE_BYTES" | "IMPORT_MAX_STRIPPED_HTML_BYTES">,
+  config: Pick<Config, "IMPORT_MAX_LINE_BYTES" | "IMPORT_MAX_PAGE_BYTES" | "IMPORT_MAX_STRIPPED_HTML_BYTES" | "EXTRACT_BUDGET_MS">,
 ): ImportLimits {
   return {
     maxLineBytes: config.IMPORT_MAX_LINE_BYTES,
     maxPageBytes: config.IMPORT_MAX_PAGE_BYTES,
     maxStrippedHtmlBytes: config.IMPORT_MAX_STRIPPED_HTML_BYTES,
+    extractBudgetMs: config.EXTRACT_BUDGET_MS,
   };
 }
 

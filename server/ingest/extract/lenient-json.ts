@@ -7,6 +7,7 @@
  */
 import { decodeHTML } from "entities";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../sanitize.js";
+import { type Budget, UNBOUNDED } from "./budget.js";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -16,7 +17,7 @@ const MAX_DEPTH = MAX_JSON_DEPTH;
 class LenientError extends Error {}
 
 /** Parses a whole JSON text leniently; undefined when nothing sensible is there. */
-export function parseLenientJson(text: string): Json | undefined {
+export function parseLenientJson(text: string, budget: Budget = UNBOUNDED): Json | undefined {
   const cleaned = unwrap(text);
   if (cleaned === "") return undefined;
   try {
@@ -25,21 +26,21 @@ export function parseLenientJson(text: string): Json | undefined {
   } catch {
     // fall through to the lenient parser
   }
-  const parsed = tryLenient(cleaned);
+  const parsed = tryLenient(cleaned, budget);
   if (parsed !== undefined) return parsed;
-  if (/&(quot|#34|#x22|amp|lt|gt|apos|#39);/i.test(cleaned)) return tryLenient(decodeHTML(cleaned));
+  if (/&(quot|#34|#x22|amp|lt|gt|apos|#39);/i.test(cleaned)) return tryLenient(decodeHTML(cleaned), budget);
   return undefined;
 }
 
 /** Parses one JSON/JS value starting at `start` (leading whitespace allowed); returns it and where it ended. */
-export function parseValueAt(text: string, start: number): { value: Json; end: number } | undefined {
-  const attempt = attemptAt(text, start);
+export function parseValueAt(text: string, start: number, budget: Budget = UNBOUNDED): { value: Json; end: number } | undefined {
+  const attempt = attemptAt(text, start, budget);
   return "value" in attempt ? attempt : undefined;
 }
 
 /** A parse from `start`: the value and its end, or how far the parser read before giving up. */
-function attemptAt(text: string, start: number): { value: Json; end: number } | { reached: number } {
-  const parser = new Parser(text, start);
+function attemptAt(text: string, start: number, budget: Budget): { value: Json; end: number } | { reached: number } {
+  const parser = new Parser(text, start, budget);
   try {
     const value = parser.value(0);
     return { value, end: parser.pos };
@@ -60,7 +61,7 @@ const SCAN_FACTOR = 4;
  * The value assigned after `marker` in a script, e.g. `window.__INITIAL_STATE__ = {…};`,
  * including `JSON.parse("…")` and Nuxt's `(function(a,b){return {…}}(…))`.
  */
-export function valueAfter(script: string, marker: string): Json | undefined {
+export function valueAfter(script: string, marker: string, budget: Budget = UNBOUNDED): Json | undefined {
   let left = SCAN_FACTOR * script.length + 4096;
   /** Where the last `return` search landed: one search serves every marker before it (none found: none later). */
   let returnAt = -1;
@@ -76,9 +77,9 @@ export function valueAfter(script: string, marker: string): Json | undefined {
     const head = script.slice(start, start + 200);
     const jsonParse = /^JSON\.parse\(\s*/.exec(head);
     if (jsonParse) {
-      const literal = attemptAt(script, start + jsonParse[0].length);
+      const literal = attemptAt(script, start + jsonParse[0].length, budget);
       left -= ("end" in literal ? literal.end : literal.reached) - start;
-      if ("value" in literal && typeof literal.value === "string") return parseLenientJson(literal.value);
+      if ("value" in literal && typeof literal.value === "string") return parseLenientJson(literal.value, budget);
       continue;
     }
     if (/^\(?\s*function\s*\(/.test(head)) {
@@ -89,7 +90,7 @@ export function valueAfter(script: string, marker: string): Json | undefined {
       if (returnAt === Number.POSITIVE_INFINITY) continue;
       start = returnAt + "return".length;
     }
-    const parsed = attemptAt(script, start);
+    const parsed = attemptAt(script, start, budget);
     left -= ("end" in parsed ? parsed.end : parsed.reached) - start;
     if ("value" in parsed && typeof parsed.value === "object" && parsed.value !== null) return parsed.value;
   }
@@ -107,15 +108,15 @@ function unwrap(text: string): string {
   return out.slice(0, end).trim();
 }
 
-function tryLenient(text: string): Json | undefined {
+function tryLenient(text: string, budget: Budget): Json | undefined {
   if (text[0] !== "{" && text[0] !== "[") return undefined;
-  const parsed = parseValueAt(text, 0);
+  const parsed = parseValueAt(text, 0, budget);
   if (!parsed) return undefined;
   // Several top-level values (e.g. two objects pasted in one block): keep them all.
   const values: Json[] = [parsed.value];
   let pos = parsed.end;
   while (pos < text.length) {
-    const next = parseValueAt(text, skipSeparators(text, pos));
+    const next = parseValueAt(text, skipSeparators(text, pos), budget);
     if (!next || next.end <= pos) break;
     values.push(next.value);
     pos = next.end;
@@ -132,10 +133,12 @@ class Parser {
   constructor(
     private readonly text: string,
     public pos: number,
+    private readonly budget: Budget,
   ) {}
 
   value(depth: number): Json {
     if (depth > MAX_DEPTH) throw new LenientError("too deep");
+    this.budget.tick();
     this.skip();
     const char = this.text[this.pos];
     if (char === undefined) throw new LenientError("unexpected end");

@@ -4,6 +4,7 @@
  * around it, labelled identifiers ("SKU: …", "Art.-Nr. …"), and `itemprop`s
  * that sit outside any microdata item.
  */
+import type { Budget } from "./budget.js";
 import { cleanGtin, cleanIdentifier, type Candidate } from "./candidate.js";
 import { ancestors, attr, descendants, type Element, fold, isTag, isText, type Page, textOf } from "./dom.js";
 import { propertyValue } from "./microdata.js";
@@ -242,6 +243,7 @@ function insideItem(element: Element): boolean {
 function looseItemprops(page: Page): Partial<Candidate> {
   const found: Partial<Candidate> = {};
   for (const element of page.elements) {
+    page.budget.tick();
     const names = element.attribs.itemprop;
     if (names === undefined || element.attribs.itemscope !== undefined) continue;
     if (insideItem(element)) continue;
@@ -341,8 +343,9 @@ function priceElementKind(element: Element, labels: boolean): "named" | "labelle
 }
 
 /** The first price among the elements, and whether its element was only labelled as one. */
-function priceFrom(elements: Element[], labels = false): { facts: Partial<Candidate>; labelled: boolean } | undefined {
+function priceFrom(elements: Element[], budget: Budget, labels = false): { facts: Partial<Candidate>; labelled: boolean } | undefined {
   for (const element of elements) {
+    budget.tick();
     const kind = priceElementKind(element, labels);
     if (!kind) continue;
     if (ancestors(element).some((parent) => OTHER_PRODUCTS.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`))) continue;
@@ -405,7 +408,7 @@ export function priceNear(
     let level = 0;
     for (const container of ancestors(anchor)) {
       if (++level > levels || container.name === "body") break;
-      const found = priceFrom(descendants(container), labels);
+      const found = priceFrom(descendants(container), page.budget, labels);
       if (found) return { facts: found.facts, how: found.labelled ? "visible.price_labelled" : how };
     }
     return undefined;
@@ -417,7 +420,7 @@ export function priceNear(
   if (!rules.on("visible.price_anywhere")) return undefined;
   const chrome = new Set(["header", "nav", "footer"].flatMap((tag) => page.byTag(tag).flatMap((element) => descendants(element))));
   const main = page.elements.filter((element) => !chrome.has(element));
-  const anywhere = priceFrom(main);
+  const anywhere = priceFrom(main, page.budget);
   return anywhere ? { facts: anywhere.facts, how: "visible.price_anywhere" } : undefined;
 }
 
@@ -463,6 +466,7 @@ const STOCK_HINT = /availab|stock|inventory|lieferbar|verf[üu]gbar|dispon|voorr
 function stockStatement(page: Page): string | undefined {
   const verdicts = new Map<string, { verdict: string; count: number }>();
   for (const element of page.elements) {
+    page.budget.tick();
     if (["script", "style", "option", "select", "li", "a", "template"].includes(element.name)) continue;
     const description = `${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`;
     if (!STOCK_HINT.test(description) || STOCK_STATE_LABEL.test(description) || isHidden(element)) continue;
@@ -535,6 +539,7 @@ function soldOutAround(button: Element): boolean {
 function labelledIdentifiers(page: Page): Partial<Record<LabelKind, string>> {
   const found: Partial<Record<LabelKind, string>> = {};
   for (const element of page.elements) {
+    page.budget.tick();
     if (["script", "style", "option", "title", "a", "button", "select", "textarea"].includes(element.name)) continue;
     for (const child of element.children) {
       if (!isText(child)) continue;
@@ -568,6 +573,7 @@ const SKU_NAMED =
 /** An element named for the SKU (`class="product-code"`, `data-qa-qualifier="product-reference"`) holding just a code. */
 function namedIdentifier(page: Page): string | undefined {
   for (const element of page.elements) {
+    page.budget.tick();
     if (["script", "style", "input", "option", "meta", "link", "a", "button"].includes(element.name)) continue;
     const names = Object.entries(element.attribs)
       .filter(([name]) => name === "class" || name === "id" || name.startsWith("data-"))

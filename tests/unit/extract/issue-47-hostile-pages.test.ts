@@ -63,8 +63,8 @@ describe("issue 47: page state and lenient JSON are linear in the page", () => {
   });
 
   it("Nuxt's function form repeated without a `return` searches the script once", () => {
-    const functions = repeatTo("__NUXT__=(function(", 400 * KB);
-    const benign = benignScript(400 * KB).replace("__INITIAL_STATE__", "__NUXT__");
+    const functions = repeatTo("__NUXT__=(function(", 3 * 1024 * KB);
+    const benign = benignScript(3 * 1024 * KB).replace("__INITIAL_STATE__", "__NUXT__");
     expectWithinBound(
       () => valueAfter(functions, "__NUXT__"),
       () => valueAfter(benign, "__NUXT__"),
@@ -120,5 +120,27 @@ describe("issue 47: the HTML parser's depth is bounded before it pays for it", (
     );
     const nested = Buffer.from(`${head}<url><loc>https://shop.example/p/2</loc>${"<x>".repeat(HTML_MAX_DEPTH * 2)}</url></urlset>`);
     expect(parseSitemap(nested, 64 * 1024 * KB)).toMatchObject({ kind: "urlset", urls: [{ loc: "https://shop.example/p/2" }] });
+  });
+});
+
+describe("issue 47: extraction has a CPU budget per page", () => {
+  it("a page over its budget is reported with the budget, not extracted", () => {
+    expect(extractProduct(benignPage(1024 * KB), { budgetMs: 1 })).toEqual({
+      ok: false,
+      error: "extraction stopped: the page took more than EXTRACT_BUDGET_MS (1 ms of CPU)",
+    });
+  });
+
+  it("stops soon after the budget is spent, in any layer, rather than finishing the page", () => {
+    const page = benignPage(4 * 1024 * KB);
+    const whole = cpuMs(() => extractProduct(page));
+    for (const share of [0.1, 0.5]) {
+      const budgetMs = Math.max(1, Math.round(whole * share));
+      const stopped = cpuMs(() => expect(extractProduct(page, { budgetMs }).ok).toBe(false));
+      // The budget plus one chunk of parsing or a few hundred turns of a loop; generous, relative to the whole page.
+      expect(stopped, `${stopped.toFixed(0)} ms with a budget of ${budgetMs} ms (whole page: ${whole.toFixed(0)} ms)`).toBeLessThan(
+        budgetMs + whole * 0.25,
+      );
+    }
   });
 });
