@@ -50,6 +50,11 @@ function shell(body: string, head = ""): string {
   return `<!doctype html><html><head><title>Widget</title><link rel="canonical" href="${ORIGIN}/p/widget">${head}</head><body><h1>Widget</h1>${body}</body></html>`;
 }
 
+/** A JSON-LD Product named Widget, with `members` added. */
+function ld(members: string): string {
+  return `<script type="application/ld+json">{"@type":"Product","name":"Widget",${members}}</script>`;
+}
+
 /** Hostile pages of about `bytes`, by the shape that made a layer (or the parser) super-linear before issue 47. */
 export const HOSTILE_PAGES: Record<string, (bytes: number) => string> = {
   /** A page-state marker repeated: every occurrence began a parse that ran to the end of the script. */
@@ -62,6 +67,13 @@ export const HOSTILE_PAGES: Record<string, (bytes: number) => string> = {
   "deep svg": (bytes) => shell(repeatTo("<svg>", bytes)),
   /** A deep stack, then close tags that match nothing: each searched the whole stack. */
   "unmatched closes": (bytes) => shell(repeatTo("<span>", bytes / 2) + repeatTo("</x>", bytes / 2)),
+  /** A JSON-LD category with a long run of spaces: the separators' `\s*` was retried from each one. */
+  "long category": (bytes) => shell(ld(`"category":"Shoes${repeatTo(" ", bytes)}x"`)),
+  /** A JSON-LD GTIN ending in a long run of newlines, trimmed by a regex retried from each one. */
+  "long gtin": (bytes) => shell(ld(`"gtin13":"4006381333931${repeatTo("\\n", bytes)}x"`)),
+  /** Price elements below containers with long class names: each price element tested every ancestor's. */
+  "prices under long classes": (bytes) =>
+    shell(repeatTo(`<div class="${"c".repeat(500)}">`, bytes / 2) + repeatTo('<i class="price">x</i>', bytes / 2)),
   /** A JSON-LD block ending in a long run of semicolons, trimmed by a regex retried from each one. */
   "trailing semicolons": (bytes) => shell(`<script type="application/ld+json">{"@type":"Product","name":"Widget"}${repeatTo(";", bytes)} x</script>`),
 };

@@ -114,14 +114,42 @@ export function rawText(element: Element): string {
   return out;
 }
 
-export function ancestors(element: Element): Element[] {
+/** The element's ancestors, nearest first; the nearest `limit` of them when given (a page can be hundreds deep). */
+export function ancestors(element: Element, limit = Number.POSITIVE_INFINITY): Element[] {
   const list: Element[] = [];
   let current = element.parent;
-  while (current && isTag(current)) {
+  while (current && isTag(current) && list.length < limit) {
     list.push(current);
     current = current.parent;
   }
   return list;
+}
+
+/**
+ * Whether any ancestor of an element passes `test`, remembered per ancestor: asked of every element of a page, it
+ * costs one walk up in all, where asking each element's ancestors afresh cost the page's size times its depth.
+ */
+export function someAncestor(test: (ancestor: Element) => boolean): (element: Element) => boolean {
+  const known = new Map<Element, boolean>();
+  return (element) => {
+    const path: Element[] = [];
+    let found = false;
+    for (let node = element.parent; node && isTag(node); node = node.parent) {
+      const remembered = known.get(node);
+      if (remembered !== undefined) {
+        found = remembered;
+        break;
+      }
+      path.push(node);
+      if (test(node)) {
+        found = true;
+        break;
+      }
+    }
+    // Each node walked is below the one that decided, so the same holds of it (and of its ancestors' tests).
+    for (const node of path) known.set(node, found);
+    return found;
+  };
 }
 
 /** Descendant elements of `root` in document order. */

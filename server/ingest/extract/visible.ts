@@ -6,7 +6,7 @@
  */
 import type { Budget } from "./budget.js";
 import { cleanGtin, cleanIdentifier, type Candidate } from "./candidate.js";
-import { ancestors, attr, descendants, type Element, fold, isTag, isText, type Page, textOf } from "./dom.js";
+import { ancestors, attr, descendants, type Element, fold, isTag, isText, type Page, someAncestor, textOf } from "./dom.js";
 import { propertyValue } from "./microdata.js";
 import { categoryFromCrumbs } from "./category.js";
 import { currencyInText, normaliseAvailability, parseAmount, sharedSymbolCurrencies, toCurrencyCode } from "./price.js";
@@ -343,18 +343,19 @@ function priceElementKind(element: Element, labels: boolean): "named" | "labelle
 }
 
 /** The first price among the elements, and whether its element was only labelled as one. */
-function priceFrom(elements: Element[], budget: Budget, labels = false): { facts: Partial<Candidate>; labelled: boolean } | undefined {
+interface PriceScope {
+  budget: Budget;
+  /** Inside a container of other products (related, recommended…), remembered across the searches of one page. */
+  amongOthers: (element: Element) => boolean;
+}
+
+function priceFrom(elements: Element[], scope: PriceScope, labels = false): { facts: Partial<Candidate>; labelled: boolean } | undefined {
   for (const element of elements) {
-    budget.tick();
+    scope.budget.tick();
     const kind = priceElementKind(element, labels);
     if (!kind) continue;
-    if (ancestors(element).some((parent) => OTHER_PRODUCTS.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`))) continue;
-    if (
-      ancestors(element)
-        .slice(0, 3)
-        .some((parent) => ["del", "s", "strike"].includes(parent.name) || WAS_HINT.test(parent.attribs.class ?? ""))
-    )
-      continue;
+    if (scope.amongOthers(element)) continue;
+    if (ancestors(element, 3).some((parent) => ["del", "s", "strike"].includes(parent.name) || WAS_HINT.test(parent.attribs.class ?? ""))) continue;
     const text = priceText(element);
     if (
       !text ||
@@ -404,11 +405,15 @@ export function priceNear(
   rules: RuleSet,
 ): { facts: Partial<Candidate>; how: Rule } | undefined {
   const labels = rules.on("visible.price_labelled");
+  const scope: PriceScope = {
+    budget: page.budget,
+    amongOthers: someAncestor((parent) => OTHER_PRODUCTS.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`)),
+  };
   const climb = (anchor: Element, levels: number, how: Rule): { facts: Partial<Candidate>; how: Rule } | undefined => {
     let level = 0;
     for (const container of ancestors(anchor)) {
       if (++level > levels || container.name === "body") break;
-      const found = priceFrom(descendants(container), page.budget, labels);
+      const found = priceFrom(descendants(container), scope, labels);
       if (found) return { facts: found.facts, how: found.labelled ? "visible.price_labelled" : how };
     }
     return undefined;
@@ -420,7 +425,7 @@ export function priceNear(
   if (!rules.on("visible.price_anywhere")) return undefined;
   const chrome = new Set(["header", "nav", "footer"].flatMap((tag) => page.byTag(tag).flatMap((element) => descendants(element))));
   const main = page.elements.filter((element) => !chrome.has(element));
-  const anywhere = priceFrom(main, page.budget);
+  const anywhere = priceFrom(main, scope);
   return anywhere ? { facts: anywhere.facts, how: "visible.price_anywhere" } : undefined;
 }
 
@@ -485,7 +490,7 @@ function stockStatement(page: Page): string | undefined {
 const STOCK_STATE_LABEL = /unavailable|variation|label|template|notify|hidden|(?<![a-z])hide/i;
 
 function isHidden(element: Element): boolean {
-  return [element, ...ancestors(element).slice(0, 6)].some(
+  return [element, ...ancestors(element, 6)].some(
     (node) =>
       node.attribs.hidden !== undefined ||
       /display\s*:\s*none/i.test(node.attribs.style ?? "") ||

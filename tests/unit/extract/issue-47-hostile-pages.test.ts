@@ -83,6 +83,27 @@ describe("issue 47: page state and lenient JSON are linear in the page", () => {
   });
 });
 
+describe("issue 47: the layers' regexes and ancestor tests are linear in the page", () => {
+  for (const shape of ["long category", "long gtin", "prices under long classes"]) {
+    it(`a page of ${shape} extracts within 10× a benign page of its size`, () => {
+      const hostile = HOSTILE_PAGES[shape]!(200 * KB);
+      const benign = benignPage(200 * KB);
+      expect(extractProduct(hostile).ok).toBe(true);
+      expectWithinBound(
+        () => extractProduct(hostile),
+        () => extractProduct(benign),
+      );
+    });
+  }
+
+  it("a category or GTIN written plainly still reads", () => {
+    const page = `<html><head><link rel="canonical" href="https://shop.example/p/w"><script type="application/ld+json">
+      {"@type":"Product","name":"Widget","category":"Shoes  >   Trail","gtin13":" 4006381333931 -"}</script></head><body></body></html>`;
+    const result = extractProduct(page);
+    expect(result.ok && result.record).toMatchObject({ category: "Shoes > Trail", identifiers: { gtin: "4006381333931" } });
+  });
+});
+
 describe("issue 47: the HTML parser's depth is bounded before it pays for it", () => {
   for (const shape of ["deep nesting", "deep svg", "unmatched closes"]) {
     it(`a page of ${shape} parses within 10× a benign page of its size`, () => {
