@@ -94,7 +94,8 @@ export function createLiveLookup(deps: LiveLookupDeps): LiveLookupService {
     if (finalHost === null || !allowed.has(finalHost)) {
       return notFound(`the page redirected to ${new URL(fetched.url).hostname}, which this server does not fetch from (LIVE_LOOKUP_HOSTS)`);
     }
-    const line = pageLine(fetched, url, key, deps.limits);
+    // Extraction holds the event loop: its budget is counted on the wall clock here, so no lookup holds the server longer.
+    const line = pageLine(fetched, url, key, deps.limits, "wall");
     if ("error" in line) return notFound(`the page holds no product that can be stored: ${line.error}`);
     const summary = await importRecords({ db: deps.db, embedder: deps.embedder }, [line]);
     const failure = summary.failures[0];

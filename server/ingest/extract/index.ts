@@ -15,7 +15,7 @@ import type { Identifiers, Media, Offers, Provenance, RawData } from "../../../s
 import { parseHttpUrl } from "../../../shared/url.js";
 import { CATEGORY_SEPARATOR } from "../../catalog/structured.js";
 import { cleanStrings, nestedDeeperThan } from "../sanitize.js";
-import { cpuBudget, OverBudgetError } from "./budget.js";
+import { type BudgetClock, OverBudgetError, pageBudget } from "./budget.js";
 import { type Candidate, type Field, type How, LAYER_ORDER, type LayerName } from "./candidate.js";
 import { withoutProduct } from "./category.js";
 import { confidenceOf } from "./confidence.js";
@@ -41,8 +41,10 @@ export interface ExtractOptions {
   rules?: RuleSet;
   /** Also return, per field, what every layer said (`catalog extract --explain`). */
   explain?: boolean;
-  /** EXTRACT_BUDGET_MS: the CPU this page may take, parse included; unbounded when absent. */
+  /** EXTRACT_BUDGET_MS: the time this page may take, parse included; unbounded when absent. */
   budgetMs?: number;
+  /** What the budget counts: CPU time (the default), or wall time where the event loop is held (live lookup). */
+  budgetClock?: BudgetClock;
 }
 
 /** Assignable to `z.input<typeof ImportRecordSchema>` (checked in the tests). */
@@ -71,7 +73,7 @@ const MAX_MEDIA = 50;
 
 export function extractProduct(html: string, options: ExtractOptions = {}): ExtractResult {
   try {
-    return extractFromPage(parsePage(html, cpuBudget(options.budgetMs ?? Number.POSITIVE_INFINITY)), options);
+    return extractFromPage(parsePage(html, pageBudget(options.budgetMs ?? Number.POSITIVE_INFINITY, options.budgetClock)), options);
   } catch (error) {
     return failed(error);
   }

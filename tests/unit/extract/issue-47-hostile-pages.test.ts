@@ -152,8 +152,15 @@ describe("issue 47: extraction has a CPU budget per page", () => {
     });
   });
 
+  it("on the wall clock (live lookup), names what it bounds", () => {
+    expect(extractProduct(benignPage(1024 * KB), { budgetMs: 1, budgetClock: "wall" })).toEqual({
+      ok: false,
+      error: "extraction stopped: the page took more than EXTRACT_BUDGET_MS (1 ms holding the server)",
+    });
+  });
+
   it("stops soon after the budget is spent, in any layer, rather than finishing the page", () => {
-    const page = benignPage(4 * 1024 * KB);
+    const page = benignPage(2 * 1024 * KB);
     const whole = cpuMs(() => extractProduct(page));
     for (const share of [0.1, 0.5]) {
       const budgetMs = Math.max(1, Math.round(whole * share));
