@@ -39,11 +39,17 @@ export function parseSitemap(bytes: Buffer, maxBytes: number): Sitemap | { error
   const entries: SitemapEntry[] = [];
   let entry: { loc?: string; lastmod?: string } | undefined;
   let field: "loc" | "lastmod" | undefined;
+  /** Elements open, which bounds the parser's depth. */
+  let open = 0;
   const local = (name: string) => name.slice(name.indexOf(":") + 1).toLowerCase();
   parseBounded(
     xml.toString("utf8"),
     {
+      get open() {
+        return open;
+      },
       onopentag(name) {
+        open++;
         const tag = local(name);
         if (root === undefined) root = tag;
         if (tag === "url" || tag === "sitemap") entry = {};
@@ -56,6 +62,7 @@ export function parseSitemap(bytes: Buffer, maxBytes: number): Sitemap | { error
         if (entry && field) entry[field] += text;
       },
       onclosetag(name) {
+        open--;
         const tag = local(name);
         if (tag === field) field = undefined;
         if ((tag === "url" || tag === "sitemap") && entry) {

@@ -2,10 +2,10 @@
  * The parsed page every layer reads: one htmlparser2 parse (depth bounded, html-parser.ts), one walk that
  * lists the elements in document order, and small helpers over them.
  */
-import { DomHandler, type ParserOptions } from "htmlparser2";
+import type { ParserOptions } from "htmlparser2";
 import { type AnyNode, type Document, type Element, isTag, isText } from "domhandler";
 import { type Budget, UNBOUNDED } from "./budget.js";
-import { parseBounded } from "./html-parser.js";
+import { BoundedDomHandler, parseBounded } from "./html-parser.js";
 
 export type { Document, Element };
 
@@ -23,7 +23,7 @@ const OPTIONS = { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEnti
 
 /** A document from HTML, open tags past HTML_MAX_DEPTH dropped (their text kept). */
 export function parseHtml(html: string, options: ParserOptions = OPTIONS, budget: Budget = UNBOUNDED): Document {
-  const handler = new DomHandler();
+  const handler = new BoundedDomHandler();
   parseBounded(html, handler, options, budget);
   return handler.root;
 }
