@@ -71,6 +71,8 @@ export const HOSTILE_PAGES: Record<string, (bytes: number) => string> = {
   "long category": (bytes) => shell(ld(`"category":"Shoes${repeatTo(" ", bytes)}x"`)),
   /** A JSON-LD GTIN ending in a long run of newlines, trimmed by a regex retried from each one. */
   "long gtin": (bytes) => shell(ld(`"gtin13":"4006381333931${repeatTo("\\n", bytes)}x"`)),
+  /** A JSON-LD price with a long run of zeros in its decimals: `0+$` retried from each one. */
+  "price zeros": (bytes) => shell(ld(`"offers":{"price":"1.${repeatTo("0", bytes)}1","priceCurrency":"EUR"}`)),
   /** Price elements below containers with long class names: each price element tested every ancestor's. */
   "prices under long classes": (bytes) =>
     shell(repeatTo(`<div class="${"c".repeat(500)}">`, bytes / 2) + repeatTo('<i class="price">x</i>', bytes / 2)),

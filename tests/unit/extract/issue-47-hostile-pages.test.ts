@@ -85,7 +85,12 @@ describe("issue 47: page state and lenient JSON are linear in the page", () => {
 
 describe("issue 47: the layers' regexes and ancestor tests are linear in the page", () => {
   // Each at a size where the old code was far past the bound (a long category: 5 s at 50 KB, 100× benign).
-  const sizes: Record<string, number> = { "long category": 50 * KB, "long gtin": 100 * KB, "prices under long classes": 400 * KB };
+  const sizes: Record<string, number> = {
+    "long category": 50 * KB,
+    "long gtin": 100 * KB,
+    "prices under long classes": 400 * KB,
+    "price zeros": 100 * KB,
+  };
   for (const [shape, size] of Object.entries(sizes)) {
     it(`a page of ${shape} extracts within 10× a benign page of its size`, () => {
       const hostile = HOSTILE_PAGES[shape]!(size);
