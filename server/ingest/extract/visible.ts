@@ -342,13 +342,13 @@ function priceElementKind(element: Element, labels: boolean): "named" | "labelle
   return named ? "named" : "labelled";
 }
 
-/** The first price among the elements, and whether its element was only labelled as one. */
 interface PriceScope {
   budget: Budget;
   /** Inside a container of other products (related, recommended…), remembered across the searches of one page. */
   amongOthers: (element: Element) => boolean;
 }
 
+/** The first price among the elements, and whether its element was only labelled as one. */
 function priceFrom(elements: Element[], scope: PriceScope, labels = false): { facts: Partial<Candidate>; labelled: boolean } | undefined {
   for (const element of elements) {
     scope.budget.tick();
