@@ -179,6 +179,11 @@ export const ConfigSchema = z.object({
   IMPORT_MAX_PAGE_BYTES: bytes(8 * MiB),
   /** A record whose `raw_data.strippedHtml` is larger than this is refused. */
   IMPORT_MAX_STRIPPED_HTML_BYTES: bytes(2 * MiB),
+  /**
+   * CPU time one page's extraction may take (import, extract, fetch, refresh, live lookup): past it the page is
+   * reported and left, never waited for. The largest real page (3.9 MB) takes about 0.5 s, a dense 8 MiB page 2.5 s.
+   */
+  EXTRACT_BUDGET_MS: z.coerce.number().int().min(1).max(600_000).default(4000),
 
   /**
    * Searches in progress at once (each process); more wait their turn, clients taking turns (docs/operations.md, "Search under

@@ -47,6 +47,7 @@ export interface ServiceDeps {
     | "IMPORT_MAX_LINE_BYTES"
     | "IMPORT_MAX_PAGE_BYTES"
     | "IMPORT_MAX_STRIPPED_HTML_BYTES"
+    | "EXTRACT_BUDGET_MS"
   >;
   /** The live lookups' fetcher; null while LIVE_LOOKUP_HOSTS is unset (nothing is fetched). */
   fetcher: Fetcher | null;

@@ -17,12 +17,15 @@ const KIND_BY_LENGTH: Record<number, GtinKind> = { 8: "gtin8", 12: "upca", 13: "
 /** A label before the number: `EAN`, `EAN-13`, `GTIN14`, `UPC`, `ISBN-13`, `JAN`. */
 const LABEL = /^(ean|gtin|upc|isbn|jan)(?:[-\s]?(8|10|12|13|14|a))?/i;
 
+/** 14 digits, a label ("GTIN-14: "), spaces and hyphens between the digits fit many times over. */
+const MAX_WRITTEN = 64;
+
 /** Parses one GTIN from text; the reason says what is wrong when it is not one. */
 export function parseGtin(text: string): GtinResult {
-  const trimmed = text
-    .trim()
-    .replace(/^\(\s*(.*?)\s*\)$/, "$1")
-    .replace(/[\s\-–]+$/, "");
+  const bare = text.trim();
+  // Checked before the regexes below, whose `\s*` and `+$` retry from each character of a long run (issue 47).
+  if (bare.length > MAX_WRITTEN) return { ok: false, reason: `too long: a GTIN is written in at most ${MAX_WRITTEN} characters` };
+  const trimmed = bare.replace(/^\(\s*(.*?)\s*\)$/, "$1").replace(/[\s\-–]+$/, "");
   const label = LABEL.exec(trimmed);
   if (!label) return fromDigits(trimmed);
   // "EAN1334567890125" is label "EAN" and 13 digits, "EAN131334567890125" label "EAN13" and the same 13:

@@ -400,7 +400,7 @@ export const USAGE = [
   "",
   ...Object.values(COMMANDS).flatMap((command) => command.usage.map(([synopsis, what]) => `  ${synopsis.padEnd(SYNOPSIS_WIDTH)}  ${what}`)),
   "",
-  "Honours DATA_DIR and DATABASE_URL; import and extract honour IMPORT_MAX_LINE_BYTES, IMPORT_MAX_PAGE_BYTES and IMPORT_MAX_STRIPPED_HTML_BYTES.",
+  "Honours DATA_DIR and DATABASE_URL; import and extract honour IMPORT_MAX_LINE_BYTES, IMPORT_MAX_PAGE_BYTES, IMPORT_MAX_STRIPPED_HTML_BYTES and EXTRACT_BUDGET_MS.",
 ].join("\n");
 
 function parseArguments(argv: readonly string[]) {

@@ -30,6 +30,7 @@ import {
   restoreProducts,
 } from "../catalog/repository.js";
 import type { Database } from "../db/client.js";
+import type { BudgetClock } from "../ingest/extract/budget.js";
 import { decodePage, extractProduct } from "../ingest/extract/index.js";
 import { type ImportLine, type ImportSummary, importRecords } from "../ingest/import.js";
 import type { ImportLimits } from "../ingest/limits.js";
@@ -117,14 +118,20 @@ function stateFor(states: readonly FetchState[], key: string): FetchState | unde
  * What a page fetched whole gives the importer: its record, extracted as from a saved page, with the validators its
  * answer carried; or why it gives none. `key` is the URL key it was asked for, kept if the final URL has none.
  */
-export function pageLine(fetched: Extract<Fetched, { kind: "ok" }>, source: string, key: string, limits: ImportLimits): ImportLine {
+export function pageLine(
+  fetched: Extract<Fetched, { kind: "ok" }>,
+  source: string,
+  key: string,
+  limits: ImportLimits,
+  budgetClock: BudgetClock = "cpu",
+): ImportLine {
   let html: string;
   try {
     html = decodePage(fetched.body, limits.maxPageBytes, charsetOf(fetched.headers));
   } catch (error) {
     return { source, line: 0, error: (error as Error).message };
   }
-  const extracted = extractProduct(html, { url: fetched.url });
+  const extracted = extractProduct(html, { url: fetched.url, budgetMs: limits.extractBudgetMs, budgetClock });
   if (!extracted.ok) return { source, line: 0, error: extracted.error };
   const refused = exceedsLimits(extracted.record, limits);
   if (refused) return { source, line: 0, error: refused };

@@ -119,7 +119,8 @@ export function createLiveLookup(deps: LiveLookupDeps): LiveLookupService {
     // The fetcher asked `permit` of every hop; checked again here because a page off the list must never be stored.
     if (permit(new URL(fetched.url)) !== undefined)
       return notFound("the page redirected to a URL this server does not fetch from (LIVE_LOOKUP_HOSTS)");
-    const line = pageLine(fetched, url, key, deps.limits);
+    // Extraction holds the event loop: its budget is counted on the wall clock here, so no lookup holds the server longer.
+    const line = pageLine(fetched, url, key, deps.limits, "wall");
     if ("error" in line) return notFound(`the page holds no product that can be stored: ${line.error}`);
     const summary = await importRecords({ db: deps.db, embedder: deps.embedder }, [line]);
     const failure = summary.failures[0];

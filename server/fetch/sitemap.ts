@@ -2,11 +2,12 @@
  * Sitemaps (sitemaps.org 0.9): a `urlset` lists pages with their `lastmod`; a
  * `sitemapindex` lists more sitemaps. Either may be gzipped (`.xml.gz`, or any
  * gzip body). Read with htmlparser2 in XML mode, which the extractor already
- * uses; namespace prefixes are ignored.
+ * uses, its depth bounded as the extractor's is (a sitemap is three levels deep; unclosed tags made the parser
+ * quadratic); namespace prefixes are ignored.
  */
-import { Parser } from "htmlparser2";
 import { gunzipSync } from "node:zlib";
 import { isGzip } from "../ingest/extract/charset.js";
+import { parseBounded } from "../ingest/extract/html-parser.js";
 import { overCap } from "../ingest/limits.js";
 
 export interface SitemapEntry {
@@ -38,10 +39,17 @@ export function parseSitemap(bytes: Buffer, maxBytes: number): Sitemap | { error
   const entries: SitemapEntry[] = [];
   let entry: { loc?: string; lastmod?: string } | undefined;
   let field: "loc" | "lastmod" | undefined;
+  /** Elements open, which bounds the parser's depth. */
+  let open = 0;
   const local = (name: string) => name.slice(name.indexOf(":") + 1).toLowerCase();
-  const parser = new Parser(
+  parseBounded(
+    xml.toString("utf8"),
     {
+      get open() {
+        return open;
+      },
       onopentag(name) {
+        open++;
         const tag = local(name);
         if (root === undefined) root = tag;
         if (tag === "url" || tag === "sitemap") entry = {};
@@ -54,6 +62,7 @@ export function parseSitemap(bytes: Buffer, maxBytes: number): Sitemap | { error
         if (entry && field) entry[field] += text;
       },
       onclosetag(name) {
+        open--;
         const tag = local(name);
         if (tag === field) field = undefined;
         if ((tag === "url" || tag === "sitemap") && entry) {
@@ -68,7 +77,6 @@ export function parseSitemap(bytes: Buffer, maxBytes: number): Sitemap | { error
     },
     { xmlMode: true, decodeEntities: true },
   );
-  parser.end(xml.toString("utf8"));
   if (root === "urlset") return { kind: "urlset", urls: entries };
   if (root === "sitemapindex") return { kind: "index", sitemaps: entries };
   return { error: root ? `<${root}> is neither a <urlset> nor a <sitemapindex>` : "not an XML sitemap" };

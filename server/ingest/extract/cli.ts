@@ -146,7 +146,7 @@ export async function extractFile(found: FoundFile, url: string | undefined, lim
     if (error instanceof PageTooLargeError) return { source, error: error.message };
     return { source, error: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
   }
-  const result = extractProduct(html, { ...(url === undefined ? {} : { url }), explain });
+  const result = extractProduct(html, { ...(url === undefined ? {} : { url }), explain, budgetMs: limits.extractBudgetMs });
   if (!result.ok) return { source, error: result.error };
   const refused = exceedsLimits(result.record, limits);
   if (refused) return { source, error: refused };

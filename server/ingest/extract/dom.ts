@@ -1,9 +1,11 @@
 /**
- * The parsed page every layer reads: one htmlparser2 parse, one walk that
+ * The parsed page every layer reads: one htmlparser2 parse (depth bounded, html-parser.ts), one walk that
  * lists the elements in document order, and small helpers over them.
  */
-import { parseDocument } from "htmlparser2";
-import { type AnyNode, type ChildNode, type Document, type Element, isTag, isText } from "domhandler";
+import type { ParserOptions } from "htmlparser2";
+import { type AnyNode, type Document, type Element, isTag, isText } from "domhandler";
+import { type Budget, UNBOUNDED } from "./budget.js";
+import { BoundedDomHandler, parseBounded } from "./html-parser.js";
 
 export type { Document, Element };
 
@@ -13,53 +15,37 @@ export interface Page {
   elements: Element[];
   /** Elements by lower-case tag name. */
   byTag(name: string): Element[];
+  /** What the extraction of this page may still spend; each layer ticks it in its loops. */
+  budget: Budget;
 }
 
-/**
- * Deeper than this, a page is malformed (unclosed tags nest without end): the
- * subtree below is flattened into one level, text kept, so that every walk
- * stays shallow and linear.
- */
-export const MAX_DEPTH = 400;
+const OPTIONS = { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true };
 
-export function parsePage(html: string): Page {
-  const document = parseDocument(html, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true });
+/** A document from HTML, open tags past HTML_MAX_DEPTH dropped (their text kept). */
+export function parseHtml(html: string, options: ParserOptions = OPTIONS, budget: Budget = UNBOUNDED): Document {
+  const handler = new BoundedDomHandler();
+  parseBounded(html, handler, options, budget);
+  return handler.root;
+}
+
+export function parsePage(html: string, budget: Budget = UNBOUNDED): Page {
+  const document = parseHtml(html, OPTIONS, budget);
   const elements: Element[] = [];
-  const stack: { node: AnyNode; depth: number }[] = [...document.children].reverse().map((node) => ({ node, depth: 1 }));
+  const stack: AnyNode[] = [...document.children].reverse();
   while (stack.length > 0) {
-    const { node, depth } = stack.pop()!;
+    const node = stack.pop()!;
     if (!isTag(node)) continue;
     elements.push(node);
-    if (depth === MAX_DEPTH) flatten(node);
-    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i]!, depth: depth + 1 });
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
   }
+  budget.check();
   const index = new Map<string, Element[]>();
   for (const element of elements) {
     const list = index.get(element.name);
     if (list) list.push(element);
     else index.set(element.name, [element]);
   }
-  return { document, elements, byTag: (name) => index.get(name) ?? [] };
-}
-
-/** Makes every descendant of `root` a direct child, in document order, each element emptied. */
-function flatten(root: Element): void {
-  const flat: ChildNode[] = [];
-  const stack: ChildNode[] = [...root.children].reverse();
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    flat.push(node);
-    if (isTag(node)) {
-      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
-      node.children = [];
-    }
-  }
-  flat.forEach((node, index) => {
-    node.parent = root;
-    node.prev = flat[index - 1] ?? null;
-    node.next = flat[index + 1] ?? null;
-  });
-  root.children = flat;
+  return { document, elements, byTag: (name) => index.get(name) ?? [], budget };
 }
 
 export function attr(element: Element, name: string): string | undefined {
@@ -128,14 +114,42 @@ export function rawText(element: Element): string {
   return out;
 }
 
-export function ancestors(element: Element): Element[] {
+/** The element's ancestors, nearest first; the nearest `limit` of them when given (a page can be hundreds deep). */
+export function ancestors(element: Element, limit = Number.POSITIVE_INFINITY): Element[] {
   const list: Element[] = [];
   let current = element.parent;
-  while (current && isTag(current)) {
+  while (current && isTag(current) && list.length < limit) {
     list.push(current);
     current = current.parent;
   }
   return list;
+}
+
+/**
+ * Whether any ancestor of an element passes `test`, remembered per ancestor: asked of every element of a page, it
+ * costs one walk up in all, where asking each element's ancestors afresh cost the page's size times its depth.
+ */
+export function someAncestor(test: (ancestor: Element) => boolean): (element: Element) => boolean {
+  const known = new Map<Element, boolean>();
+  return (element) => {
+    const path: Element[] = [];
+    let found = false;
+    for (let node = element.parent; node && isTag(node); node = node.parent) {
+      const remembered = known.get(node);
+      if (remembered !== undefined) {
+        found = remembered;
+        break;
+      }
+      path.push(node);
+      if (test(node)) {
+        found = true;
+        break;
+      }
+    }
+    // Each node walked is below the one that decided, so the same holds of it (and of its ancestors' tests).
+    for (const node of path) known.set(node, found);
+    return found;
+  };
 }
 
 /** Descendant elements of `root` in document order. */

@@ -15,6 +15,7 @@ import type { Identifiers, Media, Offers, Provenance, RawData } from "../../../s
 import { parseHttpUrl } from "../../../shared/url.js";
 import { CATEGORY_SEPARATOR } from "../../catalog/structured.js";
 import { cleanStrings, nestedDeeperThan } from "../sanitize.js";
+import { type BudgetClock, OverBudgetError, pageBudget } from "./budget.js";
 import { type Candidate, type Field, type How, LAYER_ORDER, type LayerName } from "./candidate.js";
 import { withoutProduct } from "./category.js";
 import { confidenceOf } from "./confidence.js";
@@ -40,6 +41,10 @@ export interface ExtractOptions {
   rules?: RuleSet;
   /** Also return, per field, what every layer said (`catalog extract --explain`). */
   explain?: boolean;
+  /** EXTRACT_BUDGET_MS: the time this page may take, parse included; unbounded when absent. */
+  budgetMs?: number;
+  /** What the budget counts: CPU time (the default), or wall time where the event loop is held (live lookup). */
+  budgetClock?: BudgetClock;
 }
 
 /** Assignable to `z.input<typeof ImportRecordSchema>` (checked in the tests). */
@@ -68,19 +73,25 @@ const MAX_MEDIA = 50;
 
 export function extractProduct(html: string, options: ExtractOptions = {}): ExtractResult {
   try {
-    return extractFromPage(parsePage(html), options);
+    return extractFromPage(parsePage(html, pageBudget(options.budgetMs ?? Number.POSITIVE_INFINITY, options.budgetClock)), options);
   } catch (error) {
-    return { ok: false, error: `extraction failed: ${(error as Error).message}` };
+    return failed(error);
   }
 }
 
-/** The same from an already parsed page (the benchmark extracts one page under many rule sets). */
+/** The same from an already parsed page, within what is left of the page's budget (the benchmark extracts one page under many rule sets). */
 export function extractFromPage(page: Page, options: ExtractOptions = {}): ExtractResult {
   try {
     return extract(page, options);
   } catch (error) {
-    return { ok: false, error: `extraction failed: ${(error as Error).message}` };
+    return failed(error);
   }
+}
+
+function failed(error: unknown): ExtractResult {
+  // Over budget is the page's doing, said as it is; anything else is a fault met on this page.
+  if (error instanceof OverBudgetError) return { ok: false, error: error.message };
+  return { ok: false, error: `extraction failed: ${(error as Error).message}` };
 }
 
 /** The layers' findings, most reliable first. */
@@ -91,13 +102,19 @@ export function extractLayers(page: Page, options: ExtractOptions = {}): { layer
   const hint = urls.canonical ?? urls.og ?? options.url;
   const layers: Candidate[] = [];
   const push = (candidate: Candidate | undefined) => candidate && layers.push(candidate);
+  const { budget } = page;
   push(jsonLdLayer(page, hint, rules));
+  budget.check();
   push(microdataLayer(page, hint, rules));
+  budget.check();
   push(rdfaLayer(page, hint, rules));
   push(openGraphLayer(page, tags));
+  budget.check();
   const knownName = layers.find((layer) => layer.name)?.name;
   if (rules.on("page_state")) push(pageStateLayer(page, knownName, hint));
+  budget.check();
   push(visibleLayer(page, rules));
+  budget.check();
   layers.sort((a, b) => LAYER_ORDER.indexOf(a.layer) - LAYER_ORDER.indexOf(b.layer));
   return { layers, urls };
 }

@@ -16,7 +16,7 @@ export function jsonLdNodes(page: Page): JsonObject[] {
   for (const script of page.byTag("script")) {
     const type = (script.attribs.type ?? "").toLowerCase();
     if (!type.includes("ld+json")) continue;
-    const parsed = parseLenientJson(rawText(script));
+    const parsed = parseLenientJson(rawText(script), page.budget);
     if (parsed !== undefined) collect(parsed, nodes, 0);
   }
   return nodes;

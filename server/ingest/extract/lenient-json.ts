@@ -7,6 +7,7 @@
  */
 import { decodeHTML } from "entities";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../sanitize.js";
+import { type Budget, UNBOUNDED } from "./budget.js";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -16,7 +17,7 @@ const MAX_DEPTH = MAX_JSON_DEPTH;
 class LenientError extends Error {}
 
 /** Parses a whole JSON text leniently; undefined when nothing sensible is there. */
-export function parseLenientJson(text: string): Json | undefined {
+export function parseLenientJson(text: string, budget: Budget = UNBOUNDED): Json | undefined {
   const cleaned = unwrap(text);
   if (cleaned === "") return undefined;
   try {
@@ -25,31 +26,47 @@ export function parseLenientJson(text: string): Json | undefined {
   } catch {
     // fall through to the lenient parser
   }
-  const parsed = tryLenient(cleaned);
+  const parsed = tryLenient(cleaned, budget);
   if (parsed !== undefined) return parsed;
-  if (/&(quot|#34|#x22|amp|lt|gt|apos|#39);/i.test(cleaned)) return tryLenient(decodeHTML(cleaned));
+  if (/&(quot|#34|#x22|amp|lt|gt|apos|#39);/i.test(cleaned)) return tryLenient(decodeHTML(cleaned), budget);
   return undefined;
 }
 
 /** Parses one JSON/JS value starting at `start` (leading whitespace allowed); returns it and where it ended. */
-export function parseValueAt(text: string, start: number): { value: Json; end: number } | undefined {
+export function parseValueAt(text: string, start: number, budget: Budget = UNBOUNDED): { value: Json; end: number } | undefined {
+  const attempt = attemptAt(text, start, budget);
+  return "value" in attempt ? attempt : undefined;
+}
+
+/** A parse from `start`: the value and its end, or how far the parser read before giving up. */
+function attemptAt(text: string, start: number, budget: Budget): { value: Json; end: number } | { reached: number } {
+  const parser = new Parser(text, start, budget);
   try {
-    const parser = new Parser(text, start);
     const value = parser.value(0);
     return { value, end: parser.pos };
   } catch (error) {
-    if (error instanceof LenientError || error instanceof RangeError) return undefined;
+    if (error instanceof LenientError || error instanceof RangeError) return { reached: Math.max(parser.pos, start) };
     throw error;
   }
 }
 
 /**
+ * How much a search for an assigned value may read, in lengths of its script. A failed attempt can read to the
+ * script's end, and a script repeating the marker (`__INITIAL_STATE__=["` 5,000 times) made the attempts quadratic:
+ * 7.5 s at 100 KB. Real scripts assign their state once, and a failed attempt there fails within a few characters.
+ */
+const SCAN_FACTOR = 4;
+
+/**
  * The value assigned after `marker` in a script, e.g. `window.__INITIAL_STATE__ = {…};`,
  * including `JSON.parse("…")` and Nuxt's `(function(a,b){return {…}}(…))`.
  */
-export function valueAfter(script: string, marker: string): Json | undefined {
+export function valueAfter(script: string, marker: string, budget: Budget = UNBOUNDED): Json | undefined {
+  let left = SCAN_FACTOR * script.length + 4096;
+  /** Where the last `return` search landed: one search serves every marker before it (none found: none later). */
+  let returnAt = -1;
   let from = 0;
-  while (true) {
+  while (left > 0) {
     const at = script.indexOf(marker, from);
     if (at < 0) return undefined;
     from = at + marker.length;
@@ -60,37 +77,46 @@ export function valueAfter(script: string, marker: string): Json | undefined {
     const head = script.slice(start, start + 200);
     const jsonParse = /^JSON\.parse\(\s*/.exec(head);
     if (jsonParse) {
-      const literal = parseValueAt(script, start + jsonParse[0].length);
-      if (literal && typeof literal.value === "string") return parseLenientJson(literal.value);
+      const literal = attemptAt(script, start + jsonParse[0].length, budget);
+      left -= ("end" in literal ? literal.end : literal.reached) - start;
+      if ("value" in literal && typeof literal.value === "string") return parseLenientJson(literal.value, budget);
       continue;
     }
     if (/^\(?\s*function\s*\(/.test(head)) {
-      const ret = script.indexOf("return", start);
-      if (ret < 0) continue;
-      start = ret + "return".length;
+      if (returnAt !== Number.POSITIVE_INFINITY && returnAt < start) {
+        const found = script.indexOf("return", start);
+        returnAt = found < 0 ? Number.POSITIVE_INFINITY : found;
+      }
+      if (returnAt === Number.POSITIVE_INFINITY) continue;
+      start = returnAt + "return".length;
     }
-    const parsed = parseValueAt(script, start);
-    if (parsed && typeof parsed.value === "object" && parsed.value !== null) return parsed.value;
+    const parsed = attemptAt(script, start, budget);
+    left -= ("end" in parsed ? parsed.end : parsed.reached) - start;
+    if ("value" in parsed && typeof parsed.value === "object" && parsed.value !== null) return parsed.value;
   }
+  return undefined;
 }
 
 function unwrap(text: string): string {
   let out = text.trim();
   out = out.replace(/^(?:\/\/\s*)?<!\[CDATA\[/, "").replace(/(?:\/\/\s*)?\]\]>$/, "");
   out = out.replace(/^<!--/, "").replace(/-->$/, "");
-  out = out.trim().replace(/;+$/, "");
-  return out.trim();
+  // Trailing semicolons dropped by a loop: `/;+$/` retries from every `;` of a run, quadratic in the run's length.
+  out = out.trim();
+  let end = out.length;
+  while (end > 0 && out[end - 1] === ";") end--;
+  return out.slice(0, end).trim();
 }
 
-function tryLenient(text: string): Json | undefined {
+function tryLenient(text: string, budget: Budget): Json | undefined {
   if (text[0] !== "{" && text[0] !== "[") return undefined;
-  const parsed = parseValueAt(text, 0);
+  const parsed = parseValueAt(text, 0, budget);
   if (!parsed) return undefined;
   // Several top-level values (e.g. two objects pasted in one block): keep them all.
   const values: Json[] = [parsed.value];
   let pos = parsed.end;
   while (pos < text.length) {
-    const next = parseValueAt(text, skipSeparators(text, pos));
+    const next = parseValueAt(text, skipSeparators(text, pos), budget);
     if (!next || next.end <= pos) break;
     values.push(next.value);
     pos = next.end;
@@ -107,10 +133,12 @@ class Parser {
   constructor(
     private readonly text: string,
     public pos: number,
+    private readonly budget: Budget,
   ) {}
 
   value(depth: number): Json {
     if (depth > MAX_DEPTH) throw new LenientError("too deep");
+    this.budget.tick();
     this.skip();
     const char = this.text[this.pos];
     if (char === undefined) throw new LenientError("unexpected end");
@@ -209,9 +237,12 @@ class Parser {
     const quote = this.text[this.pos]!;
     this.pos++;
     let out = "";
+    // Plain characters are copied a run at a time: a string appended to per character costs a rope node each.
+    let run = this.pos;
     while (this.pos < this.text.length) {
       const char = this.text[this.pos]!;
       if (char === "\\") {
+        out += this.text.slice(run, this.pos);
         const next = this.text[this.pos + 1];
         this.pos += 2;
         switch (next) {
@@ -253,6 +284,7 @@ class Parser {
           default:
             out += next;
         }
+        run = this.pos;
         continue;
       }
       if (char === quote) {
@@ -266,11 +298,11 @@ class Parser {
           closes = beyond === undefined || !",}]".includes(beyond);
         }
         if (closes) {
+          out += this.text.slice(run, this.pos);
           this.pos++;
           return out;
         }
       }
-      out += char;
       this.pos++;
     }
     throw new LenientError("unterminated string");

@@ -6,6 +6,7 @@
  * object that looks most like a product; its fields are read through the
  * key names such stores commonly use.
  */
+import type { Budget } from "./budget.js";
 import { asArray, type Candidate, cleanGtin, cleanIdentifier, isObject, type JsonObject, str } from "./candidate.js";
 import { fold, type Page, rawText } from "./dom.js";
 import { type Json, parseLenientJson, valueAfter } from "./lenient-json.js";
@@ -38,13 +39,13 @@ export function stateSources(page: Page): { sources: StateSource[]; shopifyCurre
     if (text.length < 2) continue;
     if (type.includes("json")) {
       if (id === "__NEXT_DATA__" || id === "__NUXT_DATA__") {
-        const value = parseLenientJson(text);
+        const value = parseLenientJson(text, page.budget);
         if (value !== undefined) sources.push({ kind: id === "__NEXT_DATA__" ? "next" : "nuxt", value });
       } else if (/^ProductJson/i.test(id) || script.attribs["data-product-json"] !== undefined || /product-json|product_json/i.test(id)) {
-        const value = parseLenientJson(text);
+        const value = parseLenientJson(text, page.budget);
         if (value !== undefined) sources.push({ kind: "shopify-product", value });
       } else if (text.length < 3_000_000 && /"(?:sku|price|offers)"/.test(text)) {
-        const value = parseLenientJson(text);
+        const value = parseLenientJson(text, page.budget);
         if (value !== undefined) sources.push({ kind: "json", value });
       }
       continue;
@@ -52,17 +53,17 @@ export function stateSources(page: Page): { sources: StateSource[]; shopifyCurre
     if (type !== "" && !type.includes("javascript") && !type.includes("ecmascript") && type !== "module") continue;
     for (const [marker, kind] of MARKERS) {
       if (!text.includes(marker)) continue;
-      const value = valueAfter(text, marker);
+      const value = valueAfter(text, marker, page.budget);
       if (value !== undefined) sources.push({ kind, value });
     }
     if (text.includes("ShopifyAnalytics") && text.includes("meta")) {
-      const value = valueAfter(text, "var meta") ?? valueAfter(text, "ShopifyAnalytics.meta");
+      const value = valueAfter(text, "var meta", page.budget) ?? valueAfter(text, "ShopifyAnalytics.meta", page.budget);
       if (isObject(value)) sources.push({ kind: "shopify-meta", value });
     }
     const analyticsCurrency = /ShopifyAnalytics\.meta\.currency\s*=\s*["']([A-Za-z]{3})["']/.exec(text);
     if (analyticsCurrency) shopifyCurrency ??= toCurrencyCode(analyticsCurrency[1]) ?? undefined;
     if (text.includes("Shopify.currency")) {
-      const currency = valueAfter(text, "Shopify.currency");
+      const currency = valueAfter(text, "Shopify.currency", page.budget);
       if (isObject(currency)) shopifyCurrency = toCurrencyCode(str(currency.active)) ?? undefined;
     }
   }
@@ -114,12 +115,13 @@ function productScore(node: JsonObject, knownName: string | undefined): number {
   return score;
 }
 
-function findProduct(root: Json, knownName: string | undefined): JsonObject | undefined {
+function findProduct(root: Json, knownName: string | undefined, budget: Budget): JsonObject | undefined {
   let best: { node: JsonObject; score: number } | undefined;
   const queue: Json[] = [root];
   // An index, not shift(): shifting a queue of many thousand nodes made the walk quadratic.
   for (let next = 0; next < queue.length && next < 100_000; next++) {
     const node = queue[next]!;
+    budget.tick();
     if (Array.isArray(node)) {
       for (const item of node.slice(0, 500)) if (typeof item === "object" && item !== null) queue.push(item);
       continue;
@@ -234,7 +236,8 @@ export function pageStateLayer(page: Page, knownName?: string, pageUrl?: string)
   for (const source of sources) {
     const shopify = source.kind.startsWith("shopify");
     const root = source.kind === "shopify-meta" && isObject(source.value) && isObject(source.value.product) ? source.value.product : source.value;
-    const product = shopify && isObject(root) && (root.variants !== undefined || root.title !== undefined) ? root : findProduct(root, knownName);
+    const product =
+      shopify && isObject(root) && (root.variants !== undefined || root.title !== undefined) ? root : findProduct(root, knownName, page.budget);
     if (!product) continue;
     const candidate = fromStateProduct(product, shopify, shopifyCurrency, pageUrl);
     if (candidate.images?.length === 0) delete candidate.images;

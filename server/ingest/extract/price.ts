@@ -170,10 +170,13 @@ export function parseAmount(raw: unknown, currency?: string | null): string | nu
 }
 
 function canonical(number: string): string | null {
-  if (!/^\d*\.?\d*$/.test(number) || number === "" || number === ".") return null;
+  // Written so that no part is retried from each digit of a long run (`0+$` was quadratic in a run of zeros).
+  if (!/^\d*(?:\.\d*)?$/.test(number) || number === "" || number === ".") return null;
   let [whole = "", fraction = ""] = number.split(".");
   whole = whole.replace(/^0+(?=\d)/, "") || "0";
-  fraction = fraction.replace(/0+$/, "");
+  let end = fraction.length;
+  while (end > 0 && fraction[end - 1] === "0") end--;
+  fraction = fraction.slice(0, end);
   if (fraction === "") return whole;
   return `${whole}.${fraction.length === 1 ? `${fraction}0` : fraction}`;
 }

@@ -231,7 +231,8 @@ export function categorySegments(value: Json | undefined): string[] | undefined 
   const first = asArray(value)
     .map((item) => (isObject(item) ? str(prop(item, "name")) : str(item)))
     .find((name): name is string => name !== undefined && !/^\d+$/.test(name));
-  return first ? cleanSegments(first.split(/\s*[>»›|]\s*|\s+\/\s+|(?<=\S)\/(?=\S)/)) : undefined;
+  // Whitespace runs folded first: the separators' `\s*` retried from each space of a long run was quadratic in it.
+  return first ? cleanSegments(first.replace(/\s+/g, " ").split(/\s*[>»›|]\s*|\s+\/\s+|(?<=\S)\/(?=\S)/)) : undefined;
 }
 
 export interface Crumb {

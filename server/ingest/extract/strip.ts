@@ -7,6 +7,7 @@
  * sources, alt text, microdata/RDFa) are kept.
  */
 import type { AnyNode } from "domhandler";
+import type { Budget } from "./budget.js";
 import { type Element, isTag, isText, type Page } from "./dom.js";
 
 const DROP = new Set([
@@ -64,7 +65,7 @@ export function stripHtml(page: Page): string {
   const roots: AnyNode[] = body ? [body] : page.document.children;
   const out: string[] = [];
   if (title) out.push(`<title>${escapeText(collapse(textContent(title)))}</title>`);
-  for (const root of roots) serialize(root, out);
+  for (const root of roots) serialize(root, out, page.budget);
   return out.join("").replace(/ {2,}/g, " ");
 }
 
@@ -73,7 +74,8 @@ function textContent(element: Element): string {
 }
 
 /** Appends the node's stripped HTML to `out`; true when it holds content (text or a content-bearing element). */
-function serialize(node: AnyNode, out: string[]): boolean {
+function serialize(node: AnyNode, out: string[], budget: Budget): boolean {
+  budget.tick();
   if (isText(node)) {
     const text = collapse(node.data);
     if (text === "") return false;
@@ -82,7 +84,7 @@ function serialize(node: AnyNode, out: string[]): boolean {
   }
   if (!isTag(node)) {
     let content = false;
-    if (node.type === "root" && "children" in node) for (const child of node.children) content = serialize(child, out) || content;
+    if (node.type === "root" && "children" in node) for (const child of node.children) content = serialize(child, out, budget) || content;
     return content; // comments, doctype, CDATA, processing instructions: nothing
   }
   if (DROP.has(node.name)) return false;
@@ -96,7 +98,7 @@ function serialize(node: AnyNode, out: string[]): boolean {
   const start = out.length;
   out.push(`<${node.name}${attributes}>`);
   let content = false;
-  for (const child of node.children) content = serialize(child, out) || content;
+  for (const child of node.children) content = serialize(child, out, budget) || content;
   if (!content && !KEEP_EMPTY.has(node.name) && !hasContentAttribute(node)) {
     // Nothing worth keeping inside: drop the element, keep at most a separating space.
     const hadSpace = out.length > start + 1;

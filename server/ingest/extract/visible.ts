@@ -4,8 +4,9 @@
  * around it, labelled identifiers ("SKU: …", "Art.-Nr. …"), and `itemprop`s
  * that sit outside any microdata item.
  */
+import type { Budget } from "./budget.js";
 import { cleanGtin, cleanIdentifier, type Candidate } from "./candidate.js";
-import { ancestors, attr, descendants, type Element, fold, isTag, isText, type Page, textOf } from "./dom.js";
+import { ancestors, attr, descendants, type Element, fold, isTag, isText, type Page, someAncestor, textOf } from "./dom.js";
 import { propertyValue } from "./microdata.js";
 import { categoryFromCrumbs } from "./category.js";
 import { currencyInText, normaliseAvailability, parseAmount, sharedSymbolCurrencies, toCurrencyCode } from "./price.js";
@@ -242,6 +243,7 @@ function insideItem(element: Element): boolean {
 function looseItemprops(page: Page): Partial<Candidate> {
   const found: Partial<Candidate> = {};
   for (const element of page.elements) {
+    page.budget.tick();
     const names = element.attribs.itemprop;
     if (names === undefined || element.attribs.itemscope !== undefined) continue;
     if (insideItem(element)) continue;
@@ -340,18 +342,20 @@ function priceElementKind(element: Element, labels: boolean): "named" | "labelle
   return named ? "named" : "labelled";
 }
 
+interface PriceScope {
+  budget: Budget;
+  /** Inside a container of other products (related, recommended…), remembered across the searches of one page. */
+  amongOthers: (element: Element) => boolean;
+}
+
 /** The first price among the elements, and whether its element was only labelled as one. */
-function priceFrom(elements: Element[], labels = false): { facts: Partial<Candidate>; labelled: boolean } | undefined {
+function priceFrom(elements: Element[], scope: PriceScope, labels = false): { facts: Partial<Candidate>; labelled: boolean } | undefined {
   for (const element of elements) {
+    scope.budget.tick();
     const kind = priceElementKind(element, labels);
     if (!kind) continue;
-    if (ancestors(element).some((parent) => OTHER_PRODUCTS.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`))) continue;
-    if (
-      ancestors(element)
-        .slice(0, 3)
-        .some((parent) => ["del", "s", "strike"].includes(parent.name) || WAS_HINT.test(parent.attribs.class ?? ""))
-    )
-      continue;
+    if (scope.amongOthers(element)) continue;
+    if (ancestors(element, 3).some((parent) => ["del", "s", "strike"].includes(parent.name) || WAS_HINT.test(parent.attribs.class ?? ""))) continue;
     const text = priceText(element);
     if (
       !text ||
@@ -401,11 +405,15 @@ export function priceNear(
   rules: RuleSet,
 ): { facts: Partial<Candidate>; how: Rule } | undefined {
   const labels = rules.on("visible.price_labelled");
+  const scope: PriceScope = {
+    budget: page.budget,
+    amongOthers: someAncestor((parent) => OTHER_PRODUCTS.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`)),
+  };
   const climb = (anchor: Element, levels: number, how: Rule): { facts: Partial<Candidate>; how: Rule } | undefined => {
     let level = 0;
     for (const container of ancestors(anchor)) {
       if (++level > levels || container.name === "body") break;
-      const found = priceFrom(descendants(container), labels);
+      const found = priceFrom(descendants(container), scope, labels);
       if (found) return { facts: found.facts, how: found.labelled ? "visible.price_labelled" : how };
     }
     return undefined;
@@ -417,7 +425,7 @@ export function priceNear(
   if (!rules.on("visible.price_anywhere")) return undefined;
   const chrome = new Set(["header", "nav", "footer"].flatMap((tag) => page.byTag(tag).flatMap((element) => descendants(element))));
   const main = page.elements.filter((element) => !chrome.has(element));
-  const anywhere = priceFrom(main);
+  const anywhere = priceFrom(main, scope);
   return anywhere ? { facts: anywhere.facts, how: "visible.price_anywhere" } : undefined;
 }
 
@@ -463,6 +471,7 @@ const STOCK_HINT = /availab|stock|inventory|lieferbar|verf[üu]gbar|dispon|voorr
 function stockStatement(page: Page): string | undefined {
   const verdicts = new Map<string, { verdict: string; count: number }>();
   for (const element of page.elements) {
+    page.budget.tick();
     if (["script", "style", "option", "select", "li", "a", "template"].includes(element.name)) continue;
     const description = `${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`;
     if (!STOCK_HINT.test(description) || STOCK_STATE_LABEL.test(description) || isHidden(element)) continue;
@@ -481,7 +490,7 @@ function stockStatement(page: Page): string | undefined {
 const STOCK_STATE_LABEL = /unavailable|variation|label|template|notify|hidden|(?<![a-z])hide/i;
 
 function isHidden(element: Element): boolean {
-  return [element, ...ancestors(element).slice(0, 6)].some(
+  return [element, ...ancestors(element, 6)].some(
     (node) =>
       node.attribs.hidden !== undefined ||
       /display\s*:\s*none/i.test(node.attribs.style ?? "") ||
@@ -535,6 +544,7 @@ function soldOutAround(button: Element): boolean {
 function labelledIdentifiers(page: Page): Partial<Record<LabelKind, string>> {
   const found: Partial<Record<LabelKind, string>> = {};
   for (const element of page.elements) {
+    page.budget.tick();
     if (["script", "style", "option", "title", "a", "button", "select", "textarea"].includes(element.name)) continue;
     for (const child of element.children) {
       if (!isText(child)) continue;
@@ -568,6 +578,7 @@ const SKU_NAMED =
 /** An element named for the SKU (`class="product-code"`, `data-qa-qualifier="product-reference"`) holding just a code. */
 function namedIdentifier(page: Page): string | undefined {
   for (const element of page.elements) {
+    page.budget.tick();
     if (["script", "style", "input", "option", "meta", "link", "a", "button"].includes(element.name)) continue;
     const names = Object.entries(element.attribs)
       .filter(([name]) => name === "class" || name === "id" || name.startsWith("data-"))
