@@ -66,7 +66,7 @@ describe("issue 47: extraction over its budget is reported, never waited for", (
   it("a live lookup of a page over budget answers 404 naming the budget, and the server goes on answering", async () => {
     const root = await rootOn(t.database, {
       config: {
-        LIVE_LOOKUP_HOSTS: ["127.0.0.1"],
+        LIVE_LOOKUP_HOSTS: [shop.host],
         FETCH_ALLOW_PRIVATE: true,
         FETCH_HOST_DELAY_MS: 0,
         FETCH_RETRIES: 0,
