@@ -41,6 +41,22 @@ function lookup(url: string) {
 
 const problemOf = (answer: { json(): unknown }) => ProblemSchema.parse(answer.json());
 
+/** A fetcher as FETCH_ALLOW_PRIVATE=true makes it, quick to give up: loopback shops only. */
+const loopbackFetcher = () =>
+  createFetcher({
+    userAgent: "ProductCatalogBot/0.1 (+https://product-catalog.example/bot)",
+    allowPrivate: true,
+    hostDelayMs: 0,
+    concurrency: 2,
+    connectTimeoutMs: 1000,
+    firstByteTimeoutMs: 1000,
+    bodyTimeoutMs: 1000,
+    maxRedirects: 5,
+    retries: 0,
+    retryBaseMs: 0,
+    maxBytes: 1024 * 1024,
+  });
+
 beforeAll(async () => {
   t = await createTestApp({ records: [] });
   [shop, robotsAway, foreign] = await Promise.all([startMerchantServer(), startMerchantServer(), startMerchantServer()]);
@@ -121,19 +137,7 @@ describe("issue 47: live lookup holds every hop to LIVE_LOOKUP_HOSTS", () => {
 describe("issue 47: FETCH_ALLOW_PRIVATE=true lets the fetcher reach loopback only", () => {
   it("fetches from the shop on loopback, and refuses a private address without connecting to it", async () => {
     shop.setPage("/p/lamp", productPage(shop.origin, "/p/lamp", { name: "Loopback Lamp", price: "12.00" }));
-    const fetcher = createFetcher({
-      userAgent: "ProductCatalogBot/0.1 (+https://product-catalog.example/bot)",
-      allowPrivate: true,
-      hostDelayMs: 0,
-      concurrency: 2,
-      connectTimeoutMs: 1000,
-      firstByteTimeoutMs: 1000,
-      bodyTimeoutMs: 1000,
-      maxRedirects: 5,
-      retries: 0,
-      retryBaseMs: 0,
-      maxBytes: 1024 * 1024,
-    });
+    const fetcher = loopbackFetcher();
     try {
       expect(await fetcher.get(`${shop.origin}/p/lamp`, { accept: "html" })).toMatchObject({ kind: "ok" });
       expect(await fetcher.get("http://10.0.0.5/p/lamp", { accept: "html" })).toEqual({
@@ -152,19 +156,7 @@ describe("issue 47: a robots.txt Crawl-delay is waited for up to 5 minutes, no l
     const slow = await startMerchantServer();
     slow.setRobots("User-agent: *\nCrawl-delay: 86400\n");
     slow.setPage("/p/a", productPage(slow.origin, "/p/a", { name: "Slow A", price: "1.00" }));
-    const fetcher = createFetcher({
-      userAgent: "ProductCatalogBot/0.1 (+https://product-catalog.example/bot)",
-      allowPrivate: true,
-      hostDelayMs: 0,
-      concurrency: 2,
-      connectTimeoutMs: 1000,
-      firstByteTimeoutMs: 1000,
-      bodyTimeoutMs: 1000,
-      maxRedirects: 5,
-      retries: 0,
-      retryBaseMs: 0,
-      maxBytes: 1024 * 1024,
-    });
+    const fetcher = loopbackFetcher();
     try {
       const started = performance.now();
       const [first, second] = await Promise.all(["/p/a", "/p/a?again"].map((path) => fetcher.get(`${slow.origin}${path}`, { accept: "html" })));
