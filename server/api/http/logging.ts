@@ -1,12 +1,9 @@
 /**
- * What a log line may hold of a request or an error. Keys never reach the
- * logs: `Authorization` is redacted by the logger, and these serializers keep
- * out every other place a key could ride along: a key-shaped run in the URL
- * (a client that put its key in the query), and whatever an error object
- * carries beyond plain fields (Node's parser errors hold the raw request
- * bytes, headers and all, in `rawPacket`, which would print as a byte array).
- * Whatever else a line holds (a field someone logs later, a message) is
- * caught by the stream every logger writes through, which redacts whole lines.
+ * What a log line may hold of a request or an error, and the stream every logger writes through. Keys never reach
+ * the logs: `Authorization` is redacted by the logger, these serializers keep out what an error object carries beyond
+ * plain fields (Node's parser errors hold the raw request bytes, headers and all, in `rawPacket`, which would print as
+ * a byte array), and the stream redacts every key-shaped run in each whole line, in any percent-encoding (a key in
+ * the URL's query, in `host`, in a message), once, whichever field holds it.
  */
 import type { FastifyRequest } from "fastify";
 import { redactKeys } from "../../auth/keys.js";
@@ -23,13 +20,12 @@ interface LoggedError {
 
 /** A plain field as logged; buffers, objects and the like are left out. */
 function plain(value: unknown): string | number | boolean | undefined {
-  if (typeof value === "string") return redactKeys(value);
-  return typeof value === "number" || typeof value === "boolean" ? value : undefined;
+  return typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? value : undefined;
 }
 
 /** An error as logged: type, message, stack and its other string, number and boolean fields, then its cause. */
 function serializeError(error: Error, depth = 0): LoggedError {
-  const logged: LoggedError = { type: error.name, message: redactKeys(error.message), stack: redactKeys(error.stack ?? "") };
+  const logged: LoggedError = { type: error.name, message: error.message, stack: error.stack ?? "" };
   for (const [name, value] of Object.entries(error)) {
     const field = plain(value);
     if (field !== undefined) logged[name] = field;
@@ -42,8 +38,8 @@ function serializeError(error: Error, depth = 0): LoggedError {
 function serializeRequest(request: FastifyRequest) {
   return {
     method: request.method,
-    url: redactKeys(request.url),
-    host: redactKeys(request.host),
+    url: request.url,
+    host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
   };
