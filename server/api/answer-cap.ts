@@ -107,7 +107,7 @@ function mb(bytes: number): string {
 
 /** Counts `output` against the request's budget; a TRPCError carrying the `answer_too_large` problem once it is spent. */
 export async function spendAnswer(budget: AnswerBudget, output: unknown, requestId: string): Promise<void> {
-  const room = Math.floor((budget.max - budget.spent) / budget.copies);
+  const room = answerRoom(budget);
   // Most answers are small and measured at once; one past PIECE_BYTES is measured again, in pieces.
   const quick = Math.min(room, PIECE_BYTES);
   let size = jsonSize(output, quick);
