@@ -7,6 +7,7 @@
  */
 import { hash, webcrypto } from "node:crypto";
 import type { FastifyReply, FastifyRequest, onSendHookHandler } from "fastify";
+import { finishOnSend } from "./on-send.js";
 
 const CACHE_CONTROL = "private, max-age=0, must-revalidate";
 /** Bodies from this size are hashed off the event loop (WebCrypto's digest runs in the thread pool); ~0.5 ms of SHA-256. */
@@ -72,12 +73,4 @@ function tagged(request: FastifyRequest, reply: FastifyReply, payload: unknown):
 }
 
 /** The onSend hook; callback-style, as it runs on every answer (an async hook costs a promise and a microtask turn). */
-export const conditionalGet: onSendHookHandler = (request, reply, payload, done) => {
-  const body = tagged(request, reply, payload);
-  if (body instanceof Promise)
-    return void body.then(
-      (tagged) => done(null, tagged),
-      (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
-    );
-  done(null, body);
-};
+export const conditionalGet: onSendHookHandler = (request, reply, payload, done) => finishOnSend(done, tagged(request, reply, payload));

@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync } from "node:zlib";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onSendHookHandler } from "fastify";
 import { addVary } from "./cors.js";
+import { failOnSend, finishOnSend } from "./on-send.js";
 
 const THRESHOLD = 1024;
 /** Bodies from this size are compressed off the event loop: at ~30 MB/s for brotli, 64 KB is about 2 ms of work. */
@@ -50,22 +51,15 @@ function compressed(request: FastifyRequest, reply: FastifyReply, payload: unkno
   return encoding === "br" ? brotliCompressSync(payload, BROTLI) : gzipSync(payload);
 }
 
-const failed = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
-
 /** The onSend hook; callback-style, as it runs on every answer (an async hook costs a promise and a microtask turn). */
 const compressBody: onSendHookHandler = (request, reply, payload, done) => {
   let body: unknown;
   try {
     body = compressed(request, reply, payload);
   } catch (error) {
-    return done(failed(error));
+    return failOnSend(done, error);
   }
-  if (body instanceof Promise)
-    return void body.then(
-      (buffer) => done(null, buffer),
-      (error: unknown) => done(failed(error)),
-    );
-  done(null, body);
+  finishOnSend(done, body);
 };
 
 /** Adds the compression step as each route's last onSend hook, after tagging and problem shaping; routes that compress their own bodies (static.ts) are left alone. */
