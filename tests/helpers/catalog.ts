@@ -1,5 +1,7 @@
 /** Small catalogs written for the tests, in the import record shape. */
+import { productIdFromUrlKey } from "../../server/catalog/ids.js";
 import type { ImportRecord } from "../../server/ingest/record.js";
+import { productUrlKey } from "../../shared/url.js";
 
 export type TestRecord = Partial<ImportRecord> & Pick<ImportRecord, "url" | "name">;
 
@@ -57,6 +59,15 @@ export const FIXTURE: TestRecord[] = [
 ];
 
 /** Lines of NDJSON for the CLI importer. */
+/** A product whose page is large (about 340 KB of raw data), for the answer-size tests; and its id. */
+export const BIG: TestRecord = {
+  url: "https://big.example/p/huge-tent",
+  name: "Huge Tent with a very long page",
+  desc: "A tent whose page is large.",
+  raw_data: { strippedHtml: `<main>${"<p>tent fabric and poles</p>".repeat(12_000)}</main>`, jsons: { ld_json: null, props_data: null } },
+};
+export const bigId = productIdFromUrlKey(productUrlKey(BIG.url)!);
+
 export function toNdjson(records: readonly unknown[]): string {
   return `${records.map((record) => JSON.stringify(record)).join("\n")}\n`;
 }

@@ -5,20 +5,11 @@
  * for less, on every transport; never a 500.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { productIdFromUrlKey } from "../../server/catalog/ids.js";
-import { productUrlKey } from "../../shared/url.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { FIXTURE, type TestRecord } from "../helpers/catalog.js";
+import { BIG, bigId, FIXTURE } from "../helpers/catalog.js";
 
 /** 1 MiB: a product with 300 KB of raw page fits; four of them do not. */
 const CAP = 1_048_576;
-const BIG: TestRecord = {
-  url: "https://big.example/p/huge-tent",
-  name: "Huge Tent with a very long page",
-  desc: "A tent whose page is large.",
-  raw_data: { strippedHtml: `<main>${"<p>tent fabric and poles</p>".repeat(12_000)}</main>`, jsons: { ld_json: null, props_data: null } },
-};
-const bigId = productIdFromUrlKey(productUrlKey(BIG.url)!);
 
 let t: TestApp;
 beforeAll(async () => {

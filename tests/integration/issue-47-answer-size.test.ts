@@ -8,20 +8,11 @@
 import { gunzipSync } from "node:zlib";
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { productIdFromUrlKey } from "../../server/catalog/ids.js";
-import { productUrlKey } from "../../shared/url.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { FIXTURE, type TestRecord } from "../helpers/catalog.js";
+import { BIG, bigId, FIXTURE } from "../helpers/catalog.js";
 
 /** A unit per 64 KiB: the big product's ~340 KB of raw page costs 5 more. */
 const PER_UNIT = 65_536;
-const BIG: TestRecord = {
-  url: "https://big.example/p/huge-tent",
-  name: "Huge Tent with a very long page",
-  desc: "A tent whose page is large.",
-  raw_data: { strippedHtml: `<main>${"<p>tent fabric and poles</p>".repeat(12_000)}</main>`, jsons: { ld_json: null, props_data: null } },
-};
-const bigId = productIdFromUrlKey(productUrlKey(BIG.url)!);
 
 let t: TestApp;
 beforeAll(async () => {
