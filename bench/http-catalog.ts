@@ -11,7 +11,7 @@
  *   text search has realistic matches. Indexes are built after the rows.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { getTableName, sql } from "drizzle-orm";
@@ -19,6 +19,9 @@ import { openPglite } from "../server/db/open.js";
 import { products, EMBEDDING_DIMENSIONS } from "../server/db/schema.js";
 import { importRecords } from "../server/ingest/import.js";
 import { readNdjson } from "../server/ingest/ndjson.js";
+import { importLines } from "../server/ingest/extract/cli.js";
+import { importLimits } from "../server/ingest/limits.js";
+import { loadConfig } from "../server/config.js";
 import { prepareRecord } from "../server/ingest/record.js";
 import { backfillStructured } from "../server/catalog/backfill.js";
 import { countProducts } from "../server/catalog/repository.js";
@@ -29,6 +32,7 @@ import { holdCache } from "./cache-lock.js";
 import { catalogDataDir, loadDevQueries } from "./relevance-data.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const PDP_PAGES = join(ROOT, "..", "shared", "data", "pdp");
 /** Bump when the generator changes what it writes, so cached catalogs are rebuilt. */
 const GENERATOR_VERSION = 4;
 
@@ -71,6 +75,29 @@ export async function sampleCatalog(): Promise<BenchCatalog> {
     writeFileSync(done, new Date().toISOString());
   }
   return { name: "sample", dataDir, products: await countIn(dataDir), synthetic: false };
+}
+
+/** The real merchants' pages in ../shared/data/pdp (extracted and imported as `catalog import` does); null without them. */
+export async function pdpCatalog(): Promise<BenchCatalog | null> {
+  if (!existsSync(PDP_PAGES)) return null;
+  const listing = readdirSync(PDP_PAGES, { recursive: true, encoding: "utf8" }).sort().join("\n");
+  const dir = cacheDir("pdp", listing);
+  holdCache(dir);
+  const dataDir = join(dir, "pg");
+  const done = join(dir, ".complete");
+  if (!existsSync(done)) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    log("building the pdp catalog from ../shared/data/pdp (real embeddings)…\n");
+    const embedder = await createLocalEmbedder();
+    const { handle } = await openPglite(dataDir);
+    await handle.migrate();
+    await importRecords({ db: handle.db, embedder }, importLines([PDP_PAGES], {}, importLimits(loadConfig({}))));
+    await handle.close();
+    await embedder.close();
+    writeFileSync(done, new Date().toISOString());
+  }
+  return { name: "pdp", dataDir, products: await countIn(dataDir), synthetic: false };
 }
 
 /**

@@ -8,78 +8,16 @@
  * and the sample-catalog shopper set (bench/sample-queries.json) over the
  * sample catalog.
  */
-import { Worker } from "node:worker_threads";
-import { createRoot } from "../server/compose.js";
-import { loadConfig } from "../server/config.js";
-import type { DatabaseHandle } from "../server/db/open.js";
 import { openPglite } from "../server/db/open.js";
-import type { Embedder } from "../server/search/embedder.js";
 import { createLocalEmbedder } from "../server/search/embedders/local.js";
 import { sampleCatalog } from "./http-catalog.js";
 import { DATA, loadDevQueries, ndcgAt10, openCatalog, percentile, relevanceDataPresent } from "./relevance-data.js";
-import { benchStages, type Stage } from "./relevance-stages.js";
+import { measureBlindSets } from "./blind-measure.js";
+import { loadBlindSets } from "./blind-set.js";
+import { type Answer, serve } from "./relevance-serve.js";
+import { benchStages } from "./relevance-stages.js";
 import { loadSampleQueries, type SampleSummary, summarise } from "./sample-set.js";
 import { TYPO_KINDS, typoCopy } from "./typos.js";
-
-interface Answer {
-  id: string;
-  ids: string[];
-  urls: string[];
-  ms: number;
-  rerank: string | null;
-}
-
-const CLIENT = `
-const { parentPort, workerData } = require("node:worker_threads");
-(async () => {
-  const { base, key, queries } = workerData;
-  const call = (q) => fetch(base + "/api/v1/products/search?limit=10&q=" + encodeURIComponent(q), { headers: { authorization: key } });
-  await (await call("warm up")).arrayBuffer();
-  const answers = [];
-  for (const [id, q] of queries) {
-    const started = performance.now();
-    const response = await call(q);
-    const body = await response.json();
-    if (!response.ok) throw new Error(q + ": " + response.status + " " + JSON.stringify(body));
-    answers.push({
-      id,
-      ids: body.products.map((p) => p.pdp.id),
-      urls: body.products.map((p) => p.pdp.url),
-      ms: performance.now() - started,
-      rerank: response.headers.get("x-rerank"),
-    });
-  }
-  parentPort.postMessage(answers);
-})();
-`;
-
-function askFromWorker(base: string, key: string, queries: readonly (readonly [string, string])[]): Promise<Answer[]> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(CLIENT, { eval: true, workerData: { base, key, queries } });
-    worker.once("message", (answers: Answer[]) => void worker.terminate().then(() => resolve(answers)));
-    worker.once("error", reject);
-  });
-}
-
-/** Serves one catalog with one stage over loopback HTTP, and asks it queries from a worker thread. */
-async function serve(stage: Stage, database: DatabaseHandle, embedder: Embedder) {
-  const config = { ...loadConfig(process.env), API_PREFIXES: ["/api/v1"], LOG_LEVEL: "silent" as const };
-  const reranker = stage.reranker(database.db);
-  const root = createRoot(config, { role: "server", database, embedder, reranker: () => reranker, retrieval: stage.retrieval });
-  const services = await root.services();
-  // As the server does at start.
-  await reranker.warm?.();
-  await services.search.warm?.();
-  const app = await root.app();
-  const base = await app.listen({ host: "127.0.0.1", port: 0 });
-  // 130 searches at 5 units each outrun the default 600 a minute once a stage takes under a minute.
-  const { key } = await services.keys.issue({ name: `bench ${stage.name}`, environment: "dev", rateLimitPerMinute: 1_000_000 });
-  return {
-    // The client runs on its own thread, so its work does not queue behind the server's on one event loop.
-    ask: (queries: readonly (readonly [string, string])[]) => askFromWorker(base, key, queries),
-    close: () => root.close(),
-  };
-}
 
 interface StageResult {
   name: string;
@@ -130,6 +68,8 @@ async function main(): Promise<void> {
   }
   await sample.handle.close();
   await database.close();
+  const lastStage = benchStages().at(-1)!;
+  const blind = await measureBlindSets(lastStage, embedder, loadBlindSets());
   await embedder.close();
 
   const baseline = results.find((r) => r.name === "hybrid")?.ndcg ?? Number.NaN;
@@ -166,6 +106,8 @@ async function main(): Promise<void> {
       console.log(`- "${miss.q}": ${flags.join(", ")}; top five: ${top.join(" | ")}`);
     }
   }
+  console.log(`\nblind sets (bench/blind/), with ${lastStage.name}:\n`);
+  console.log(blind.join("\n"));
   console.log(
     "\nreference (../shared/data/relevance/README.md): BM25 0.7125, USE vectors 0.490, their fusion 0.72; " +
       "goals (issue 15): dev ≥ 0.80 at p95 ≤ 60 ms, typo copy ≥ 0.95 × clean, every sample query's best product in the top three, nothing unrelated in the top five",
