@@ -1,0 +1,87 @@
+/**
+ * The explain stage: what the answer says of how the query was read (`interpretation`) and, with `explain=true`, why
+ * each product matched.
+ */
+import type { Explain, Interpretation, SearchParams } from "../../../shared/schemas/index.js";
+import { fieldLexemes, wordLexemes } from "../browse.js";
+import { describeFilters } from "../filters.js";
+import type { Reading } from "../interpret.js";
+import { parseTsvector } from "../lexical.js";
+import type { QueryPlan } from "../understand.js";
+import type { SearchContext, SearchHitResult } from "./context.js";
+import type { Page } from "./page.js";
+
+/** The interpretation, when constraints were read, a typo corrected, a synonym applied, ages or unwanted words read. */
+export function interpretationOf(reading: Reading | null, plan: QueryPlan | null, query: string | undefined): Interpretation | undefined {
+  if (!reading && !(plan && (plan.corrections.length > 0 || plan.synonyms.length > 0 || plan.goesWith.length > 0 || plan.ages))) {
+    return undefined;
+  }
+  return {
+    query: reading ? reading.query : (query ?? ""),
+    applied: reading?.applied ?? [],
+    ...(reading && reading.notApplied.length > 0 ? { not_applied: reading.notApplied } : {}),
+    ...(plan && plan.corrections.length > 0 ? { corrections: plan.corrections } : {}),
+    ...(plan && plan.synonyms.length > 0 ? { synonyms: plan.synonyms } : {}),
+    ...(plan && plan.goesWith.length > 0 ? { goes_with: plan.goesWith } : {}),
+    ...(plan?.ages ? { ages: { text: plan.ages.text, from_months: plan.ages.from, to_months: plan.ages.to } } : {}),
+    ...(reading && reading.avoid.length > 0 ? { avoided: reading.avoid } : {}),
+  };
+}
+
+/** Each word of every form, and the query words (as typed) it stands for. */
+function standsForOf(plan: QueryPlan | null): Map<string, Set<string>> {
+  const standsFor = new Map<string, Set<string>>();
+  for (const form of plan?.forms ?? []) {
+    for (const word of form.words) {
+      const typed = standsFor.get(word) ?? new Set<string>();
+      for (const original of plan!.words.slice(form.start, form.end)) typed.add(original);
+      standsFor.set(word, typed);
+    }
+  }
+  return standsFor;
+}
+
+/** Fills in why each hit matched (`explain=true`). */
+export async function explainHits(
+  ctx: SearchContext,
+  hits: SearchHitResult[],
+  plan: QueryPlan | null,
+  params: SearchParams,
+  scores: Page["scores"],
+): Promise<void> {
+  const read = ctx.read();
+  const words = plan ? [...new Set(plan.words)] : [];
+  const standsFor = standsForOf(plan);
+  const [byWord, fields] = await Promise.all([
+    wordLexemes(read, [...standsFor.keys()]),
+    fieldLexemes(
+      read,
+      hits.map((hit) => hit.product.id),
+    ),
+  ]);
+  const fieldsById = new Map(fields.map((row) => [row.id, row]));
+  const filters = describeFilters(params);
+  for (const hit of hits) {
+    const row = fieldsById.get(hit.product.id);
+    const matchedFields: Explain["matched"]["fields"] = [];
+    const matchedWords = new Set<string>();
+    for (const field of ["name", "brands", "desc", "category"] as const) {
+      const lexemes = new Set(parseTsvector(row?.[field] ?? "").map((term) => term.lexeme));
+      let any = false;
+      // A word with several stems matches where all are: "over-ear" in "Over-Ear", not in the "ear" of "On-Ear".
+      for (const [word, stems] of byWord) {
+        if (stems.length > 0 && stems.every((lexeme) => lexemes.has(lexeme))) {
+          any = true;
+          for (const typed of standsFor.get(word) ?? []) matchedWords.add(typed);
+        }
+      }
+      if (any) matchedFields.push(field);
+    }
+    const id = hit.product.id;
+    hit.explain = {
+      matched: { fields: matchedFields, words: words.filter((word) => matchedWords.has(word)) },
+      scores: { lexical: scores?.lexical.get(id) ?? null, semantic: scores?.semantic.get(id) ?? null, rerank: scores?.rerank?.get(id) ?? null },
+      filters,
+    };
+  }
+}
