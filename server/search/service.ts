@@ -20,6 +20,7 @@ import { loadWordLists } from "./common-words.js";
 import { NO_SYNONYMS } from "./synonyms.js";
 import { vocabularyOf } from "./vocabulary.js";
 import { type Analysis, analyse, type CatalogFacts, priceOrderOf } from "./pipeline/analyse.js";
+import { byCount, RetrievalBudget } from "./pipeline/budget.js";
 import type { SearchContext, SearchDeps, SearchHitResult, SearchResult } from "./pipeline/context.js";
 import { explainHits, interpretationOf } from "./pipeline/explain.js";
 import { answerMessages } from "./pipeline/messages.js";
@@ -89,18 +90,20 @@ export function createSearchService(deps: SearchDeps): SearchService {
     async search(params, options = {}) {
       const analysis = await analyse(params, facts);
       const { query, plan, reading } = analysis;
-      const effective: SearchParams = { ...analysis.read, ...(await priceOrderOf(ctx, analysis)) };
+      const budget = new RetrievalBudget();
+      const effective: SearchParams = { ...analysis.read, ...(await priceOrderOf(ctx, analysis, budget)) };
       const sort: Sort = effective.sort ?? (query ? "relevance" : "newest");
       const print = fingerprintOf(params, sort);
       const position = params.cursor === undefined ? undefined : (await ctx.cursors()).decode(params.cursor, print);
       const priced = sort === "price_asc" || sort === "price_desc";
       const filters = filtersFrom(effective, { priced, rates: deps.exchangeRates });
       const withRawData = params.include_raw_data || params.view === "full";
+      budget.spend();
       const strict =
         query && plan
           ? await searchPage(ctx, query, plan, filters, effective, sort, position)
           : await browsePage(ctx, filters, sort as OrderSort, effective, position);
-      const page = await otherCurrencies(ctx, analysis, strict, { filters, effective, sort, position, priced });
+      const page = await otherCurrencies(ctx, analysis, strict, { filters, effective, sort, position, priced, budget });
       const uncompared = page !== strict;
       // The parameters the answer applied: a price bound its products were not compared with is left out.
       const answered: SearchParams = uncompared ? { ...effective, price_min: undefined, price_max: undefined } : effective;
@@ -116,6 +119,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
         page,
         empty: hits.length === 0,
         first: position === undefined,
+        budget,
       });
       if (params.explain) await explainHits(ctx, hits, plan, answered, page.scores);
       const result: SearchResult = { hits, rerank: page.rerank };
@@ -141,14 +145,25 @@ async function otherCurrencies(
   ctx: SearchContext,
   { query, plan, reading }: Analysis,
   strict: Page,
-  search: { filters: Filters; effective: SearchParams; sort: Sort; position: Parameters<typeof searchPage>[6]; priced: boolean },
+  search: {
+    filters: Filters;
+    effective: SearchParams;
+    sort: Sort;
+    position: Parameters<typeof searchPage>[6];
+    priced: boolean;
+    budget: RetrievalBudget;
+  },
 ): Promise<Page> {
   const currency = search.effective.currency;
   const readBound = reading?.applied.some((shown) => shown.filter === "price_min" || shown.filter === "price_max") ?? false;
-  if (!query || !plan || !currency || !readBound || search.priced || strict.ids.length > 0) return strict;
+  if (!query || !plan || !currency || !readBound || search.priced || strict.ids.length > 0 || !search.budget.spend()) return strict;
   const looseFilters: Filters = { ...search.filters, priceMin: undefined, priceMax: undefined, priced: true, uncompared: true };
   const loose = await searchPage(ctx, query, plan, looseFilters, search.effective, search.sort, search.position);
-  return loose.ids.length > 0 && !(await matchedByCurrency(ctx, loose)).has(currency) ? loose : strict;
+  const counts = await matchedByCurrency(ctx, loose);
+  // Without converted bounds (no exchange rates for them), its matched set is the words' priced products with the
+  // bounds aside: what the empty answer's price note counts.
+  if (!search.filters.converted?.length) search.budget.unpriced = byCount(counts);
+  return loose.ids.length > 0 && !counts.has(currency) ? loose : strict;
 }
 
 /** The read price bounds an answer in other currencies did not apply move to `not_applied`, saying why. */

@@ -8,6 +8,7 @@ import { type BrandIndex, interpret, NEEDS_CURRENCY, type Reading, spelledOut } 
 import type { SynonymSet } from "../synonyms.js";
 import { type QueryPlan, understand } from "../understand.js";
 import type { Vocabulary } from "../vocabulary.js";
+import type { RetrievalBudget } from "./budget.js";
 import type { SearchContext } from "./context.js";
 import { matchedUnpriced } from "./page.js";
 
@@ -46,11 +47,16 @@ export async function analyse(params: SearchParams, facts: CatalogFacts): Promis
  * the currency every product the words match is priced in, when there is one; else the reason names theirs, for the
  * caller to choose. One more search, only then.
  */
-export async function priceOrderOf(ctx: SearchContext, analysis: Analysis): Promise<Pick<SearchParams, "sort" | "currency">> {
+export async function priceOrderOf(
+  ctx: SearchContext,
+  analysis: Analysis,
+  budget: RetrievalBudget,
+): Promise<Pick<SearchParams, "sort" | "currency">> {
   const { reading, query, plan, read } = analysis;
   const order = reading?.notApplied.find((entry) => entry.reason === NEEDS_CURRENCY);
-  if (!reading || !query || !plan || !order) return {};
-  const currencies = (await matchedUnpriced(ctx, query, plan, read)).map(({ currency }) => currency).sort();
+  if (!reading || !query || !plan || !order || !budget.spend()) return {};
+  budget.unpriced = await matchedUnpriced(ctx, query, plan, read);
+  const currencies = budget.unpriced.map(({ currency }) => currency).sort();
   if (currencies.length !== 1) {
     if (currencies.length > 1) order.reason = `${NEEDS_CURRENCY}; the products matched are priced in ${currencies.join(", ")}`;
     return {};

@@ -11,6 +11,7 @@ import type { Reading } from "../interpret.js";
 import { isVague } from "../product-type.js";
 import { clausesHeld } from "../retrieve.js";
 import { type QueryPlan, wordClauses } from "../understand.js";
+import type { RetrievalBudget } from "./budget.js";
 import type { SearchContext } from "./context.js";
 import { matchedUnpriced, type Page, searchedWithout, searchPage } from "./page.js";
 
@@ -35,6 +36,7 @@ export interface AnswerFacts {
   empty: boolean;
   /** The first page (no cursor): only it explains an empty answer. */
   first: boolean;
+  budget: RetrievalBudget;
 }
 
 export async function answerMessages(ctx: SearchContext, facts: AnswerFacts): Promise<Message[]> {
@@ -45,13 +47,14 @@ export async function answerMessages(ctx: SearchContext, facts: AnswerFacts): Pr
   for (const skipped of reading?.notApplied ?? []) {
     messages.push({ code: "filter_not_applied", text: `"${skipped.text}" was not applied as ${skipped.filter}: ${skipped.reason}.` });
   }
-  // Each costs one more search, only for an empty first page.
-  if (priceNote && empty && first) priceNote.text += await emptyWithinPrices(ctx, facts);
-  if (answered.availability && empty && first) {
+  // Each costs one more search (unless its counts are known), only for an empty first page, while the budget lasts.
+  const { budget } = facts;
+  if (priceNote && empty && first && (budget.unpriced || budget.spend())) priceNote.text += await emptyWithinPrices(ctx, facts);
+  else if (answered.availability && empty && first && budget.spend()) {
     const none = await noneAvailable(ctx, facts);
     if (none) messages.push(none);
   }
-  if (facts.query && facts.plan && empty && first) {
+  if (facts.query && facts.plan && empty && first && messages.every((m) => m.code !== "none_available") && budget.spend()) {
     const without = await withoutUnheldWords(ctx, facts.plan, facts);
     if (without) messages.push(without);
   }
@@ -76,9 +79,9 @@ function priceNoteOf(ctx: SearchContext, { answered, priced, filters }: AnswerFa
  * An empty answer that only prices in one currency says where the search matches without its prices: outside the
  * bounds, or in other currencies, so that the caller can widen the bounds or ask again in that currency.
  */
-async function emptyWithinPrices(ctx: SearchContext, { effective, filters, query, plan, priced }: AnswerFacts): Promise<string> {
+async function emptyWithinPrices(ctx: SearchContext, { effective, filters, query, plan, priced, budget }: AnswerFacts): Promise<string> {
   const considered = new Set([effective.currency, ...(filters.converted ?? []).map((bounds) => bounds.currency)]);
-  const unpriced = await matchedUnpriced(ctx, query, plan, effective);
+  const unpriced = budget.unpriced ?? (await matchedUnpriced(ctx, query, plan, effective));
   // A sort has no bounds to be outside of.
   const outside = priced ? [] : unpriced.filter(({ currency }) => considered.has(currency));
   const elsewhere = unpriced.filter(({ currency }) => !considered.has(currency));

@@ -11,6 +11,7 @@ import { type CursorPosition, seenHash } from "../cursor.js";
 import type { FacetScope } from "../facets.js";
 import { type Filters, filterSql, filtersFrom } from "../filters.js";
 import type { QueryPlan } from "../understand.js";
+import { byCount } from "./budget.js";
 import type { SearchContext, SearchResult } from "./context.js";
 import { rankStage } from "./rank.js";
 import { retrieveStage } from "./retrieve.js";
@@ -150,6 +151,5 @@ export async function matchedByCurrency(ctx: SearchContext, page: Page): Promise
 
 /** How many products the search matches, its prices and currency aside, per currency; most first. */
 export async function matchedUnpriced(ctx: SearchContext, query: string | undefined, plan: QueryPlan | null, params: SearchParams) {
-  const counts = await matchedByCurrency(ctx, await searchedWithout(ctx, query, plan, params, "price"));
-  return [...counts].map(([currency, count]) => ({ currency, count })).sort((a, b) => b.count - a.count || (a.currency < b.currency ? -1 : 1));
+  return byCount(await matchedByCurrency(ctx, await searchedWithout(ctx, query, plan, params, "price")));
 }
