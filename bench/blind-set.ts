@@ -135,3 +135,18 @@ export function blindTable(set: BlindSet, rows: readonly BlindRow[]): string[] {
   }
   return lines;
 }
+
+/** The queries a set's answers miss, each with its first five products (a set whose figure is recorded: a dev set). */
+export function blindMisses(set: BlindSet, answers: readonly BlindAnswer[]): string[] {
+  const short = (url: string) => url.replace(/^https?:\/\/(www\.)?/u, "").slice(0, 60);
+  return set.queries.flatMap((query, i) => {
+    const answer = answers[i]!;
+    if (scoreBlind(query, answer).pass) return [];
+    const wanted = Object.entries(query.grades)
+      .filter(([, grade]) => grade === 3)
+      .map(([url]) => short(url));
+    const top = answer.urls.slice(0, 5).map((url) => `${query.never.includes(url) ? "NEVER " : ""}${query.grades[url] ?? 0}:${short(url)}`);
+    const messages = answer.messages.length ? ` [${answer.messages.join(", ")}]` : "";
+    return [`- (${query.kind}) "${query.q}"${messages}\n    wanted: ${wanted.join(" ; ") || "nothing"}\n    got: ${top.join(" ; ") || "nothing"}`];
+  });
+}

@@ -1,5 +1,5 @@
 /**
- * npm run bench:blind [SET.json...] — the blind query sets (bench/blind/, or the files named) through the real HTTP
+ * npm run bench:blind [--misses] [SET.json...] — the blind query sets (bench/blind/, or the files named) through the real HTTP
  * API with the default search (hybrid retrieval, local reranker): per set and per kind, the pass rate, nDCG@5 and the
  * wrong empty answers. bench:relevance prints the same tables after its stages.
  */
@@ -9,10 +9,11 @@ import { loadBlindSets } from "./blind-set.js";
 import { benchStages } from "./relevance-stages.js";
 
 async function main(): Promise<void> {
-  const sets = loadBlindSets(process.argv.slice(2));
+  const args = process.argv.slice(2);
+  const sets = loadBlindSets(args.filter((arg) => arg !== "--misses"));
   const stage = benchStages().find((s) => s.name === "hybrid + local rerank")!;
   const embedder = await createLocalEmbedder();
-  const lines = await measureBlindSets(stage, embedder, sets);
+  const lines = await measureBlindSets(stage, embedder, sets, args.includes("--misses"));
   await embedder.close();
   console.log(`\n${new Date().toISOString().slice(0, 16)}Z, node ${process.version}, stage: ${stage.name}\n`);
   console.log(lines.join("\n"));
