@@ -14,6 +14,7 @@
  */
 import { readFileSync } from "node:fs";
 import { wordsIn } from "./lexical.js";
+import { BUILTIN_RULES_DIR, lineFileHeader, RULES_LANGUAGE, readRulesText } from "./rules/files.js";
 
 export class SynonymsError extends Error {
   override readonly name = "SynonymsError";
@@ -163,13 +164,23 @@ export function expand(words: readonly string[], set: SynonymSet): Expansion[] {
   return expansions;
 }
 
-/** The built-in set for shopping English (SYNONYMS_BUILTIN), in the same format: server/search/synonyms.txt. */
-export const BUILTIN_SYNONYMS_PATH = new URL("synonyms.txt", import.meta.url);
+/** The built-in set for shopping English (SYNONYMS_BUILTIN), in the same format: server/search/rules/en/synonyms.txt. */
+export const BUILTIN_SYNONYMS_PATH = new URL("rules/en/synonyms.txt", import.meta.url);
 
-/** The synonyms the configuration asks for: the built-in set unless turned off, then the operator's file. */
-export function loadSynonyms(options: { builtin: boolean; file: string | undefined }): SynonymSet {
+/**
+ * The synonyms the configuration asks for: the built-in set unless turned off, then RULES_DIR's en/synonyms.txt (which
+ * replaces the built-in set when it says `# replace: true`), then the operator's SYNONYMS_FILE, each beside the others.
+ */
+export function loadSynonyms(options: { builtin: boolean; file: string | undefined; dir?: string | undefined }): SynonymSet {
   const sets: SynonymSet[] = [];
-  if (options.builtin) sets.push(parseSynonyms(readFileSync(BUILTIN_SYNONYMS_PATH, "utf8"), "the built-in synonyms"));
+  const own = options.dir === undefined ? undefined : readRulesText(options.dir, RULES_LANGUAGE, "synonyms.txt", "RULES_DIR");
+  const replaces = own !== undefined && lineFileHeader(own).replace;
+  if (options.builtin && !replaces) {
+    const builtin = readRulesText(BUILTIN_RULES_DIR, RULES_LANGUAGE, "synonyms.txt", "the built-in synonyms")!;
+    lineFileHeader(builtin);
+    sets.push(parseSynonyms(builtin.text, builtin.source));
+  }
+  if (own) sets.push(parseSynonyms(own.text, own.source));
   if (options.file !== undefined) {
     let text: string;
     try {
