@@ -141,9 +141,79 @@ export function parseJsonFile(file: RulesText): unknown {
   try {
     return JSON.parse(file.text);
   } catch (error) {
-    const message = (error as Error).message;
-    const position = /position (\d+)/u.exec(message)?.[1];
-    const line = position === undefined ? 1 : file.text.slice(0, Number(position)).split("\n").length;
-    throw new RulesError(`${file.source} line ${line}: not JSON (${message.replace(/ in JSON at position \d+.*$/u, "")})`);
+    const line = file.text.slice(0, syntaxErrorAt(file.text)).split("\n").length;
+    const reason = (error as Error).message.replace(/,? ?(?:in JSON at position \d+.*|".*" is not valid JSON)$/su, "");
+    throw new RulesError(`${file.source} line ${line}: not JSON (${reason})`);
   }
+}
+
+/**
+ * Where a JSON text stops being JSON: Node 20's JSON.parse does not always say (`Unexpected token ']', ..."` with no
+ * position), and an operator needs the line. A small reader of JSON's grammar that stops at the first mistake.
+ */
+function syntaxErrorAt(text: string): number {
+  let i = 0;
+  const space = () => {
+    while (/[ \t\r\n]/u.test(text[i] ?? "")) i++;
+  };
+  const fail = (): never => {
+    throw i;
+  };
+  const expect = (c: string) => {
+    if (text[i] !== c) fail();
+    i++;
+  };
+  const member = () => {
+    string();
+    space();
+    expect(":");
+    value();
+  };
+  const value = (): void => {
+    space();
+    const c = text[i];
+    if (c === "{") container("}", member);
+    else if (c === "[") container("]", value);
+    else if (c === '"') string();
+    else literal();
+  };
+  const literal = () => {
+    const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/u.exec(text.slice(i));
+    if (!literal) fail();
+    i += literal![0].length;
+  };
+  const string = () => {
+    space();
+    expect('"');
+    while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+    expect('"');
+  };
+  const container = (close: string, member: () => void) => {
+    i++;
+    space();
+    if (text[i] === close) {
+      i++;
+      return;
+    }
+    for (;;) {
+      member();
+      space();
+      if (text[i] !== ",") {
+        expect(close);
+        return;
+      }
+      i++;
+      space();
+      if (text[i] === close) fail();
+    }
+  };
+  try {
+    value();
+    space();
+    if (i < text.length) fail();
+  } catch (at) {
+    if (typeof at === "number") return at;
+    throw at;
+  }
+  return i;
 }
