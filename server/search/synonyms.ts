@@ -14,7 +14,8 @@
  */
 import { readFileSync } from "node:fs";
 import { wordsIn } from "./lexical.js";
-import { BUILTIN_RULES_DIR, lineFileHeader, RULES_LANGUAGE, readRulesText } from "./rules/files.js";
+import { BUILTIN_RULES_DIR, escapeRegExp, lineFileHeader, RULES_LANGUAGE, readRulesText } from "./rules/files.js";
+import { derived } from "./rules/index.js";
 
 export class SynonymsError extends Error {
   override readonly name = "SynonymsError";
@@ -37,10 +38,13 @@ export interface SynonymSet {
 
 export const NO_SYNONYMS: SynonymSet = { byFirst: new Map(), rules: 0 };
 
+/** The endings after which a plural's "es" is dropped (rules/en/word-forms.json): "boxes", "couches". */
+const esSingular = derived(({ wordForms }) => new RegExp(`(?:${wordForms.esSingular.map(escapeRegExp).join("|") || "(?!)"})es$`, "u"));
+
 /** How a word is compared: lower-case, singular ("couches" → "couch", "batteries" → "battery", "shoes" → "shoe"). */
 export function wordKey(word: string): string {
   if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
-  if (word.length > 4 && /(?:ch|sh|ss|x|z)es$/u.test(word)) return word.slice(0, -2);
+  if (word.length > 4 && esSingular().test(word)) return word.slice(0, -2);
   if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
   return word;
 }

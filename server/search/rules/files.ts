@@ -31,6 +31,11 @@ export function languagesIn(dir: string): string[] {
   return readdirSync(dir).filter((name) => statSync(join(dir, name)).isDirectory());
 }
 
+/** A word or phrase from the rules, matched as written inside a regular expression. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&");
+}
+
 /** The plain files in a folder (not its sub-folders). */
 export function filesIn(dir: string): string[] {
   return readdirSync(dir).filter((name) => !statSync(join(dir, name)).isDirectory());

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { parseSynonyms, SynonymsError } from "../synonyms.js";
 import {
   BUILTIN_RULES_DIR,
+  escapeRegExp,
   filesIn,
   languagesIn,
   lineFileHeader,
@@ -113,6 +114,7 @@ const SCHEMAS = {
     verbMarkers: words,
   }),
   "common-words.json": z.strictObject({ stopWords: words, meantStopWords: words }),
+  "word-forms.json": z.strictObject({ vowels: words, esSingular: words, esPlural: words }),
   "ages.json": z.strictObject({
     numberWords: z.record(word, z.number().int().min(0).max(99)),
     units: z.strictObject({ months: words, years: words }),
@@ -134,6 +136,7 @@ export type BedSizeRules = z.infer<Schemas["bed-sizes.json"]>;
 export type GoesWithRules = z.infer<Schemas["goes-with.json"]>;
 export type ProductTypeRules = z.infer<Schemas["product-type.json"]>;
 export type CommonWordRules = z.infer<Schemas["common-words.json"]>;
+export type WordFormRules = z.infer<Schemas["word-forms.json"]>;
 export type AgeRules = z.infer<Schemas["ages.json"]>;
 
 /** The rules of one language, each file's lists merged from the built-in folder and the operator's. */
@@ -145,6 +148,7 @@ export interface Rules {
   goesWith: GoesWithRules;
   productType: ProductTypeRules;
   commonWords: CommonWordRules;
+  wordForms: WordFormRules;
   ages: AgeRules;
 }
 
@@ -155,6 +159,7 @@ const FIELDS: Record<keyof Schemas, Exclude<keyof Rules, "language">> = {
   "goes-with.json": "goesWith",
   "product-type.json": "productType",
   "common-words.json": "commonWords",
+  "word-forms.json": "wordForms",
   "ages.json": "ages",
 };
 
@@ -314,5 +319,5 @@ export function derived<T>(build: (rules: Rules) => T): () => T {
  */
 export function anyOf(phrases: readonly string[]): string {
   if (phrases.length === 0) return "(?!)";
-  return `(?:${phrases.map((phrase) => phrase.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&").replace(/ +/gu, String.raw`\s+`)).join("|")})`;
+  return `(?:${phrases.map((phrase) => escapeRegExp(phrase).replace(/ +/gu, String.raw`\s+`)).join("|")})`;
 }
