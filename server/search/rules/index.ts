@@ -33,7 +33,8 @@ const word = z
   .refine((text) => text === text.toLowerCase(), "must be lower case (words are compared lower-cased)")
   .refine((text) => text === text.trim(), "has a space at an end");
 const words = z.array(word);
-const sexWords = z.strictObject({ male: words, female: words });
+/** Either side may be left out (an operator adding words for one sex): none. */
+const sexWords = z.strictObject({ male: words.default([]), female: words.default([]) });
 
 /** Slots an age pattern may hold, and what each stands for while a pattern is only checked. */
 const AGE_SLOTS: Record<string, string> = { number: "(1)", unit: "(m)", until: "(?:-)", andUp: "(?:\\+)", who: "(?:kids)" };
@@ -117,7 +118,7 @@ const SCHEMAS = {
   "word-forms.json": z.strictObject({ vowels: words, esSingular: words, esPlural: words }),
   "ages.json": z.strictObject({
     numberWords: z.record(word, z.number().int().min(0).max(99)),
-    units: z.strictObject({ months: words, years: words }),
+    units: z.strictObject({ months: words.default([]), years: words.default([]) }),
     until: words,
     andUp: words,
     who: words,
@@ -181,7 +182,9 @@ function readJsonRules(file: RulesText, name: keyof Schemas, builtin: boolean): 
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const at = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-      return `${file.source} line ${lineOf(file.text, issue.path)}: ${at}${issue.message}`;
+      // An unknown field's line is its own, not its object's.
+      const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]!] : issue.path;
+      return `${file.source} line ${lineOf(file.text, path)}: ${at}${issue.message}`;
     });
     throw new RulesError(problems.join("\n"));
   }

@@ -62,12 +62,14 @@ describe("an operator's RULES_DIR", () => {
   });
 
   it('replaces the lists a file gives when it says "replace": true, and keeps the others', () => {
-    write("en/sexes.json", { version: 1, replace: true, query: { male: [], female: ["wifey"] } });
+    // The male words left out are replaced by none.
+    write("en/sexes.json", { version: 1, replace: true, query: { female: ["wifey"] } });
     useRules(loadRules({ dir }));
     expect([...sexesAsked("necklace for my wifey")]).toEqual(["female"]);
     expect([...sexesAsked("necklace for my wife")]).toEqual([]);
     // product words were not given: still the built-in ones.
     expect([...sexesAsked("mens watch")]).toEqual(["male"]);
+    expect([...sexesAsked("watch for my husband")]).toEqual([]);
     useRules(builtin);
     expect([...sexesAsked("necklace for my wife")]).toEqual(["female"]);
   });
@@ -117,7 +119,7 @@ describe("a broken rules file is refused with its name, line and what is wrong",
 
   it("an unknown field (a typo), a wrong type, a word in capitals", () => {
     write("en/sexes.json", { version: 1, prodcut: {} });
-    expect(refusal()).toMatch(/^RULES_DIR en\/sexes\.json line 1: Unrecognized key: "prodcut"/);
+    expect(refusal()).toMatch(/^RULES_DIR en\/sexes\.json line 3: Unrecognized key: "prodcut"/);
     write("en/sexes.json", { version: 1, product: { male: "guy", female: [] } });
     expect(refusal()).toMatch(/^RULES_DIR en\/sexes\.json line 4: product\.male: .*expected array/i);
     write("en/sexes.json", { version: 1, beforePerson: ["for", "My"] });
