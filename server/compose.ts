@@ -22,6 +22,7 @@ import type { Embedder } from "./search/embedder.js";
 import { createEmbedder, createReranker } from "./search/providers.js";
 import { checkEmbeddingModel } from "./search/reindex.js";
 import { loadSynonyms, type SynonymSet } from "./search/synonyms.js";
+import { loadRules, useRules } from "./search/rules/index.js";
 import { type ExchangeRates, loadExchangeRates } from "./search/exchange-rates.js";
 import type { Reranker } from "./search/reranker.js";
 import type { RetrievalMode } from "./search/service.js";
@@ -54,7 +55,10 @@ export interface Root {
   database(): Promise<DatabaseHandle>;
   embedder(): Promise<Embedder>;
   reranker(): Promise<Reranker>;
-  /** SYNONYMS_FILE and the built-in set, read and checked (a mistake throws a SynonymsError naming the line). */
+  /**
+   * SYNONYMS_FILE and the built-in set, read and checked (a mistake throws a SynonymsError naming the line), after the
+   * rules (RULES_DIR and the built-in folder: a RulesError naming each file and line), which it installs.
+   */
   synonyms(): Promise<SynonymSet>;
   /** FX_RATES_FILE read and checked (a mistake throws an ExchangeRatesError), or null without one. */
   exchangeRates(): Promise<ExchangeRates | null>;
@@ -115,7 +119,11 @@ export function createRoot(config: Config, options: RootOptions): Root {
     return made;
   });
 
-  const synonyms = once(async () => loadSynonyms({ builtin: config.SYNONYMS_BUILTIN, file: config.SYNONYMS_FILE }));
+  // The rules (built-in and RULES_DIR) are read and installed with the synonyms, which are rules too: one early step.
+  const synonyms = once(async () => {
+    useRules(loadRules({ dir: config.RULES_DIR }));
+    return loadSynonyms({ builtin: config.SYNONYMS_BUILTIN, file: config.SYNONYMS_FILE, dir: config.RULES_DIR });
+  });
   const exchangeRates = once(async () => loadExchangeRates(config.FX_RATES_FILE));
 
   const base = once(async () => {

@@ -267,8 +267,14 @@ export const ConfigSchema = z.object({
    * equivalents, `a => b` one way (docs/search.md). A file with a mistake stops the server at start, naming the line.
    */
   SYNONYMS_FILE: z.string().min(1).optional(),
-  /** The built-in synonyms for shopping English (server/search/synonyms.txt), applied beside SYNONYMS_FILE. */
+  /** The built-in synonyms for shopping English (server/search/rules/en/synonyms.txt), applied beside SYNONYMS_FILE. */
   SYNONYMS_BUILTIN: boolean(true),
+  /**
+   * An operator's rules folder, shaped as the built-in one (server/search/rules: `en/sexes.json`, `en/synonyms.txt`, …):
+   * each file adds to the built-in file of its name, or replaces its lists when it says so (docs/search/rules.md). A
+   * file with a mistake stops the server at start, naming the file and line.
+   */
+  RULES_DIR: z.string().min(1).optional(),
   /**
    * The operator's exchange rates, `{"base", "date", "rates"}` as Frankfurter and the ECB give them: price filters
    * then apply to prices in every currency they know, converted (docs/search.md). None: prices are never converted.

@@ -21,6 +21,7 @@ import { type StartProgress, startProgress } from "./start-progress.js";
 import { redactingStream, resolveLogFormat } from "./api/http/logging.js";
 import { EmbeddingMismatchError } from "./search/reindex.js";
 import { SynonymsError } from "./search/synonyms.js";
+import { RulesError } from "./search/rules/files.js";
 import { ExchangeRatesError } from "./search/exchange-rates.js";
 
 /** How often last-used times of keys are written (batched: one write per interval, not per request). */
@@ -162,7 +163,7 @@ async function serve(config: Config, options: { worker?: number; note?: string }
   // A worker's counters are scraped through the primary, which adds them up: from the start, since a worker that
   // does not answer holds up every scrape (until prom-client gives up, after 5 s).
   if (worker !== undefined) answerClusterScrapes(root.metrics);
-  // A mistake in SYNONYMS_FILE or FX_RATES_FILE stops the start before the database and the model are opened.
+  // A mistake in RULES_DIR, SYNONYMS_FILE or FX_RATES_FILE stops the start before the database and the model are opened.
   await root.synonyms();
   await root.exchangeRates();
   const app = await openParts(root, progress);
@@ -247,6 +248,7 @@ main().catch((error: unknown) => {
     error instanceof DataDirBusyError ||
     error instanceof EmbeddingMismatchError ||
     error instanceof SynonymsError ||
+    error instanceof RulesError ||
     error instanceof ExchangeRatesError ||
     error instanceof PortBusyError
   ) {

@@ -20,6 +20,11 @@ import { brandHost } from "../../shared/url.js";
 import { serveStdio } from "../mcp/stdio.js";
 import { checkEmbeddingModel, reindex } from "../search/reindex.js";
 import { anyWordQuery, understand } from "../search/understand.js";
+import { brandNames, priceCurrencies } from "../search/browse.js";
+import { brandIndex } from "../search/interpret.js";
+import { readVocabulary } from "../search/vocabulary.js";
+import { loadRules, RULES_FILES, RulesError } from "../search/rules/index.js";
+import { formatQueryReport, queryReport } from "../search/rules/report.js";
 import { createProgress } from "./progress.js";
 
 export class UsageError extends Error {
@@ -357,6 +362,27 @@ const COMMANDS: Record<string, Command> = {
       return 0;
     },
   },
+  rules: {
+    usage: [
+      ['rules test "QUERY" [--json]', "show what the analyser makes of a query with the rules in use (built-in, RULES_DIR, synonyms)"],
+      ["rules check [DIR]", "check a rules folder (default RULES_DIR, else the built-in one): exits 1 naming each file and line wrong"],
+    ],
+    run: async ({ args, flags, config, out }) => {
+      const [sub, ...rest] = args;
+      if (sub === "check") return checkRulesCommand(rest[0] ?? config.RULES_DIR, out);
+      if (sub !== "test" || rest.length === 0) throw new UsageError('rules needs test "QUERY" or check [DIR]');
+      return withRoot(config, async (root) => {
+        // Reads and installs the rules as a start does: a mistake is reported with its file and line.
+        const synonyms = await root.synonyms();
+        const { db } = await root.database();
+        const [vocabulary, brands, currencies] = await Promise.all([readVocabulary(db), brandNames(db), priceCurrencies(db)]);
+        const report = queryReport(rest.join(" "), { synonyms, vocabulary, brands: brandIndex(brands), currencies });
+        if (flags.json) out.log(JSON.stringify(report, null, 2));
+        else for (const line of formatQueryReport(report)) out.log(line);
+        return 0;
+      });
+    },
+  },
   migrate: {
     usage: [["migrate", "apply database migrations"]],
     run: ({ config, out }) =>
@@ -393,6 +419,21 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
+/** `rules check`: the folder's files read, checked and merged with the built-in rules as a start would. */
+function checkRulesCommand(dir: string | undefined, out: Out): number {
+  try {
+    loadRules({ dir });
+  } catch (error) {
+    if (!(error instanceof RulesError)) throw error;
+    out.err(error.message);
+    return 1;
+  }
+  out.log(
+    dir === undefined ? "the built-in rules are valid" : `${dir}: valid (${RULES_FILES.length} kinds of rules file known: ${RULES_FILES.join(", ")})`,
+  );
+  return 0;
+}
+
 const SYNOPSIS_WIDTH = 62;
 
 export const USAGE = [
@@ -418,6 +459,7 @@ function parseArguments(argv: readonly string[]) {
         urls: { type: "string" },
         report: { type: "string" },
         explain: { type: "boolean" },
+        json: { type: "boolean" },
         sitemap: { type: "string" },
         "older-than": { type: "string" },
         brand: { type: "string" },

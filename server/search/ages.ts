@@ -6,8 +6,9 @@
  * after those that suit or say nothing (a marble run with small parts is no
  * toddler's toy). It orders and never filters: most pages state no ages, and
  * a shopper buying ahead still finds the rest. The answer's `interpretation`
- * shows the ages read.
+ * shows the ages read. The words, patterns and stages are data: rules/en/ages.json.
  */
+import { anyOf, derived } from "./rules/index.js";
 
 /** Ages in months, `from` included, `to` excluded (Infinity: no upper bound). */
 export interface AgeRange {
@@ -23,121 +24,71 @@ export interface AskedAges extends AgeRange {
   counted: boolean;
 }
 
-const NUMBER_WORDS: Record<string, number> = {
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  eleven: 11,
-  twelve: 12,
-  eighteen: 18,
-};
+type Read = (m: RegExpMatchArray) => AgeRange;
 
-const NUMBER = String.raw`(\d{1,2}|${Object.keys(NUMBER_WORDS).join("|")})`;
-const UNIT = `(months?|mos?|years?|yrs?)`;
-const UNTIL = `(?:-|–|to)`;
-/** "+" or "and up" after an age: from it on. */
-const AND_UP = String.raw`(?:\+|and\s+(?:up|over|older|above))`;
-
-function count(text: string): number {
-  return NUMBER_WORDS[text.toLowerCase()] ?? Number(text);
-}
-
-/** A number of months or (by default) years, in months. */
-function months(amount: string, unit: string | undefined): number {
-  return /^mo/i.test(unit ?? "") ? count(amount) : count(amount) * 12;
-}
-
-/** From `first` to `last` months or years, both included: "3 to 6" years runs up to the 7th birthday. */
-function between(first: string, last: string, unit: string | undefined): AgeRange {
-  return { from: months(first, unit), to: months(last, unit) + months("1", unit) };
-}
-
-/** From an age on, with no upper bound. */
-function fromAge(amount: string, unit: string | undefined): AgeRange {
-  return { from: months(amount, unit), to: Infinity };
-}
-
-// Not "baby blue", "baby pink": colours; nor a "baby shower", which is for the parents.
-const BABY = /\b(?:new ?borns?|infants?|bab(?:y|ies)(?!\s+(?:blue|pink|shower)))\b/i;
-const TODDLER = /\btoddlers?\b/i;
-const PRESCHOOLER = /\bpre-?schoolers?\b/i;
-const TEEN = /\bteen(?:s|agers?)?\b/i;
-
-/** Stages of childhood a shopper names, by the usual bounds. */
-const STAGES: [RegExp, AgeRange][] = [
-  [BABY, { from: 0, to: 12 }],
-  [TODDLER, { from: 12, to: 36 }],
-  [PRESCHOOLER, { from: 36, to: 60 }],
-  [TEEN, { from: 156, to: 228 }],
-];
-
-/** The same stages as shops label products by them: sizes run past the ages (baby to 24 months, toddler to 5T). */
-const LABELS: [RegExp, AgeRange][] = [
-  [BABY, { from: 0, to: 24 }],
-  [TODDLER, { from: 12, to: 60 }],
-  [PRESCHOOLER, { from: 36, to: 72 }],
-  [TEEN, { from: 156, to: 228 }],
-];
-
-/** "1 year old", "6-8 year olds", "18-month-old", "3 yo", "ages 3-5", "age 4". */
-const ASKED: [RegExp, (m: RegExpMatchArray) => AgeRange][] = [
-  [new RegExp(String.raw`\b${NUMBER}\s*${UNTIL}\s*${NUMBER}[\s-]*${UNIT}[\s-]*olds?\b`, "i"), (m) => between(m[1]!, m[2]!, m[3])],
-  [new RegExp(String.raw`\b${NUMBER}[\s-]*${UNIT}[\s-]*olds?\b`, "i"), (m) => between(m[1]!, m[1]!, m[2])],
-  [new RegExp(String.raw`\b${NUMBER}\s*yo\b`, "i"), (m) => between(m[1]!, m[1]!, undefined)],
-  [new RegExp(String.raw`\bages?\s+${NUMBER}\s*${UNTIL}\s*${NUMBER}(?:\s*${UNIT})?\b`, "i"), (m) => between(m[1]!, m[2]!, m[3])],
-  [new RegExp(String.raw`\bage[sd]?\s+${NUMBER}(?:\s*${UNIT})?\b(?!\s*(?:${UNTIL}|\+|and\s))`, "i"), (m) => between(m[1]!, m[1]!, m[2])],
-];
+/**
+ * The patterns, words and stages, data in rules/en/ages.json: each pattern's slots filled with the words of the rules
+ * in use, made again only when other rules are installed.
+ */
+const lists = derived(({ ages }) => {
+  const numbers = new Map(Object.entries(ages.numberWords));
+  const inMonths = new Set(ages.units.months);
+  const count = (text: string) => numbers.get(text.toLowerCase()) ?? Number(text);
+  /** A number of months or (by default) years, in months. */
+  const months = (amount: string, unit: string | undefined) =>
+    unit !== undefined && inMonths.has(unit.toLowerCase()) ? count(amount) : count(amount) * 12;
+  const slots: Record<string, string> = {
+    number: String.raw`(\d{1,2}|${Object.keys(ages.numberWords).join("|")})`,
+    unit: `(${[...ages.units.months, ...ages.units.years].join("|")})`,
+    until: anyOf(ages.until),
+    /** "+" or "and up" after an age: from it on. */
+    andUp: anyOf(ages.andUp),
+    who: anyOf(ages.who),
+  };
+  const compile = (pattern: string, flags: string) =>
+    new RegExp(
+      pattern.replace(/\{(\w+)\}/gu, (_, slot: string) => slots[slot]!),
+      flags,
+    );
+  // The unit is the first one the pattern captured after its numbers.
+  const unitOf = (m: RegExpMatchArray, after: number) => m.slice(after + 1).find((group) => group !== undefined);
+  const reads: Record<"between" | "age" | "from", Read> = {
+    /** From the first to the last months or years, both included: "3 to 6" years runs up to the 7th birthday. */
+    between: (m) => ({ from: months(m[1]!, unitOf(m, 2)), to: months(m[2]!, unitOf(m, 2)) + months("1", unitOf(m, 2)) }),
+    age: (m) => ({ from: months(m[1]!, unitOf(m, 1)), to: months(m[1]!, unitOf(m, 1)) + months("1", unitOf(m, 1)) }),
+    /** From an age on, with no upper bound. */
+    from: (m) => ({ from: months(m[1]!, unitOf(m, 1)), to: Infinity }),
+  };
+  const rule = (flags: string) => (entry: { pattern: string; read: keyof typeof reads }) =>
+    [compile(entry.pattern, flags), reads[entry.read]] as [RegExp, Read];
+  const stages = ages.stages.map((stage) => ({ ...stage, regex: new RegExp(stage.pattern, "i") }));
+  return {
+    asked: ages.asked.map(rule("i")),
+    stated: ages.stated.map(rule("gi")),
+    stages,
+    grownUp: new RegExp(String.raw`\b${anyOf(ages.grownUp.words)}(?:['’]s?)?(?![\p{L}])`, "iu"),
+    grownUpFrom: ages.grownUp.fromMonths,
+  };
+});
 
 /** The ages a query asks for, or null when it names none. */
 export function askedAges(query: string): AskedAges | null {
-  for (const [pattern, read] of ASKED) {
+  const { asked, stages } = lists();
+  for (const [pattern, read] of asked) {
     const match = query.match(pattern);
     if (match) return { ...read(match), text: match[0], index: match.index ?? 0, counted: true };
   }
-  for (const [pattern, range] of STAGES) {
-    const match = query.match(pattern);
-    if (match) return { ...range, text: match[0], index: match.index ?? 0, counted: false };
+  for (const stage of stages) {
+    const match = query.match(stage.regex);
+    if (match) return { ...stage.asked, text: match[0], index: match.index ?? 0, counted: false };
   }
   return null;
 }
 
-const WHO = `(?:children|kids|child|babies|infants|ages?|aged)`;
-
-/** Statements of the ages a product suits, each read as a range. */
-const STATED: [RegExp, (m: RegExpMatchArray) => AgeRange][] = [
-  // "for children aged 3 to 6", "children from 3 to 8 years", "ages 2-4"
-  [
-    new RegExp(String.raw`\b${WHO}\s+(?:aged\s+|from\s+|of\s+)?${NUMBER}\s*${UNTIL}\s*${NUMBER}(?:\s*${UNIT})?`, "gi"),
-    (m) => between(m[1]!, m[2]!, m[3]),
-  ],
-  // "from 6 to 36 months" (a unit is needed: "a seat from 30 to 40 cm" is no age)
-  [new RegExp(String.raw`\bfrom\s+${NUMBER}\s*${UNTIL}\s*${NUMBER}\s*${UNIT}\b`, "gi"), (m) => between(m[1]!, m[2]!, m[3])],
-  // "not suitable for children under three", "not recommended for babies under 6 months"
-  [
-    new RegExp(
-      String.raw`\bnot\s+(?:suitable|recommended|intended|for)\s+(?:for\s+)?(?:use\s+by\s+)?${WHO}?\s*(?:under|below|younger than|less than)\s+(?:the\s+age\s+of\s+)?${NUMBER}(?:\s*${UNIT})?`,
-      "gi",
-    ),
-    (m) => fromAge(m[1]!, m[2]),
-  ],
-  // "Age: 18 months+", "ages 3+", "aged 5 and up"
-  [new RegExp(String.raw`\b(?:ages?|aged)\s*:?\s*${NUMBER}(?:\s*${UNIT})?\s*${AND_UP}`, "gi"), (m) => fromAge(m[1]!, m[2])],
-  // "3+ years", "18 months and up", "from 12 months"
-  [new RegExp(String.raw`\b${NUMBER}\s*(?:\+\s*${UNIT}|${UNIT}\s*${AND_UP})`, "gi"), (m) => fromAge(m[1]!, m[2] ?? m[3])],
-  [new RegExp(String.raw`\b(?:for|suitable)\s+(?:children\s+|kids\s+)?from\s+${NUMBER}\s*${UNIT}(?!\s*${UNTIL})`, "gi"), (m) => fromAge(m[1]!, m[2])],
-];
-
 /** The ages a product's text says it suits (every statement at once), or null when it states none. */
 export function statedAges(text: string): AgeRange | null {
   let range: AgeRange | null = null;
-  for (const [pattern, read] of STATED) {
+  for (const [pattern, read] of lists().stated) {
     for (const match of text.matchAll(pattern)) {
       const stated = read(match);
       if (!(stated.from < stated.to)) continue;
@@ -148,9 +99,6 @@ export function statedAges(text: string): AgeRange | null {
   return range && range.from < range.to ? range : null;
 }
 
-/** A name for men or women ("…, Men's", "Women's …", "Ladies'"): made for grown-ups, from 13 years. */
-const GROWN_UP = /\b(?:men|women|ladies|mens|womens)(?:['’]s?)?(?![\p{L}])/iu;
-
 /**
  * The ages a product suits by its text (statedAges), or else from 13 years when its name is for men or women: the
  * men's running shoes are no answer for "a 7 year old boy", who wears the kids' ones; or else the stages of childhood
@@ -159,7 +107,7 @@ const GROWN_UP = /\b(?:men|women|ladies|mens|womens)(?:['’]s?)?(?![\p{L}])/iu;
 export function productAges(name: string, desc: string, category: string | null = null): AgeRange | null {
   return (
     statedAges(`${name}. ${desc}`) ??
-    (GROWN_UP.test(name) ? { from: 13 * 12, to: Infinity } : null) ??
+    (lists().grownUp.test(name) ? { from: lists().grownUpFrom, to: Infinity } : null) ??
     labelled(category ?? "", true) ??
     labelled(name, false)
   );
@@ -171,9 +119,9 @@ export function productAges(name: string, desc: string, category: string | null 
  * (Baby Phat) or spinach as often as an age; beside another stage it is one ("Baby Toddler Boy Cargo Shorts").
  */
 function labelled(text: string, category: boolean): AgeRange | null {
-  const named = LABELS.filter(([pattern]) => pattern.test(text));
-  if (named.length === 0 || (!category && named.length === 1 && named[0]![0] === BABY)) return null;
-  return { from: Math.min(...named.map(([, range]) => range.from)), to: Math.max(...named.map(([, range]) => range.to)) };
+  const named = lists().stages.filter((stage) => stage.regex.test(text));
+  if (named.length === 0 || (!category && named.length === 1 && named[0]!.labelsNameAlone === false)) return null;
+  return { from: Math.min(...named.map((stage) => stage.labelled.from)), to: Math.max(...named.map((stage) => stage.labelled.to)) };
 }
 
 /** Whether the ages stated leave out every age asked. */

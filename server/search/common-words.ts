@@ -9,22 +9,30 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import wordListPath from "word-list";
+import { watchRules } from "./rules/index.js";
 
 /**
  * Postgres's English stop words (tsearch_data/english.stop): never typos, and never corrections either. Full text
- * drops them, so "lover" read as "over" would search nothing and only mislead the encoder and the shopper.
+ * drops them, so "lover" read as "over" would search nothing and only mislead the encoder and the shopper. Data:
+ * rules/en/common-words.json, as is the next list; both follow the rules in use (rules/index.ts).
  */
-export const STOP_WORDS = new Set(
-  "i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it its itself they them their theirs themselves what which who whom this that these those am is are was were be been being have has had having do does did doing a an the and but if or because as until while of at by for with about against between into through during before after above below to from up down in out on off over under again further then once here there when where why how all any both each few more most other some such no nor not only own same so than too very s t can will just don should now".split(
-    " ",
-  ),
-);
+export const STOP_WORDS = new Set<string>();
 
 /**
  * Stop words that name a thing in a shop: the fill of a jacket or a duvet ("*down* jacket", "goose *down* pillow").
  * Full text drops them from products and queries alike; the local reranker reads them in products' words as written.
  */
-export const MEANT_STOP_WORDS = new Set(["down"]);
+export const MEANT_STOP_WORDS = new Set<string>();
+
+watchRules(({ commonWords }) => {
+  refill(STOP_WORDS, commonWords.stopWords);
+  refill(MEANT_STOP_WORDS, commonWords.meantStopWords);
+});
+
+function refill(set: Set<string>, words: readonly string[]): void {
+  set.clear();
+  for (const word of words) set.add(word);
+}
 
 /** SentencePiece marks a piece that starts a word with this. */
 const WORD_START = "\u2581";

@@ -3,37 +3,25 @@
  * of product no page need say, since a throw's page seldom names the sofa it is laid on. Searched beside the word, and
  * ranked as the kind asked only when the query names no kind the catalog sells (rerankers/ranking.ts); "cushion for
  * the sofa" still asks for cushions. A short list of shopping English, as the built-in synonyms are: furniture and
- * the soft furnishings shops sell for it.
+ * the soft furnishings shops sell for it: rules/en/goes-with.json.
  */
 import { STOP_WORDS } from "./common-words.js";
-
-// Several words name the kind their last word names where the name holds them all ("Linen *Cushion Cover*").
-const SEATS = ["throw", "blanket", "cushion", "cushion cover", "cushion insert", "pillow", "pillow cover"];
-const BEDDING = ["duvet", "duvet cover", "quilt", "comforter", "sheet", "pillow", "pillowcase", "blanket", "throw"];
+import { derived } from "./rules/index.js";
 
 // Only kinds made for the thing and little else: a "bed", "toy" or "bag" goes with a dog, a cat or a laptop, but as
 // often with something else (measured with bench:probe: a sofa bed and a soft toy for "flea treatment for cats", a
-// sleeping bag for "running out of space on my laptop"), and accessories' pages name what they fit anyway.
-const GOES_WITH: Readonly<Record<string, readonly string[]>> = {
-  sofa: SEATS,
-  couch: SEATS,
-  settee: SEATS,
-  armchair: SEATS,
-  chair: ["cushion", "seat pad", "throw"],
-  bed: BEDDING,
-  mattress: ["mattress topper", "mattress protector", "fitted sheet"],
-  table: ["tablecloth", "placemat", "table runner", "coaster", "napkin"],
-  window: ["curtain", "blind"],
-  floor: ["rug"],
-  bath: ["bath towel", "bath mat", "bathrobe"],
-};
-
-/** Prepositions after which a query names what the product is for or where it goes ("for the sofa", "on my bed"). */
-const PURPOSES = new Set(["for", "on"]);
+// sleeping bag for "running out of space on my laptop"), and accessories' pages name what they fit anyway. Several
+// words name the kind their last word names where the name holds them all ("Linen *Cushion Cover*").
+const lists = derived(({ goesWith }) => ({
+  things: new Map(Object.entries(goesWith.things)),
+  /** Prepositions after which a query names what the product is for or where it goes ("for the sofa", "on my bed"). */
+  purposes: new Set(goesWith.purposes),
+}));
 
 /** The kinds that go with a word in the list, in the singular or plural ("sofas"); undefined for any other. */
 function kindsFor(word: string): readonly string[] | undefined {
-  return GOES_WITH[word] ?? (word.endsWith("s") ? (GOES_WITH[word.slice(0, -1)] ?? GOES_WITH[word.slice(0, -2)]) : undefined);
+  const { things } = lists();
+  return things.get(word) ?? (word.endsWith("s") ? (things.get(word.slice(0, -1)) ?? things.get(word.slice(0, -2))) : undefined);
 }
 
 /**
@@ -41,11 +29,12 @@ function kindsFor(word: string): readonly string[] | undefined {
  * after some other word, only stop words between ("something cosy for *the* sofa"): its position and the kinds.
  */
 export function goesWith(words: readonly string[]): { at: number; kinds: readonly string[] }[] {
+  const { purposes } = lists();
   return words.flatMap((word, i) => {
     const kinds = kindsFor(word);
     if (!kinds) return [];
     let before = i - 1;
-    while (before > 0 && STOP_WORDS.has(words[before]!) && !PURPOSES.has(words[before]!)) before--;
-    return before > 0 && PURPOSES.has(words[before]!) ? [{ at: i, kinds }] : [];
+    while (before > 0 && STOP_WORDS.has(words[before]!) && !purposes.has(words[before]!)) before--;
+    return before > 0 && purposes.has(words[before]!) ? [{ at: i, kinds }] : [];
   });
 }

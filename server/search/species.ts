@@ -2,30 +2,26 @@
  * Which pet a product is made for, and which a query asks for: "dog food" is not answered by cat food, nor "flea
  * treatment for cats" by a treatment for dogs. Unlike a sex (sexes.ts), which only orders, another animal's product
  * is no answer at all: the relevance floor leaves it out. Read from the name and category only: descriptions say
- * "safe around cats" of a dog's bed. A product naming both animals, or neither, suits either.
+ * "safe around cats" of a dog's bed. A product naming both animals, or neither, suits either. The words are data:
+ * rules/en/species.json.
  */
 import { wordsUnpossessed } from "./lexical.js";
 import { namedIn, onlyOther } from "./made-for.js";
+import { derived } from "./rules/index.js";
 
-export type Species = "dog" | "cat";
+/** An animal, as rules/en/species.json names it ("dog", "cat"). */
+export type Species = string;
 
-/** "Kitty" is left out: Hello Kitty is no cat's. */
-const WORDS: Record<string, Species> = {
-  dog: "dog",
-  dogs: "dog",
-  puppy: "dog",
-  puppies: "dog",
-  canine: "dog",
-  cat: "cat",
-  cats: "cat",
-  kitten: "cat",
-  kittens: "cat",
-  feline: "cat",
-};
+/** Each word naming an animal, and the animal ("puppies" → dog). */
+const WORDS = derived(({ species }) => {
+  const map: Record<string, Species> = {};
+  for (const [animal, words] of Object.entries(species.words)) for (const word of words) map[word] = animal;
+  return map;
+});
 
 /** The animals named in `text` ("Flea and Tick Treatment for Dogs", "Dogs' Bed"). */
 export function speciesIn(text: string): Set<Species> {
-  return namedIn(wordsUnpossessed(text), WORDS);
+  return namedIn(wordsUnpossessed(text), WORDS());
 }
 
 /**

@@ -14,6 +14,8 @@
  */
 import { readFileSync } from "node:fs";
 import { wordsIn } from "./lexical.js";
+import { BUILTIN_RULES_DIR, escapeRegExp, lineFileHeader, RULES_LANGUAGE, readRulesText } from "./rules/files.js";
+import { derived } from "./rules/index.js";
 
 export class SynonymsError extends Error {
   override readonly name = "SynonymsError";
@@ -36,10 +38,13 @@ export interface SynonymSet {
 
 export const NO_SYNONYMS: SynonymSet = { byFirst: new Map(), rules: 0 };
 
+/** The endings after which a plural's "es" is dropped (rules/en/word-forms.json): "boxes", "couches". */
+const esSingular = derived(({ wordForms }) => new RegExp(`(?:${wordForms.esSingular.map(escapeRegExp).join("|") || "(?!)"})es$`, "u"));
+
 /** How a word is compared: lower-case, singular ("couches" → "couch", "batteries" → "battery", "shoes" → "shoe"). */
 export function wordKey(word: string): string {
   if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
-  if (word.length > 4 && /(?:ch|sh|ss|x|z)es$/u.test(word)) return word.slice(0, -2);
+  if (word.length > 4 && esSingular().test(word)) return word.slice(0, -2);
   if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) return word.slice(0, -1);
   return word;
 }
@@ -163,13 +168,23 @@ export function expand(words: readonly string[], set: SynonymSet): Expansion[] {
   return expansions;
 }
 
-/** The built-in set for shopping English (SYNONYMS_BUILTIN), in the same format: server/search/synonyms.txt. */
-export const BUILTIN_SYNONYMS_PATH = new URL("synonyms.txt", import.meta.url);
+/** The built-in set for shopping English (SYNONYMS_BUILTIN), in the same format: server/search/rules/en/synonyms.txt. */
+export const BUILTIN_SYNONYMS_PATH = new URL("rules/en/synonyms.txt", import.meta.url);
 
-/** The synonyms the configuration asks for: the built-in set unless turned off, then the operator's file. */
-export function loadSynonyms(options: { builtin: boolean; file: string | undefined }): SynonymSet {
+/**
+ * The synonyms the configuration asks for: the built-in set unless turned off, then RULES_DIR's en/synonyms.txt (which
+ * replaces the built-in set when it says `# replace: true`), then the operator's SYNONYMS_FILE, each beside the others.
+ */
+export function loadSynonyms(options: { builtin: boolean; file: string | undefined; dir?: string | undefined }): SynonymSet {
   const sets: SynonymSet[] = [];
-  if (options.builtin) sets.push(parseSynonyms(readFileSync(BUILTIN_SYNONYMS_PATH, "utf8"), "the built-in synonyms"));
+  const own = options.dir === undefined ? undefined : readRulesText(options.dir, RULES_LANGUAGE, "synonyms.txt", "RULES_DIR");
+  const replaces = own !== undefined && lineFileHeader(own).replace;
+  if (options.builtin && !replaces) {
+    const builtin = readRulesText(BUILTIN_RULES_DIR, RULES_LANGUAGE, "synonyms.txt", "the built-in synonyms")!;
+    lineFileHeader(builtin);
+    sets.push(parseSynonyms(builtin.text, builtin.source));
+  }
+  if (own) sets.push(parseSynonyms(own.text, own.source));
   if (options.file !== undefined) {
     let text: string;
     try {

@@ -20,6 +20,8 @@
  */
 import { STOP_WORDS } from "./common-words.js";
 import type { Vocabulary } from "./vocabulary.js";
+import { escapeRegExp } from "./rules/files.js";
+import { derived } from "./rules/index.js";
 
 /** Shortest word corrected, and shortest allowed two edits. */
 const ONE_EDIT_FROM = 4;
@@ -95,6 +97,9 @@ export function editDistance(a: string, b: string, max: number): number {
   return rows[a.length]![b.length]!;
 }
 
+/** Endings that take "es" for a plural (rules/en/word-forms.json): "boxes", "dresses", "potatoes". */
+const esPlural = derived(({ wordForms }) => new RegExp(`(?:${wordForms.esPlural.map(escapeRegExp).join("|") || "(?!)"})es$`, "u"));
+
 /**
  * How many products hold the word in another number: a plural or singular the catalog holds ("jackets" for
  * "jacket") is the same word, held as often as its commonest form.
@@ -104,7 +109,7 @@ function heldAsForm(word: string, vocabulary: Vocabulary): number {
   const forms = word.endsWith("s") ? [`${word}es`] : [`${word}s`, `${word}es`];
   if (word.endsWith("s")) forms.push(word.slice(0, -1));
   // Only what ends in a hiss or an o takes "es" ("boxes", "dresses", "potatoes"): "soes" is no plural of "so".
-  if (/(?:s|x|z|ch|sh|o)es$/u.test(word)) forms.push(word.slice(0, -2));
+  if (esPlural().test(word)) forms.push(word.slice(0, -2));
   if (word.endsWith("ies")) forms.push(`${word.slice(0, -3)}y`);
   if (word.endsWith("y")) forms.push(`${word.slice(0, -1)}ies`);
   // Nor has a stop word a plural: "alls" is a typo ("golf alls"), not many "all".

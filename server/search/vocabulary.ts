@@ -17,6 +17,8 @@ import { catalogVersion } from "../catalog/repository.js";
 import type { Database } from "../db/client.js";
 import { searchVocabulary } from "../db/schema.js";
 import { withoutAccents } from "./lexical.js";
+import { escapeRegExp } from "./rules/files.js";
+import { derived } from "./rules/index.js";
 
 export interface Vocabulary {
   /** How many products hold the word (0: the catalog does not hold it). */
@@ -90,6 +92,9 @@ function groupedOnDemand(counts: ReadonlyMap<string, number>, keyOf: (word: stri
   };
 }
 
+/** Runs of vowels (rules/en/word-forms.json). */
+const vowels = derived(({ wordForms }) => new RegExp(`(?:${wordForms.vowels.map(escapeRegExp).join("|") || "(?!)"})+`, "gu"));
+
 /**
  * A word's first letter and the consonants after it, a doubled one once: what a shopper who misspells a vowel or
  * doubles a letter still writes ("sandles" and "sandals" are "sndls"; "acomodation" is "accommodation").
@@ -99,7 +104,7 @@ function consonants(word: string): string {
     word[0]! +
     word
       .slice(1)
-      .replace(/[aeiouy]+/gu, "")
+      .replace(vowels(), "")
       .replace(/(.)\1+/gu, "$1")
   );
 }

@@ -1,10 +1,14 @@
 /** The operator CLI in-process against an embedded data dir: import and keys. */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE, toNdjson } from "../helpers/catalog.js";
 import { runCli } from "../helpers/cli.js";
+import { createRoot } from "../../server/compose.js";
+import { loadConfig } from "../../server/config.js";
+import { loadRules, RulesError, useRules } from "../../server/search/rules/index.js";
+import { QueryReportSchema } from "../../server/search/rules/report.js";
 
 let dir: string;
 let env: Record<string, string>;
@@ -123,5 +127,58 @@ describe("catalog synonyms test", () => {
       `SYNONYMS_FILE ${broken} line 2: nothing on the right of "=>"`,
     );
     await expect(cli("synonyms", "test")).rejects.toThrow(/synonyms needs test/);
+  });
+});
+
+describe("catalog rules", () => {
+  // `rules test` installs the rules it reads, as a start does: the built-in ones again for the tests after.
+  afterAll(() => useRules(loadRules()));
+
+  it("test prints what the analyser makes of a query: words and forms, constraints, kind, whom it is for, words not wanted", async () => {
+    const { code, out } = await cli("rules", "test", "grey couch for my wife under $300, not wireless");
+    expect(code).toBe(0);
+    expect(out[0]).toBe("query: grey couch for my wife under $300, not wireless");
+    expect(out).toContain("words:");
+    expect(out).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^ {2}grey +typed grey; synonym gray$/),
+        expect.stringMatching(/^ {2}couch +typed couch; synonym sofa; synonym settee$/),
+        expect.stringMatching(/^constraint: price_max = 300 USD from "under \$300"/),
+        "kind asked: couch",
+        "sex: female",
+        "not wanted: wireless",
+      ]),
+    );
+  });
+
+  it("test --json prints the same as JSON, and an operator's RULES_DIR changes it", async () => {
+    const rulesDir = join(dir, "rules-ok");
+    mkdirSync(join(rulesDir, "en"), { recursive: true });
+    writeFileSync(join(rulesDir, "en", "species.json"), JSON.stringify({ version: 1, words: { bird: ["parrot"] } }));
+    writeFileSync(join(rulesDir, "en", "synonyms.txt"), "# version: 1\nperch => bird perch\n");
+    const { code, out } = await runCli(["rules", "test", "--json", "perch for my parrot"], { ...env, RULES_DIR: rulesDir });
+    expect(code).toBe(0);
+    const report = QueryReportSchema.parse(JSON.parse(out.join("\n")));
+    expect(report.species).toEqual(["bird"]);
+    // A mapping replaces the word: only its synonym is searched.
+    expect(report.words[0]).toEqual({ text: "perch", forms: [{ kind: "synonym", words: "bird perch", notes: [] }] });
+    expect((await cli("rules", "check", rulesDir)).code).toBe(0);
+  });
+
+  it("check exits 1 naming each file and line that is wrong; test and a start refuse such a folder", async () => {
+    const rulesDir = join(dir, "rules-broken");
+    mkdirSync(join(rulesDir, "en"), { recursive: true });
+    writeFileSync(join(rulesDir, "en", "sexes.json"), '{\n  "version": 1,\n  "beforePerson": ["For"]\n}\n');
+    writeFileSync(join(rulesDir, "en", "synonyms.txt"), "# version: 1\nsofa,\n");
+    const { code, err } = await cli("rules", "check", rulesDir);
+    expect(code).toBe(1);
+    expect(err.join("\n").split("\n")).toEqual([
+      "RULES_DIR en/sexes.json line 3: beforePerson.0: must be lower case (words are compared lower-cased)",
+      'RULES_DIR en/synonyms.txt line 2: an empty term (two commas, or a comma at an end) (in "sofa,")',
+    ]);
+    await expect(runCli(["rules", "test", "sofa"], { ...env, RULES_DIR: rulesDir })).rejects.toThrow(/en\/sexes\.json line 3/);
+    await expect(createRoot(loadConfig({ ...env, RULES_DIR: rulesDir }), { role: "cli" }).synonyms()).rejects.toBeInstanceOf(RulesError);
+    expect(await cli("rules", "check")).toEqual({ code: 0, out: ["the built-in rules are valid"], err: [] });
+    await expect(cli("rules", "frob")).rejects.toThrow(/rules needs test "QUERY" or check \[DIR\]/);
   });
 });

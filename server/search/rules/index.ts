@@ -1,0 +1,326 @@
+/**
+ * The search rules as data (README.md beside this file): word lists, phrase lists and patterns, one file per concern,
+ * in a folder per language, validated with Zod when read. An operator's folder (RULES_DIR) of the same shape adds to
+ * the built-in rules, file by file, or replaces the lists a file gives when it says `"replace": true`.
+ *
+ * The modules that read rules (sexes.ts, ages.ts, …) keep their signatures: they read the rules in use through
+ * `rules()`, which are the built-in ones until the start installs the configured ones with `useRules`.
+ */
+import { join } from "node:path";
+import { z } from "zod";
+import { parseSynonyms, SynonymsError } from "../synonyms.js";
+import {
+  BUILTIN_RULES_DIR,
+  escapeRegExp,
+  filesIn,
+  languagesIn,
+  lineFileHeader,
+  lineOf,
+  parseJsonFile,
+  RULES_LANGUAGE,
+  RULES_VERSION,
+  RulesError,
+  readRulesText,
+  type RulesText,
+} from "./files.js";
+
+export { RULES_LANGUAGE, RulesError } from "./files.js";
+
+/** A word as queries and names are compared: lower case, no space at either end. */
+const word = z
+  .string()
+  .min(1, "an empty word")
+  .refine((text) => text === text.toLowerCase(), "must be lower case (words are compared lower-cased)")
+  .refine((text) => text === text.trim(), "has a space at an end");
+const words = z.array(word);
+/** Either side may be left out (an operator adding words for one sex): none. */
+const sexWords = z.strictObject({ male: words.default([]), female: words.default([]) });
+
+/** Slots an age pattern may hold, and what each stands for while a pattern is only checked. */
+const AGE_SLOTS: Record<string, string> = { number: "(1)", unit: "(m)", until: "(?:-)", andUp: "(?:\\+)", who: "(?:kids)" };
+
+const agePattern = z
+  .string()
+  .min(1)
+  .superRefine((pattern, context) => {
+    const unknown = [...pattern.matchAll(/\{(\w+)\}/gu)].map((m) => m[1]!).filter((slot) => !(slot in AGE_SLOTS));
+    if (unknown.length > 0) {
+      context.addIssue({
+        code: "custom",
+        message: `unknown slot {${unknown[0]}} (known: ${Object.keys(AGE_SLOTS)
+          .map((s) => `{${s}}`)
+          .join(", ")})`,
+      });
+      return;
+    }
+    if (!pattern.includes("{number}")) context.addIssue({ code: "custom", message: "a pattern needs a {number}" });
+    try {
+      new RegExp(
+        pattern.replace(/\{(\w+)\}/gu, (_, slot: string) => AGE_SLOTS[slot]!),
+        "i",
+      );
+    } catch (error) {
+      context.addIssue({ code: "custom", message: `not a regular expression (${(error as Error).message})` });
+    }
+  });
+const regex = z
+  .string()
+  .min(1)
+  .superRefine((pattern, context) => {
+    try {
+      new RegExp(pattern, "i");
+    } catch (error) {
+      context.addIssue({ code: "custom", message: `not a regular expression (${(error as Error).message})` });
+    }
+  });
+const months = z.number().int().min(0);
+const ageRange = z.strictObject({ from: months, to: months }).refine((range) => range.from < range.to, "from must be below to");
+
+/** Each file's schema, all of it required in the built-in folder; an operator's file may give any part. */
+const SCHEMAS = {
+  "sexes.json": z.strictObject({
+    product: sexWords,
+    query: sexWords,
+    person: sexWords,
+    beforePerson: words,
+    both: words,
+  }),
+  "species.json": z.strictObject({ words: z.record(word, words) }),
+  "bed-sizes.json": z.strictObject({
+    sizes: z.record(word, words),
+    compound: z.array(z.strictObject({ before: words, size: word, is: word })),
+    bedding: words,
+  }),
+  "goes-with.json": z.strictObject({ purposes: words, things: z.record(word, words) }),
+  "product-type.json": z.strictObject({
+    qualifiers: words,
+    conjunctions: words.min(1),
+    articles: words,
+    packaging: words,
+    units: words,
+    colours: words,
+    wearers: words,
+    sizes: words,
+    sizeWords: words,
+    moneyAndTime: words,
+    vague: words,
+    occasions: words,
+    likers: words,
+    people: words,
+    prepositions: words,
+    any: words,
+    gifts: words,
+    liking: words,
+    purposes: words,
+    verbMarkers: words,
+  }),
+  "common-words.json": z.strictObject({ stopWords: words, meantStopWords: words }),
+  "word-forms.json": z.strictObject({ vowels: words, esSingular: words, esPlural: words }),
+  "ages.json": z.strictObject({
+    numberWords: z.record(word, z.number().int().min(0).max(99)),
+    units: z.strictObject({ months: words.default([]), years: words.default([]) }),
+    until: words,
+    andUp: words,
+    who: words,
+    asked: z.array(z.strictObject({ pattern: agePattern, read: z.enum(["between", "age", "from"]), example: z.string().optional() })),
+    stated: z.array(z.strictObject({ pattern: agePattern, read: z.enum(["between", "age", "from"]), example: z.string().optional() })),
+    stages: z.array(z.strictObject({ name: word, pattern: regex, asked: ageRange, labelled: ageRange, labelsNameAlone: z.boolean().optional() })),
+    grownUp: z.strictObject({ words, fromMonths: months }),
+  }),
+} as const;
+
+type Schemas = typeof SCHEMAS;
+export type RulesFileName = keyof Schemas | "synonyms.txt";
+export type SexRules = z.infer<Schemas["sexes.json"]>;
+export type SpeciesRules = z.infer<Schemas["species.json"]>;
+export type BedSizeRules = z.infer<Schemas["bed-sizes.json"]>;
+export type GoesWithRules = z.infer<Schemas["goes-with.json"]>;
+export type ProductTypeRules = z.infer<Schemas["product-type.json"]>;
+export type CommonWordRules = z.infer<Schemas["common-words.json"]>;
+export type WordFormRules = z.infer<Schemas["word-forms.json"]>;
+export type AgeRules = z.infer<Schemas["ages.json"]>;
+
+/** The rules of one language, each file's lists merged from the built-in folder and the operator's. */
+export interface Rules {
+  language: string;
+  sexes: SexRules;
+  species: SpeciesRules;
+  bedSizes: BedSizeRules;
+  goesWith: GoesWithRules;
+  productType: ProductTypeRules;
+  commonWords: CommonWordRules;
+  wordForms: WordFormRules;
+  ages: AgeRules;
+}
+
+const FIELDS: Record<keyof Schemas, Exclude<keyof Rules, "language">> = {
+  "sexes.json": "sexes",
+  "species.json": "species",
+  "bed-sizes.json": "bedSizes",
+  "goes-with.json": "goesWith",
+  "product-type.json": "productType",
+  "common-words.json": "commonWords",
+  "word-forms.json": "wordForms",
+  "ages.json": "ages",
+};
+
+/** The files a rules folder may hold for a language. */
+export const RULES_FILES: readonly RulesFileName[] = [...(Object.keys(SCHEMAS) as (keyof Schemas)[]), "synonyms.txt"];
+
+const header = z.object({
+  version: z.literal(RULES_VERSION, { error: `version must be ${RULES_VERSION}` }),
+  about: z.string().optional(),
+  replace: z.boolean().optional(),
+});
+
+/** A file's lists, checked: every part for a built-in file, any part (and `replace`) for an operator's. */
+function readJsonRules(file: RulesText, name: keyof Schemas, builtin: boolean): { lists: Record<string, unknown>; replace: boolean } {
+  const value = parseJsonFile(file);
+  const schema = SCHEMAS[name];
+  const body = builtin ? schema.extend({ version: header.shape.version, about: header.shape.about }) : schema.partial().extend(header.shape);
+  const parsed = body.safeParse(value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const at = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
+      // An unknown field's line is its own, not its object's.
+      const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]!] : issue.path;
+      return `${file.source} line ${lineOf(file.text, path)}: ${at}${issue.message}`;
+    });
+    throw new RulesError(problems.join("\n"));
+  }
+  const { version: _version, about: _about, replace, ...lists } = parsed.data as Record<string, unknown> & { replace?: boolean };
+  return { lists, replace: replace === true };
+}
+
+/** The built-in value with the operator's added: lists joined (each entry once), maps merged key by key. */
+function added(base: unknown, extra: unknown): unknown {
+  if (Array.isArray(base) && Array.isArray(extra)) {
+    const seen = new Set(base.map((entry) => JSON.stringify(entry)));
+    return [...base, ...extra.filter((entry) => !seen.has(JSON.stringify(entry)))];
+  }
+  if (isRecord(base) && isRecord(extra)) {
+    const merged: Record<string, unknown> = { ...base };
+    for (const [key, value] of Object.entries(extra)) merged[key] = key in base ? added(base[key], value) : value;
+    return merged;
+  }
+  return extra;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Where the rules are read from: the built-in folder, then RULES_DIR when one is set. */
+export interface RulesOptions {
+  dir?: string | undefined;
+  language?: string;
+}
+
+/**
+ * Reads, checks and merges the rules of a language. Every problem in every file is reported at once, one per line,
+ * each with its file and line.
+ */
+export function loadRules(options: RulesOptions = {}): Rules {
+  const language = options.language ?? RULES_LANGUAGE;
+  const problems: string[] = [];
+  const attempt = <T>(work: () => T): T | undefined => {
+    try {
+      return work();
+    } catch (error) {
+      if (!(error instanceof RulesError || error instanceof SynonymsError)) throw error;
+      problems.push(error.message);
+      return undefined;
+    }
+  };
+  if (options.dir !== undefined) attempt(() => checkFolder(options.dir!));
+  const merged: Partial<Omit<Rules, "language">> = {};
+  for (const name of Object.keys(SCHEMAS) as (keyof Schemas)[]) {
+    const builtin = attempt(() => readJsonRules(readRulesText(BUILTIN_RULES_DIR, language, name, "built-in rules")!, name, true));
+    const own = options.dir === undefined ? undefined : attempt(() => readRulesText(options.dir!, language, name, "RULES_DIR"));
+    const operator = own && attempt(() => readJsonRules(own, name, false));
+    if (!builtin) continue;
+    let lists = builtin.lists;
+    if (operator) lists = operator.replace ? { ...lists, ...operator.lists } : (added(lists, operator.lists) as Record<string, unknown>);
+    Object.assign(merged, { [FIELDS[name]]: lists });
+  }
+  if (options.dir !== undefined) attempt(() => checkSynonyms(options.dir!, language));
+  if (problems.length > 0) throw new RulesError(problems.join("\n"));
+  return { language, ...(merged as Omit<Rules, "language">) };
+}
+
+/** An operator's folder holds language folders the built-in rules have, and in them only files it knows. */
+function checkFolder(dir: string): void {
+  let languages: string[];
+  try {
+    languages = languagesIn(dir);
+  } catch (error) {
+    throw new RulesError(`RULES_DIR ${dir}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  const known = languagesIn(BUILTIN_RULES_DIR);
+  const problems: string[] = [];
+  for (const name of filesIn(dir)) problems.push(`RULES_DIR ${name}: rules files go in a language folder (${known.map((l) => `${l}/`).join(", ")})`);
+  for (const language of languages) {
+    if (!known.includes(language)) {
+      problems.push(`RULES_DIR ${language}/: no built-in rules for language "${language}" (known: ${known.join(", ")})`);
+      continue;
+    }
+    for (const name of filesIn(join(dir, language))) {
+      if (!(RULES_FILES as readonly string[]).includes(name))
+        problems.push(`RULES_DIR ${join(language, name)}: not a rules file this server reads (known: ${RULES_FILES.join(", ")})`);
+    }
+  }
+  if (problems.length > 0) throw new RulesError(problems.join("\n"));
+}
+
+/** An operator's synonyms.txt parses (its header and its rules); it is applied by loadSynonyms (synonyms.ts). */
+function checkSynonyms(dir: string, language: string): void {
+  const file = readRulesText(dir, language, "synonyms.txt", "RULES_DIR");
+  if (!file) return;
+  lineFileHeader(file);
+  parseSynonyms(file.text, file.source);
+}
+
+let active: Rules | undefined;
+const watchers: ((rules: Rules) => void)[] = [];
+
+/** The rules in use: the built-in ones until `useRules` installs others (at start, from RULES_DIR). */
+export function rules(): Rules {
+  active ??= loadRules();
+  return active;
+}
+
+/** Installs the rules every search reads from now on. */
+export function useRules(next: Rules): void {
+  active = next;
+  for (const watcher of watchers) watcher(next);
+}
+
+/** Calls `fill` with the rules in use now and again whenever others are installed: for lists a module exports. */
+export function watchRules(fill: (rules: Rules) => void): void {
+  watchers.push(fill);
+  fill(rules());
+}
+
+/**
+ * What `build` makes of the rules in use (sets, patterns), made again only when other rules are installed: the
+ * modules reading rules call this on every lookup, so it costs one comparison.
+ */
+export function derived<T>(build: (rules: Rules) => T): () => T {
+  let from: Rules | undefined;
+  let value: T | undefined;
+  return () => {
+    const current = rules();
+    if (current !== from) {
+      value = build(current);
+      from = current;
+    }
+    return value as T;
+  };
+}
+
+/**
+ * A regular expression's alternation of words or phrases from the rules, in their order, each matched as written (a
+ * space matching any run of spaces): `(?:a|b\s+c)`; one that matches nothing when the list is empty.
+ */
+export function anyOf(phrases: readonly string[]): string {
+  if (phrases.length === 0) return "(?!)";
+  return `(?:${phrases.map((phrase) => escapeRegExp(phrase).replace(/ +/gu, String.raw`\s+`)).join("|")})`;
+}
