@@ -19,7 +19,7 @@ import { createFetcher, fetchSettings } from "./fetch/fetcher.js";
 import { liveLookupPermit } from "./fetch/live.js";
 import { createMetrics, type Metrics } from "./metrics/index.js";
 import type { Embedder } from "./search/embedder.js";
-import { createEmbedder, createReranker } from "./search/providers.js";
+import { createEmbedder, createQueryModel, createReranker } from "./search/providers.js";
 import { checkEmbeddingModel } from "./search/reindex.js";
 import { loadSynonyms, type SynonymSet } from "./search/synonyms.js";
 import { loadRules, useRules } from "./search/rules/index.js";
@@ -148,6 +148,7 @@ export function createRoot(config: Config, options: RootOptions): Root {
     const fetcher =
       config.LIVE_LOOKUP_HOSTS.length > 0 ? createFetcher(fetchSettings(config), { permit: liveLookupPermit(config.LIVE_LOOKUP_HOSTS) }) : null;
     if (fetcher) closers.push(async () => fetcher.close());
+    const queryModel = createQueryModel(config);
     return createServices(await base(), {
       database: handle,
       embedder: encoder,
@@ -157,6 +158,7 @@ export function createRoot(config: Config, options: RootOptions): Root {
       clock,
       settings: config,
       fetcher,
+      ...(queryModel ? { queryModel } : {}),
       ...(options.retrieval ? { retrieval: options.retrieval } : {}),
       observeSearch: metrics.observeSearch,
     });

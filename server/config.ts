@@ -285,6 +285,12 @@ export const ConfigSchema = z.object({
   SEARCH_MAX_RESULTS: z.coerce.number().int().min(10).max(1000).default(200),
   RERANK_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
   RERANK_MODEL: z.string().min(1).default("gpt-4.1-mini"),
+  /** Who reads queries: the rules (offline), or a language model on the OpenAI-compatible server, the rules when it fails. */
+  QUERY_ANALYSER: z.enum(["rules", "model"]).default("rules"),
+  /** The chat model that reads queries with QUERY_ANALYSER=model; RERANK_MODEL when unset. */
+  QUERY_MODEL: z.string().min(1).optional(),
+  /** How long a search waits for the model's reading of its query before going on with the rules'. */
+  QUERY_MODEL_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(1500),
   EMBEDDINGS: z.enum(["local", "openai"]).default("local"),
   EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
   /** The catalog stores 512-dimension vectors (the local model's size); OpenAI's text-embedding-3 models shorten theirs to match. */
@@ -305,9 +311,9 @@ function checkCombinations(config: Config): string[] {
     problems.push("  METRICS_PORT: must differ from PORT (it moves /metrics to a listener of its own)");
   }
   // Settings that need an OpenAI-compatible server must have somewhere to send requests.
-  const needsOpenAi = config.RERANKER === "llm" || config.EMBEDDINGS === "openai";
+  const needsOpenAi = config.RERANKER === "llm" || config.EMBEDDINGS === "openai" || config.QUERY_ANALYSER === "model";
   if (needsOpenAi && !config.OPENAI_API_KEY && !config.OPENAI_BASE_URL) {
-    problems.push("  OPENAI_API_KEY or OPENAI_BASE_URL: required when RERANKER=llm or EMBEDDINGS=openai");
+    problems.push("  OPENAI_API_KEY or OPENAI_BASE_URL: required when RERANKER=llm, EMBEDDINGS=openai or QUERY_ANALYSER=model");
   }
   return problems;
 }

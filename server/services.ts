@@ -10,6 +10,7 @@ import { createKeyService, type KeyService } from "./auth/service.js";
 import { createHealthService, type HealthService } from "./health.js";
 import type { Embedder } from "./search/embedder.js";
 import type { Reranker } from "./search/reranker.js";
+import type { QueryModel } from "./search/pipeline/model-reading.js";
 import type { SynonymSet } from "./search/synonyms.js";
 import type { ExchangeRates } from "./search/exchange-rates.js";
 import type { Fetcher } from "./fetch/fetcher.js";
@@ -51,6 +52,8 @@ export interface ServiceDeps {
   >;
   /** The live lookups' fetcher; null while LIVE_LOOKUP_HOSTS is unset (nothing is fetched). */
   fetcher: Fetcher | null;
+  /** The language model that reads queries (QUERY_ANALYSER=model); absent: the rules alone. */
+  queryModel?: QueryModel;
   /** Anything but `hybrid` is for measuring each half of retrieval (bench/relevance.ts). */
   retrieval?: RetrievalMode;
   /** Told each search's stage timings and rerank outcome (metrics). */
@@ -100,6 +103,7 @@ export function createServices(base: BaseServices, deps: ServiceDeps): Services 
       catalogVersion: base.catalog.version,
       ...(deps.retrieval ? { retrieval: deps.retrieval } : {}),
       ...(deps.observeSearch ? { observe: deps.observeSearch } : {}),
+      ...(deps.queryModel ? { queryModel: deps.queryModel } : {}),
     }),
   };
 }

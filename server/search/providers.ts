@@ -1,4 +1,4 @@
-/** Builds the embedder and reranker the configuration names. */
+/** Builds the embedder, the reranker and the query model the configuration names. */
 import OpenAI from "openai";
 import type { Config } from "../config.js";
 import type { Database } from "../db/client.js";
@@ -10,6 +10,7 @@ import { createThreadedEmbedder } from "./embedders/threads.js";
 import { noneReranker, type Reranker } from "./reranker.js";
 import { createLocalReranker } from "./rerankers/local.js";
 import { createLlmReranker } from "./rerankers/llm.js";
+import { createQueryModel as createModelReader, type QueryModel } from "./pipeline/model-reading.js";
 
 function openAiClient(config: Config): OpenAI {
   return new OpenAI({
@@ -45,4 +46,14 @@ export function createReranker(config: Config, db: Database): Reranker {
     case "llm":
       return createLlmReranker({ client: openAiClient(config), model: config.RERANK_MODEL, timeoutMs: config.RERANK_TIMEOUT_MS });
   }
+}
+
+/** The language model that reads queries, when QUERY_ANALYSER=model; none by default (offline). */
+export function createQueryModel(config: Config): QueryModel | undefined {
+  if (config.QUERY_ANALYSER !== "model") return undefined;
+  return createModelReader({
+    client: openAiClient(config),
+    model: config.QUERY_MODEL ?? config.RERANK_MODEL,
+    timeoutMs: config.QUERY_MODEL_TIMEOUT_MS,
+  });
 }

@@ -53,6 +53,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     currencies: refreshedEvery(() => priceCurrencies(db), CATALOG_FACTS_TTL_MS),
     vocabulary: vocabularyOf(db, VOCABULARY_CHECK_MS),
     synonyms: deps.synonyms ?? NO_SYNONYMS,
+    ...(deps.queryModel ? { queryModel: deps.queryModel } : {}),
   };
   let codec: Promise<CursorCodec> | undefined;
   const ctx: SearchContext = {
@@ -125,7 +126,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const result: SearchResult = { hits, rerank: page.rerank };
       if (page.next) result.nextCursor = (await ctx.cursors()).encode(print, page.next);
       if (params.facets) result.facets = await ctx.facetCounts(page.facetScope(), params.facets);
-      const interpretation = interpretationOf(reading, plan, query);
+      const interpretation = interpretationOf(analysis, params.explain === true);
       if (interpretation) result.interpretation = interpretation;
       if (messages.length > 0) result.messages = messages;
       return result;

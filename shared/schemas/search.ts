@@ -70,6 +70,33 @@ export const AppliedConstraintSchema = z.object({
   text: z.string().describe("The words of `q` it was read from."),
 });
 
+/**
+ * The parsed query: what the analyser makes of `q`, read by every later stage of a search. The rules fill it; a
+ * language model, where one is configured (QUERY_ANALYSER=model), fills the part it reads better in the same shape.
+ */
+export const ParsedQuerySchema = z
+  .object({
+    query: z.string(),
+    language: z.string().nullable().describe("The query's language (ISO 639-1), or null when not told."),
+    searched: z.string().describe("The words left to search once the constraints are read out."),
+    also: z.array(z.string()).describe("Other names for what is asked (a model's paraphrases and translations), searched beside it."),
+    words: z.array(
+      z.object({
+        text: z.string(),
+        forms: z.array(z.object({ kind: z.enum(["typed", "correction", "synonym"]), words: z.string(), notes: z.array(z.string()) })),
+      }),
+    ),
+    constraints: z.array(z.object({ filter: z.string(), value: z.string(), text: z.string(), reason: z.string().optional() })),
+    kind: z.string().nullable().describe("The kind of product asked for."),
+    sexes: z.array(z.string()),
+    ages: z.object({ text: z.string(), fromMonths: z.number(), toMonths: z.number().nullable() }).nullable(),
+    species: z.array(z.string()),
+    bedSizes: z.array(z.string()),
+    goesWith: z.array(z.object({ from: z.string(), to: z.array(z.string()) })),
+    notWanted: z.array(z.string()),
+  })
+  .meta({ id: "ParsedQuery" });
+
 export const InterpretationSchema = z
   .object({
     query: z
@@ -136,6 +163,13 @@ export const InterpretationSchema = z
       .describe(
         'Words the query asks to be without. Products whose names hold them rank after the others, and those saying they are free of them ("caffeine-free") first; none is left out for it (a page may name what a product is without: `-word` or `exclude` leave out every product holding the word).',
       ),
+    analyser: z
+      .enum(["rules", "model", "rules_fallback"])
+      .optional()
+      .describe(
+        "With a language model configured (QUERY_ANALYSER=model): who read the query — `model`, or `rules_fallback` when the model failed or timed out and the rules' reading was used.",
+      ),
+    parsed: ParsedQuerySchema.optional().describe("With `explain=true`: the parsed query every stage of the search read."),
   })
   .meta({ id: "Interpretation" });
 
@@ -188,6 +222,7 @@ export type SearchHit = z.infer<typeof SearchHitSchema>;
 export type Facets = z.infer<typeof FacetsSchema>;
 export type Interpretation = z.infer<typeof InterpretationSchema>;
 export type AppliedConstraint = z.infer<typeof AppliedConstraintSchema>;
+export type ParsedQuery = z.infer<typeof ParsedQuerySchema>;
 export type SearchResponse = z.infer<typeof SearchResponseSchema>;
 export type LookupResult = z.infer<typeof LookupResultSchema>;
 export type BatchLookupResponse = z.infer<typeof BatchLookupResponseSchema>;

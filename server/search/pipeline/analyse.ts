@@ -10,6 +10,7 @@ import { type QueryPlan, understand } from "../understand.js";
 import type { Vocabulary } from "../vocabulary.js";
 import type { RetrievalBudget } from "./budget.js";
 import type { SearchContext } from "./context.js";
+import type { ModelReading, QueryModel } from "./model-reading.js";
 import { matchedUnpriced } from "./page.js";
 
 export interface CatalogFacts {
@@ -17,7 +18,12 @@ export interface CatalogFacts {
   currencies(): Promise<string[]>;
   vocabulary(): Promise<Vocabulary>;
   synonyms: SynonymSet;
+  /** A language model that reads queries (QUERY_ANALYSER=model); absent: the rules alone. */
+  queryModel?: QueryModel;
 }
+
+/** Who read the query: the rules; a model; or the rules because the model failed (`reason` says how). */
+export type Analyser = { name: "rules" } | { name: "model" } | { name: "rules_fallback"; reason: string };
 
 export interface Analysis {
   /** The words searched, constraints taken out; undefined when nothing is left to search (browse). */
@@ -28,18 +34,74 @@ export interface Analysis {
   planOf: (words: string) => Promise<QueryPlan>;
   /** The parameters with the constraints read from `q`. */
   read: SearchParams;
+  analyser: Analyser;
+  /** The model's reading, when it was used. */
+  model?: ModelReading;
 }
 
 export async function analyse(params: SearchParams, facts: CatalogFacts): Promise<Analysis> {
   // Postgres text cannot hold NUL; it carries no meaning in a query anyway.
   const q = (params.q && spelledOut(params.q.replaceAll("\u0000", " ")).trim()) || undefined;
+  // The model reads while the rules do; the rules' reading stands whenever the model's cannot be used.
+  const asked = q && params.parse_query && facts.queryModel ? facts.queryModel.read(q) : undefined;
   const reading = q && params.parse_query ? interpret({ ...params, q }, await facts.brands(), await facts.currencies()) : null;
   const query = reading ? reading.query || undefined : q;
   const avoid = reading?.avoid.map((avoided) => avoided.word);
   const planOf = async (words: string) =>
     understand(words, { vocabulary: params.typos ? await facts.vocabulary() : null, synonyms: facts.synonyms, avoid });
   const plan = query ? await planOf(query) : null;
-  return { query, reading, plan, planOf, read: { ...params, ...reading?.adds } };
+  const rules: Analysis = { query, reading, plan, planOf, read: { ...params, ...reading?.adds }, analyser: { name: "rules" } };
+  const outcome = await asked;
+  if (!outcome) return rules;
+  if ("fallback" in outcome) return { ...rules, analyser: { name: "rules_fallback", reason: outcome.fallback } };
+  return withModelReading(rules, outcome.reading, facts);
+}
+
+/**
+ * The model's reading in the analysis: its words are searched (with its other names beside them, as synonyms are) and
+ * read by the sentence encoder; its constraints apply only where the rules read none and only as the catalog allows
+ * (a currency it prices in, a brand it has).
+ */
+async function withModelReading(rules: Analysis, model: ModelReading, facts: CatalogFacts): Promise<Analysis> {
+  const searched = model.searched.trim();
+  if (!searched) return { ...rules, analyser: { name: "rules_fallback", reason: "the model found nothing to search" } };
+  const plan = await rules.planOf(searched);
+  const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const also = model.also.map(words).filter((alsoWords) => alsoWords.length > 0 && alsoWords.join(" ") !== plan.words.join(" "));
+  for (const alsoWords of also) plan.forms.push({ start: 0, end: plan.words.length, words: alsoWords, kind: "synonym" });
+  if (also.length > 0) plan.synonyms.push({ from: searched, to: also.map((alsoWords) => alsoWords.join(" ")) });
+  const read = { ...rules.read, ...(await modelConstraints(rules, model, facts)) };
+  return { ...rules, query: searched, plan, read, analyser: { name: "model" }, model };
+}
+
+async function modelConstraints(rules: Analysis, model: ModelReading, facts: CatalogFacts): Promise<Partial<SearchParams>> {
+  const { read, reading } = rules;
+  const adds: Partial<SearchParams> = {};
+  const shown = (filter: string, value: string) => reading?.applied.push({ filter, value, text: "(read by the model)" });
+  const { price_min, price_max, currency, in_stock, brand } = model.constraints;
+  const priced = read.price_min === undefined && read.price_max === undefined && (price_min !== null || price_max !== null);
+  const asked = read.currency ?? currency;
+  if (priced && asked && (await facts.currencies()).includes(asked)) {
+    adds.currency = asked;
+    if (price_min !== null) adds.price_min = String(price_min);
+    if (price_max !== null) adds.price_max = String(price_max);
+    if (price_min !== null) shown("price_min", `${price_min} ${asked}`);
+    if (price_max !== null) shown("price_max", `${price_max} ${asked}`);
+  }
+  if (in_stock && !read.availability) {
+    adds.availability = ["in_stock"];
+    shown("availability", "in_stock");
+  }
+  const key = brand
+    ?.toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu)
+    ?.join(" ");
+  const known = key ? (await facts.brands()).byWords.get(key) : undefined;
+  if (known && !read.brand) {
+    adds.brand = [known];
+    shown("brand", known);
+  }
+  return adds;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { ExchangeRates } from "../exchange-rates.js";
 import type { FacetScope } from "../facets.js";
 import type { Reranker, RerankResult } from "../reranker.js";
 import type { SynonymSet } from "../synonyms.js";
+import type { QueryModel } from "./model-reading.js";
 
 export interface SearchHitResult {
   product: Product;
@@ -61,6 +62,8 @@ export interface SearchDeps {
   catalogVersion?: () => string | null | undefined;
   /** Told about every search; the service stays free of any metrics library. */
   observe?: (report: SearchReport) => void;
+  /** A language model that reads queries (QUERY_ANALYSER=model); absent: the rules alone, offline. */
+  queryModel?: QueryModel;
 }
 
 export interface SearchContext {

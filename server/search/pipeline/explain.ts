@@ -3,21 +3,28 @@
  * each product matched.
  */
 import type { Explain, Interpretation, SearchParams } from "../../../shared/schemas/index.js";
+import type { ParsedQuery } from "../../../shared/schemas/search.js";
 import { fieldLexemes, wordLexemes } from "../browse.js";
 import { describeFilters } from "../filters.js";
-import type { Reading } from "../interpret.js";
 import { parseTsvector } from "../lexical.js";
 import type { QueryPlan } from "../understand.js";
+import { parsedQuery } from "../rules/report.js";
+import type { Analysis } from "./analyse.js";
 import type { SearchContext, SearchHitResult } from "./context.js";
 import type { Page } from "./page.js";
 
-/** The interpretation, when constraints were read, a typo corrected, a synonym applied, ages or unwanted words read. */
-export function interpretationOf(reading: Reading | null, plan: QueryPlan | null, query: string | undefined): Interpretation | undefined {
-  if (!reading && !(plan && (plan.corrections.length > 0 || plan.synonyms.length > 0 || plan.goesWith.length > 0 || plan.ages))) {
-    return undefined;
-  }
+/**
+ * The interpretation, when constraints were read, a typo corrected, a synonym applied, ages or unwanted words read, a
+ * model asked (`analyser`), or `explain=true` (the whole parsed query).
+ */
+export function interpretationOf(analysis: Analysis, explain: boolean): Interpretation | undefined {
+  const { reading, plan, query, analyser, model } = analysis;
+  const modelAsked = analyser.name !== "rules";
+  const parsed = explain && plan && query ? parsedOf(analysis) : undefined;
+  const noted = plan && (plan.corrections.length > 0 || plan.synonyms.length > 0 || plan.goesWith.length > 0 || plan.ages);
+  if (!reading && !noted && !modelAsked && !parsed) return undefined;
   return {
-    query: reading ? reading.query : (query ?? ""),
+    query: model ? (query ?? "") : reading ? reading.query : (query ?? ""),
     applied: reading?.applied ?? [],
     ...(reading && reading.notApplied.length > 0 ? { not_applied: reading.notApplied } : {}),
     ...(plan && plan.corrections.length > 0 ? { corrections: plan.corrections } : {}),
@@ -25,7 +32,15 @@ export function interpretationOf(reading: Reading | null, plan: QueryPlan | null
     ...(plan && plan.goesWith.length > 0 ? { goes_with: plan.goesWith } : {}),
     ...(plan?.ages ? { ages: { text: plan.ages.text, from_months: plan.ages.from, to_months: plan.ages.to } } : {}),
     ...(reading && reading.avoid.length > 0 ? { avoided: reading.avoid } : {}),
+    ...(modelAsked ? { analyser: analyser.name } : {}),
+    ...(parsed ? { parsed } : {}),
   };
+}
+
+/** The parsed query the stages read: the rules' reading, with what the model read over it. */
+function parsedOf({ reading, plan, query, model }: Analysis): ParsedQuery {
+  const parsed = parsedQuery(query!, reading, query!, plan!, null);
+  return model ? { ...parsed, language: model.language, also: model.also, kind: model.kind ?? parsed.kind } : parsed;
 }
 
 /** Each word of every form, and the query words (as typed) it stands for. */

@@ -4,39 +4,21 @@
  * (product-type.ts), whom and what it is for (sexes, ages, species, bed sizes) and what is not wanted. It reads the
  * same functions a search does, with the rules in use, so an operator sees the effect of a rules file before a start.
  */
-import { z } from "zod";
+import type { z } from "zod";
 import { SearchParamsSchema } from "../../../shared/schemas/params.js";
+import { ParsedQuerySchema } from "../../../shared/schemas/search.js";
 import { bedSizesAsked } from "../bed-sizes.js";
 import { isEnglishWord, STOP_WORDS } from "../common-words.js";
-import { type BrandIndex, interpret, spelledOut } from "../interpret.js";
+import { type BrandIndex, interpret, type Reading, spelledOut } from "../interpret.js";
 import { queryHead } from "../product-type.js";
 import { sexesAsked } from "../sexes.js";
 import { speciesIn } from "../species.js";
 import type { SynonymSet } from "../synonyms.js";
-import { understand } from "../understand.js";
+import { type QueryPlan, understand } from "../understand.js";
 import type { Vocabulary } from "../vocabulary.js";
 
-const ConstraintSchema = z.object({ filter: z.string(), value: z.string(), text: z.string(), reason: z.string().optional() });
-
-export const QueryReportSchema = z.object({
-  query: z.string(),
-  /** The words left to search once the constraints are read out. */
-  searched: z.string(),
-  words: z.array(
-    z.object({
-      text: z.string(),
-      forms: z.array(z.object({ kind: z.enum(["typed", "correction", "synonym"]), words: z.string(), notes: z.array(z.string()) })),
-    }),
-  ),
-  constraints: z.array(ConstraintSchema),
-  kind: z.string().nullable(),
-  sexes: z.array(z.string()),
-  ages: z.object({ text: z.string(), fromMonths: z.number(), toMonths: z.number().nullable() }).nullable(),
-  species: z.array(z.string()),
-  bedSizes: z.array(z.string()),
-  goesWith: z.array(z.object({ from: z.string(), to: z.array(z.string()) })),
-  notWanted: z.array(z.string()),
-});
+/** The parsed query (shared/schemas/search.ts): what `rules test` prints and every stage of a search reads. */
+export const QueryReportSchema = ParsedQuerySchema;
 export type QueryReport = z.infer<typeof QueryReportSchema>;
 
 export interface ReportDeps {
@@ -55,6 +37,11 @@ export function queryReport(query: string, deps: ReportDeps): QueryReport {
   const reading = q ? interpret({ ...SearchParamsSchema.parse({ q }), q }, deps.brands, deps.currencies) : null;
   const searched = reading ? reading.query : q;
   const plan = understand(searched, { vocabulary: deps.vocabulary, synonyms: deps.synonyms, avoid: reading?.avoid.map((a) => a.word) });
+  return parsedQuery(query, reading, searched, plan, deps.vocabulary);
+}
+
+/** The parsed query from the rules' reading: the constraints (interpret.ts) and the words' forms (understand.ts). */
+export function parsedQuery(query: string, reading: Reading | null, searched: string, plan: QueryPlan, vocabulary: Vocabulary | null): QueryReport {
   const spans = new Map<string, QueryReport["words"][number]>();
   // In the query's order, a run of words after the first of them.
   const forms = [...plan.forms].sort((a, b) => a.start - b.start || a.end - b.end);
@@ -68,11 +55,13 @@ export function queryReport(query: string, deps: ReportDeps): QueryReport {
   // a word neither the catalog (any form) nor English has.
   const head = queryHead(
     plan.words,
-    (i) => !STOP_WORDS.has(plan.words[i]!) && (isEnglishWord(plan.words[i]!) || (deps.vocabulary?.count(plan.words[i]!) ?? 0) > 0),
+    (i) => !STOP_WORDS.has(plan.words[i]!) && (isEnglishWord(plan.words[i]!) || (vocabulary?.count(plan.words[i]!) ?? 0) > 0),
   );
   return {
     query,
+    language: null,
     searched,
+    also: [],
     words: [...spans.values()],
     constraints: [...(reading?.applied ?? []), ...(reading?.notApplied ?? [])],
     kind: head === undefined ? null : plan.words[head]!,
@@ -89,6 +78,7 @@ export function queryReport(query: string, deps: ReportDeps): QueryReport {
 export function formatQueryReport(report: QueryReport): string[] {
   const lines = [`query: ${report.query}`];
   if (report.searched !== report.query) lines.push(`searched: ${report.searched || "(nothing: it browses)"}`);
+  if (report.also.length > 0) lines.push(`also searched: ${report.also.join("; ")}`);
   lines.push("words:");
   const width = Math.max(0, ...report.words.map((word) => word.text.length));
   for (const word of report.words) {
