@@ -24,6 +24,7 @@ import type { Embedder } from "./embedder.js";
 import { type FacetScope, facetCounter } from "./facets.js";
 import { describeFilters, type Filters, filterSql, filtersFrom, narrows, withoutOfferConstraints } from "./filters.js";
 import { reciprocalRankFusion } from "./fuse.js";
+import { heldAttributes } from "./attributes.js";
 import { brandIndex, interpret, loadPricePatterns, NEEDS_CURRENCY, type Reading, spelledOut } from "./interpret.js";
 import { parseTsvector } from "./lexical.js";
 import type { Reranker, RerankResult } from "./reranker.js";
@@ -124,6 +125,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
   const catalogSize = catalogSizeEvery(db, CATALOG_FACTS_TTL_MS);
   const brands = refreshedEvery(async () => brandIndex(await brandNames(db)), CATALOG_FACTS_TTL_MS);
   const currencies = refreshedEvery(() => priceCurrencies(db), CATALOG_FACTS_TTL_MS);
+  const held = refreshedEvery(() => heldAttributes(db), CATALOG_FACTS_TTL_MS);
   const vocabulary = vocabularyOf(db, VOCABULARY_CHECK_MS);
   const facetCounts = facetCounter(() => deps.reader?.() ?? db, deps.catalogVersion ?? (() => undefined));
   const synonyms = deps.synonyms ?? NO_SYNONYMS;
@@ -166,6 +168,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
       // Only when given, so cursors made before the parameter existed stay valid.
       ...(updated_since ? [updated_since.toISOString()] : []),
       ...(exclude ? [["exclude", ...exclude]] : []),
+      ...(["audience", "colour", "material"] as const).flatMap((name) => (params[name] ? [[name, ...params[name]]] : [])),
     ]);
   }
 
@@ -179,7 +182,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     async search(params, options = {}) {
       // Postgres text cannot hold NUL; it carries no meaning in a query anyway.
       const q = (params.q && spelledOut(params.q.replaceAll("\u0000", " ")).trim()) || undefined;
-      const reading: Reading | null = q && params.parse_query ? interpret({ ...params, q }, await brands(), await currencies()) : null;
+      const reading: Reading | null = q && params.parse_query ? interpret({ ...params, q }, await brands(), await currencies(), await held()) : null;
       const query = reading ? reading.query || undefined : q;
       const avoid = reading?.avoid.map((avoided) => avoided.word);
       const planOf = async (words: string) => understand(words, { vocabulary: params.typos ? await vocabulary() : null, synonyms, avoid });
@@ -190,7 +193,9 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const print = fingerprintOf(params, sort);
       const position = params.cursor === undefined ? undefined : (await cursors()).decode(params.cursor, print);
       const priced = sort === "price_asc" || sort === "price_desc";
-      const filters = filtersFrom(effective, { priced, rates: deps.exchangeRates });
+      // Read from the query, an audience or colour leaves out only products stating another (attributes.ts).
+      const unstatedPass = { audience: reading?.adds.audience !== undefined, colour: reading?.adds.colour !== undefined };
+      const filters = filtersFrom(effective, { priced, rates: deps.exchangeRates, unstatedPass });
       const withRawData = params.include_raw_data || params.view === "full";
 
       const strict =

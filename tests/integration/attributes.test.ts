@@ -1,0 +1,135 @@
+/**
+ * Attributes from the catalog, at import (issue 48): the `audience`, `colour` and `material` filters and facets, a
+ * 400 for a value no catalog has, and a query's words read as those filters, on embedded PGlite and on the
+ * postgres.js path (PGlite over a socket).
+ */
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openPostgres } from "../../server/db/open.js";
+import { ProblemSchema, type SearchResponse, SearchResponseSchema } from "../../shared/schemas/index.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import type { TestRecord } from "../helpers/catalog.js";
+import { type SocketPostgres, startSocketPostgres } from "../helpers/pgsocket.js";
+
+/** From the sample catalog: running shoes for women, men, kids and either; a black kettle; red and sage Dutch ovens. */
+const WANTED = /Running Shoe|Racing Shoe|Kettle|Dutch Oven|Teapot|Merino Base Layer|Fleece Hoodie/;
+const RECORDS: TestRecord[] = readFileSync(new URL("../../server/sample/products.ndjson", import.meta.url), "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((line) => JSON.parse(line) as TestRecord)
+  .filter((record) => WANTED.test(record.name));
+
+const PATHS = ["PGlite", "postgres.js"] as const;
+
+describe.each(PATHS)("on %s", (path) => {
+  let t: TestApp;
+  let pg: SocketPostgres | undefined;
+  beforeAll(async () => {
+    pg = path === "postgres.js" ? await startSocketPostgres(4) : undefined;
+    t = await createTestApp({ records: RECORDS, ...(pg ? { database: openPostgres({ url: pg.url, max: 1 }) } : {}) });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await pg?.close();
+  });
+
+  const get = (url: string) => t.app.inject({ url, headers: { authorization: t.key } });
+  async function search(query: string): Promise<SearchResponse> {
+    const answer = await get(`/api/v1/products/search?${query}`);
+    expect(answer.statusCode, answer.body).toBe(200);
+    return SearchResponseSchema.parse(answer.json());
+  }
+  const names = (body: SearchResponse) => body.products.map((hit) => hit.pdp.name);
+
+  it("filters by audience: women's and unisex products, no men's, no kids'", async () => {
+    const found = names(await search("category=shoes&audience=women&limit=50"));
+    expect(found.length).toBeGreaterThan(0);
+    expect(
+      found.every((name) => /Women's|Unisex/.test(name)),
+      found.join("; "),
+    ).toBe(true);
+    expect(found).toContain("Flyer Carbon Plate Racing Shoe, Unisex");
+    const kids = names(await search("audience=kids&limit=50"));
+    expect(kids).toEqual(["Tempo Jr Running Shoe, Kids', Cobalt Blue"]);
+  });
+
+  it("filters by colour, a shopper's word for it read as its family (gray, charcoal: grey)", async () => {
+    const grey = names(await search("colour=gray&limit=50")).sort();
+    expect(grey).toEqual(
+      [
+        "Longhaul Max Cushion Running Shoe, Men's, Storm Grey",
+        "Tarn Merino Base Layer Crew, Men's, Charcoal, 200 gsm",
+        "Alpine Fleece Hoodie, Women's, Heather Grey",
+      ].sort(),
+    );
+    expect(names(await search("q=dutch+oven&colour=red"))).toEqual(["Enamelled Cast Iron Dutch Oven, 5.2 L, Cherry Red"]);
+    expect(names(await search("material=merino&limit=50")).every((name) => name.includes("Merino"))).toBe(true);
+  });
+
+  it("counts audiences, colours and materials as facets", async () => {
+    const body = await search("category=shoes&facets=audience,colour,material&limit=1");
+    // The most first, then by name.
+    expect(body.facets?.audience).toEqual([
+      { value: "men", count: 4 },
+      { value: "women", count: 2 },
+      { value: "kids", count: 1 },
+      { value: "unisex", count: 1 },
+    ]);
+    expect(body.facets?.colour).toEqual(
+      expect.arrayContaining([
+        { value: "green", count: 2 },
+        { value: "grey", count: 1 },
+      ]),
+    );
+    expect(body.facets?.material).toEqual([]);
+    const kitchen = await search("q=cast+iron&facets=material,colour");
+    expect(kitchen.facets?.material).toEqual(expect.arrayContaining([{ value: "cast iron", count: 3 }]));
+  });
+
+  it("refuses an audience, colour or material no catalog has, naming the parameter", async () => {
+    for (const [query, param, says] of [
+      ["audience=teens", "audience", "must be one of women, men, unisex, girls, boys, kids, baby"],
+      ["colour=plaid", "colour", 'colour: "plaid" is not a colour this catalog knows'],
+      ["material=unobtainium", "material", 'material: "unobtainium" is not a material'],
+      ["colour=r3d", "colour", "must be a colour word"],
+    ] as const) {
+      const answer = await get(`/api/v1/products/search?${query}`);
+      expect(answer.statusCode, query).toBe(400);
+      const body = ProblemSchema.parse(answer.json());
+      expect(body.code).toBe("invalid_parameter");
+      expect(body.detail, query).toContain(says);
+      expect(
+        body.errors?.map((error) => error.param),
+        query,
+      ).toContain(param);
+    }
+  });
+
+  it("reads an audience from the query: women's running shoes answer no kids' or men's shoe, and say so", async () => {
+    const body = await search("q=women%27s+running+shoes");
+    const found = names(body);
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.filter((name) => /Men's|Kids'/.test(name))).toEqual([]);
+    expect(body.interpretation?.applied).toContainEqual({ filter: "audience", value: "women", text: "women's" });
+    // Read from the query, products that state no audience are not left out: the kettle states none.
+    const kettle = await search("q=kettle+for+women");
+    expect(names(kettle)).toContain("Gooseneck Pour-Over Kettle, 0.9 L, Matte Black");
+    // A parameter given wins, and the answer says what was not applied.
+    const given = await search("q=women%27s+running+shoes&audience=men");
+    expect(names(given).every((name) => /Men's|Unisex/.test(name))).toBe(true);
+    expect(given.interpretation?.not_applied).toContainEqual(expect.objectContaining({ filter: "audience", reason: "audience was given" }));
+  });
+
+  it("reads a colour the catalog holds: red Dutch oven, not the sage one; a colour it holds none of is no filter", async () => {
+    const red = await search("q=red+dutch+oven");
+    expect(names(red)).toContain("Enamelled Cast Iron Dutch Oven, 5.2 L, Cherry Red");
+    expect(names(red)).not.toContain("Enamelled Cast Iron Dutch Oven, 3.8 L, Sage");
+    expect(red.interpretation?.applied).toContainEqual({ filter: "colour", value: "red", text: "red" });
+    // No product here is yellow: "yellow" is searched as a word, not read as a filter.
+    const yellow = await search("q=yellow+dutch+oven");
+    expect(yellow.interpretation?.applied ?? []).not.toContainEqual(expect.objectContaining({ filter: "colour" }));
+    // "-red" asks for no red: not read as the colour.
+    const notRed = await search("q=dutch+oven+-red");
+    expect(notRed.interpretation?.applied).not.toContainEqual(expect.objectContaining({ filter: "colour" }));
+  });
+});
