@@ -8,7 +8,7 @@
  */
 import { sql } from "drizzle-orm";
 import { AUDIENCES, type AppliedConstraint, type SearchParams } from "../../shared/schemas/index.js";
-import { audienceSuits, childWords, colours, lexiconWords, materials, matches, valuesIn } from "../catalog/attributes/lexicon.js";
+import { audienceSuits, childWords, colours, coloursAsked, lexiconWords, materials, matches, valuesIn } from "../catalog/attributes/lexicon.js";
 import type { Database } from "../db/client.js";
 import { productFacets } from "../db/schema.js";
 import { RequestError } from "../errors.js";
@@ -17,8 +17,9 @@ import { sexesAsked } from "./sexes.js";
 
 type AttributeParams = Pick<SearchParams, "audience" | "colour" | "material">;
 
-/** Children's ages, as derive.ts reads them: a query asking for ages below 13 asks for kids. */
+/** Children's ages, as derive.ts reads them: a query asking for ages below 13 asks for kids, below 3 for a baby. */
 const CHILD_UNTIL_MONTHS = 13 * 12;
+const BABY_UNTIL_MONTHS = 36;
 
 /** The stored audiences that suit `asked` (en/audience-suits.txt), which must name exactly the API's audiences. */
 export function suitingAudiences(asked: readonly string[]): string[] {
@@ -92,7 +93,7 @@ function audienceAsked(q: string): { audience: string; text: string } | undefine
       ? "girls"
       : only === "male"
         ? "boys"
-        : child.length === 1 && child[0] === "baby"
+        : (child.length === 1 && child[0] === "baby") || (child.length === 0 && ages !== null && ages.to <= BABY_UNTIL_MONTHS)
           ? "baby"
           : "kids"
     : only === "female"
@@ -122,7 +123,7 @@ export function readAttributes(q: string, params: AttributeParams, held: HeldAtt
     }
   }
   const words = lexiconWords(q);
-  for (const match of matches(colours(), words)) {
+  for (const match of matches(coloursAsked(), words)) {
     if (!held.colours.has(match.value) || reading.adds.colour?.includes(match.value)) continue;
     const shown = { filter: "colour", value: match.value, text: words.slice(match.index, match.index + match.length).join(" ") };
     if (params.colour) reading.notApplied.push({ ...shown, reason: "colour was given" });

@@ -4,8 +4,11 @@
  * postgres.js path (PGlite over a socket).
  */
 import { readFileSync } from "node:fs";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backfillStructured } from "../../server/catalog/backfill.js";
 import { openPostgres } from "../../server/db/open.js";
+import { productFacets, products } from "../../server/db/schema.js";
 import { ProblemSchema, type SearchResponse, SearchResponseSchema } from "../../shared/schemas/index.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import type { TestRecord } from "../helpers/catalog.js";
@@ -131,5 +134,45 @@ describe.each(PATHS)("on %s", (path) => {
     // "-red" asks for no red: not read as the colour.
     const notRed = await search("q=dutch+oven+-red");
     expect(notRed.interpretation?.applied).not.toContainEqual(expect.objectContaining({ filter: "colour" }));
+  });
+
+  it("derives the attributes of rows an older derivation wrote, and product_facets follows", async () => {
+    const db = t.database.db;
+    const [row] = await db.select({ id: products.id }).from(products).where(eq(products.name, "Tempo Jr Running Shoe, Kids', Cobalt Blue"));
+    const id = row!.id;
+    await db.update(products).set({ audience: null, colours: [], kind: null, derivedVersion: 3 }).where(eq(products.id, id));
+    expect((await db.select({ audience: productFacets.audience }).from(productFacets).where(eq(productFacets.id, id)))[0]?.audience).toBeNull();
+    expect(await backfillStructured(db)).toBe(1);
+    const [stored] = await db
+      .select({ kind: products.kind, audience: products.audience, colours: products.colours })
+      .from(products)
+      .where(eq(products.id, id));
+    expect(stored).toEqual({ kind: "shoe", audience: "kids", colours: ["blue"] });
+    const [mirrored] = await db
+      .select({ audience: productFacets.audience, colours: productFacets.colours })
+      .from(productFacets)
+      .where(eq(productFacets.id, id));
+    expect(mirrored).toEqual({ audience: "kids", colours: ["blue"] });
+  });
+
+  it("applies UCP's audience and colors filters as the search's, and refuses a colour no catalog has", async () => {
+    const post = (body: unknown) =>
+      t.app.inject({
+        method: "POST",
+        url: "/ucp/catalog/search",
+        headers: {
+          authorization: t.key,
+          "ucp-agent": 'profile="https://platform.example/.well-known/ucp"',
+          "content-type": "application/json",
+        },
+        payload: JSON.stringify(body),
+      });
+    const answer = await post({ query: "running shoe", filters: { audience: ["women"], colors: ["pink"] } });
+    expect(answer.statusCode, answer.body).toBe(200);
+    const titles = answer.json<{ products: { title: string }[] }>().products.map((product) => product.title);
+    expect(titles).toEqual(["Tempo 4 Road Running Shoe, Women's, Coral/White"]);
+    const refused = await post({ query: "running shoe", filters: { colors: ["plaid"] } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toContain("filters.colors");
   });
 });

@@ -101,6 +101,8 @@ export function lexicon(file: string): Lexicon {
 }
 
 export const colours = () => lexicon("en/colours.txt");
+/** The words a query's colour is read from: fewer than a product's ("snow boots" ask for no white). */
+export const coloursAsked = () => lexicon("en/colours-asked.txt");
 export const materials = () => lexicon("en/materials.txt");
 /** Children's words by audience (kids, baby). */
 export const childWords = () => lexicon("en/audiences.txt");

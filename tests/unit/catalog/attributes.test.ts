@@ -82,7 +82,7 @@ describe("vocabulary files", () => {
 describe("attribute filters", () => {
   it("widen an audience to those that suit it, and read a shopper's colour word as its family", () => {
     expect(suitingAudiences(["women"])).toEqual(["women", "unisex"]);
-    expect(suitingAudiences(["kids"])).toEqual(["kids", "girls", "boys"]);
+    expect(suitingAudiences(["kids"])).toEqual(["kids", "girls", "boys", "baby"]);
     expect(attributeFilters({ colour: ["gray", "navy"], material: ["stainless steel"] })).toEqual({
       colours: ["grey", "blue"],
       materials: ["steel"],
@@ -101,13 +101,19 @@ describe("a query's audience and colour words", () => {
     expect(read("kids' running shoes").adds).toEqual({ audience: ["kids"] });
     expect(read("necklace for my wife").applied).toEqual([{ filter: "audience", value: "women", text: "wife" }]);
     expect(read("running shoes").adds).toEqual({});
+    // Ages read as whom: a 1 year old is a baby, whose toys are labelled "Baby & Toddler" or for kids.
+    expect(read("gift for a 1 year old").adds).toEqual({ audience: ["baby"] });
+    expect(read("wooden toys for toddlers").adds).toEqual({ audience: ["kids"] });
   });
 
   it("read only colours the catalog holds", () => {
     expect(read("red kettle").applied).toEqual([{ filter: "colour", value: "red", text: "red" }]);
     expect(read("purple kettle").adds).toEqual({});
+    // A word that names a colour on a product names other things in a query: snow boots ask for no white.
+    expect(readAttributes("snow boots", {}, { ...held, colours: new Set(["white"]) }).adds).toEqual({});
+    expect(readAttributes("wine rack", {}, held).adds).toEqual({});
     // An audience the catalog holds nothing suiting is no filter either.
-    expect(readAttributes("baby rattle", {}, held).adds).toEqual({});
+    expect(readAttributes("womens boots", {}, { ...held, audiences: new Set(["kids"]) }).adds).toEqual({});
   });
 
   it("leave a parameter given as it is, and say so", () => {
