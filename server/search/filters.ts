@@ -51,6 +51,11 @@ export interface Filters {
    * products made for another audience or of another colour (docs/decisions/0005-attributes.md).
    */
   unstatedPass?: { audience?: boolean; colour?: boolean };
+  /**
+   * With `unstatedPass.colour`: the colour words as the query wrote them. A product whose name holds one passes too: it
+   * names the colour asked, if only as a name ("Gold Toe … Sock, Black" for "gold toe socks").
+   */
+  namedColours?: string[];
 }
 
 export type FilterParams = Pick<
@@ -190,7 +195,7 @@ export function filterSql(filters: Filters, table: FilterColumns | FacetColumns 
   }
   if (filters.colours) {
     const of = arrayOverlaps(table.colours, filters.colours);
-    conditions.push(filters.unstatedPass?.colour ? or(sql`cardinality(${table.colours}) = 0`, of) : of);
+    conditions.push(filters.unstatedPass?.colour ? or(sql`cardinality(${table.colours}) = 0`, of, namedSql(filters.namedColours ?? [], table)) : of);
   }
   if (filters.materials) conditions.push(arrayOverlaps(table.materials, filters.materials));
   return and(...conditions) ?? isNull(table.goneAt);
@@ -212,6 +217,13 @@ function excludedSql(words: readonly string[], table: FilterColumns | FacetColum
       }),
     ) ?? sql`false`;
   return table === products ? holds : sql`${table.id} in (select ${products.id} from ${products} where ${holds})`;
+}
+
+/** Products whose name holds any of `words`, whole and case-insensitive (through `products` from `product_facets`). */
+function namedSql(words: readonly string[], table: FilterColumns | FacetColumns): SQL | undefined {
+  if (words.length === 0) return undefined;
+  const names = or(...words.map((word) => sql`${products.name} ~* ${`\\m${word.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}\\M`}`));
+  return table === products ? names : sql`${table.id} in (select ${products.id} from ${products} where ${names})`;
 }
 
 /** `name=value` lines for `explain`: what a result passed. */

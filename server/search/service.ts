@@ -195,7 +195,11 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const priced = sort === "price_asc" || sort === "price_desc";
       // Read from the query, an audience or colour leaves out only products stating another (attributes.ts).
       const unstatedPass = { audience: reading?.adds.audience !== undefined, colour: reading?.adds.colour !== undefined };
-      const filters = filtersFrom(effective, { priced, rates: deps.exchangeRates, unstatedPass });
+      const namedColours = reading?.applied.filter((shown) => shown.filter === "colour").map((shown) => shown.text);
+      const filters = {
+        ...filtersFrom(effective, { priced, rates: deps.exchangeRates, unstatedPass }),
+        ...(namedColours?.length ? { namedColours } : {}),
+      };
       const withRawData = params.include_raw_data || params.view === "full";
 
       const strict =

@@ -20,7 +20,12 @@ const RECORDS: TestRecord[] = readFileSync(new URL("../../server/sample/products
   .split("\n")
   .filter(Boolean)
   .map((line) => JSON.parse(line) as TestRecord)
-  .filter((record) => WANTED.test(record.name));
+  .filter((record) => WANTED.test(record.name))
+  .concat([
+    // A brand that names a colour, on a product of another colour; and a product of that colour.
+    { url: "https://socks.example/p/gold-toe-crew", name: "Gold Toe Crew Socks, Black", desc: "Cotton crew socks." },
+    { url: "https://socks.example/p/party-dress", name: "Sequin Party Dress, Gold", desc: "A sequinned dress." },
+  ]);
 
 const PATHS = ["PGlite", "postgres.js"] as const;
 
@@ -131,6 +136,10 @@ describe.each(PATHS)("on %s", (path) => {
     // No product here is yellow: "yellow" is searched as a word, not read as a filter.
     const yellow = await search("q=yellow+dutch+oven");
     expect(yellow.interpretation?.applied ?? []).not.toContainEqual(expect.objectContaining({ filter: "colour" }));
+    // A product naming the colour word read passes, if only as a name: Gold Toe's black socks for "gold toe socks".
+    const socks = await search("q=gold+toe+socks");
+    expect(socks.interpretation?.applied).toContainEqual({ filter: "colour", value: "gold", text: "gold" });
+    expect(names(socks)).toContain("Gold Toe Crew Socks, Black");
     // "-red" asks for no red: not read as the colour.
     const notRed = await search("q=dutch+oven+-red");
     expect(notRed.interpretation?.applied).not.toContainEqual(expect.objectContaining({ filter: "colour" }));

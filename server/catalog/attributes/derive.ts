@@ -59,7 +59,9 @@ function stated(node: JsonRecord | undefined, property: string): string[] {
 /** Whom a product is made for: its sexes (sexes.ts) and whether its words or ages make it a child's or a baby's. */
 function audienceOf(sexes: ReadonlySet<Sex>, child: readonly string[], ages: AgeRange | null): string | null {
   const baby = child.includes("baby") || (ages !== null && ages.to <= BABY_UNTIL_MONTHS);
-  const young = baby || child.includes("kids") || (ages !== null && ages.to <= CHILD_UNTIL_MONTHS);
+  // Ages for grown-ups (a name for men or women: ages.ts) outweigh a child's word: "Mens Beastie Boys T-Shirt".
+  const grown = ages !== null && ages.from >= CHILD_UNTIL_MONTHS;
+  const young = !grown && (baby || child.includes("kids") || (ages !== null && ages.to <= CHILD_UNTIL_MONTHS));
   const only = sexes.size === 1 ? [...sexes][0] : undefined;
   if (young) {
     if (only === "female") return "girls";

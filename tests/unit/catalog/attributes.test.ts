@@ -38,6 +38,8 @@ describe("attributes derived from a sample record", () => {
     expect(derived("Kids' Gentle Bubble Bath, 250 mL").audience).toBe("kids");
     expect(derived("Maple Baby Rattle Ring")).toMatchObject({ audience: "baby", ageFromMonths: 0, ageToMonths: 60 });
     expect(derived("Ridgeline 2P Backpacking Tent")).toMatchObject({ audience: null, colours: [], materials: [] });
+    // A name for grown-ups outweighs a child's word that names something else.
+    expect(deriveAttributes({ name: "Mens Beastie Boys T-Shirt" }).audience).toBe("men");
   });
 
   it("reads colours from a name's qualifiers as families, and never from what the product is (Earl Grey, Green Tea)", () => {
