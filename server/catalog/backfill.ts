@@ -7,6 +7,7 @@
 import { asc, lt, sql } from "drizzle-orm";
 import type { Database } from "../db/client.js";
 import { products } from "../db/schema.js";
+import { deriveAttributes } from "./attributes/derive.js";
 import { commitChanges } from "./repository.js";
 import { DERIVED_VERSION, deriveStructured } from "./structured.js";
 import { variantSkuKeys } from "./variants.js";
@@ -31,6 +32,8 @@ export async function backfillStructured(db: Database, options: { batchSize?: nu
         identifiers: products.identifiers,
         category: products.category,
         brands: products.brands,
+        name: products.name,
+        desc: products.desc,
         rawData: products.rawData,
       })
       .from(products)
@@ -41,6 +44,7 @@ export async function backfillStructured(db: Database, options: { batchSize?: nu
     const derived = rows.map((row) => {
       const category = row.category ?? jsonLdCategory(row.rawData);
       const structured = deriveStructured({ ...row, category });
+      const attributes = deriveAttributes({ ...row, category });
       return {
         id: row.id,
         category,
@@ -55,6 +59,14 @@ export async function backfillStructured(db: Database, options: { batchSize?: nu
         gtin14: structured.gtin14,
         sku_key: structured.skuKey,
         variant_sku_keys: variantSkuKeys(row.rawData),
+        kind: attributes.kind,
+        audience: attributes.audience,
+        age_from_months: attributes.ageFromMonths,
+        age_to_months: attributes.ageToMonths,
+        species: attributes.species,
+        size: attributes.size,
+        colours: attributes.colours,
+        materials: attributes.materials,
       };
     });
     await db.transaction(async (tx) => {
@@ -65,10 +77,14 @@ export async function backfillStructured(db: Database, options: { batchSize?: nu
           availability = v.availability, category_key = v.category_key,
           brand_keys = array(select jsonb_array_elements_text(v.brand_keys)), gtin14 = v.gtin14, sku_key = v.sku_key,
           variant_sku_keys = array(select jsonb_array_elements_text(v.variant_sku_keys)),
+          kind = v.kind, audience = v.audience, age_from_months = v.age_from_months, age_to_months = v.age_to_months,
+          species = array(select jsonb_array_elements_text(v.species)), size = v.size,
+          colours = array(select jsonb_array_elements_text(v.colours)), materials = array(select jsonb_array_elements_text(v.materials)),
           derived_version = ${DERIVED_VERSION}
         from jsonb_to_recordset(${JSON.stringify(derived)}::jsonb) as v(
           id text, category text, price_minor bigint, currency text, price_bucket smallint, brand text, list_price_minor bigint, availability text,
-          category_key text, brand_keys jsonb, gtin14 text, sku_key text, variant_sku_keys jsonb)
+          category_key text, brand_keys jsonb, gtin14 text, sku_key text, variant_sku_keys jsonb, kind text, audience text,
+          age_from_months smallint, age_to_months smallint, species jsonb, size text, colours jsonb, materials jsonb)
         where ${products.id} = v.id`);
       // A category read from old rows' JSON-LD changes their records: followers of the change feed hear of it.
       await commitChanges(

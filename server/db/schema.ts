@@ -63,6 +63,23 @@ export const products = pgTable(
      * a lookup by the SKU of a variant the page does not select finds the product (`sku_key` is the selected one's).
      */
     variantSkuKeys: text("variant_sku_keys").array().notNull().default(sql`'{}'::text[]`),
+    // What a product is and whom it is for, derived once on import from its structured data, category and name
+    // (catalog/attributes.ts); filterable and facetable. Null or empty when the record does not say.
+    /** The kind of product (its head noun, "jacket", "kettle"). */
+    kind: text("kind"),
+    /** Whom it is made for: women, men, unisex, girls, boys, kids or baby (catalog/attributes/en/audiences.json). */
+    audience: text("audience"),
+    /** The ages it suits in months, `age_to_months` excluded; null where unstated or unbounded. */
+    ageFromMonths: smallint("age_from_months"),
+    ageToMonths: smallint("age_to_months"),
+    /** The animals it is made for (dog, cat). */
+    species: text("species").array().notNull().default(sql`'{}'::text[]`),
+    /** A size the name states (a bed size: queen, king). */
+    size: text("size"),
+    /** Colour families (catalog/attributes/en/colours.json): "Storm Grey" and "Charcoal" are grey. */
+    colours: text("colours").array().notNull().default(sql`'{}'::text[]`),
+    /** Material families (catalog/attributes/en/materials.json): "Merino" is wool, "Stainless" steel. */
+    materials: text("materials").array().notNull().default(sql`'{}'::text[]`),
     derivedVersion: smallint("derived_version").notNull().default(0),
     /** SHA-256 of the record as imported: an unchanged re-import is skipped, with no re-embedding. */
     contentHash: text("content_hash").notNull(),
@@ -116,6 +133,7 @@ export const products = pgTable(
     index("products_checked_idx").on(t.checkedAt, t.id),
     index("products_updated_idx").on(t.updatedAt),
     index("products_fetch_key_idx").on(t.fetchKey),
+    index("products_colours_idx").using("gin", t.colours),
   ],
 );
 
@@ -145,6 +163,10 @@ export const productFacets = pgTable(
     /** Mirrored too (issue 18): `updated_since` filters on `updated_at`; a product with `gone_at` set is in no browse or facet. */
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     goneAt: timestamp("gone_at", { withTimezone: true }),
+    /** Mirrored (issue 48): the `audience`, `colour` and `material` filters and facets. */
+    audience: text("audience"),
+    colours: text("colours").array().notNull().default(sql`'{}'::text[]`),
+    materials: text("materials").array().notNull().default(sql`'{}'::text[]`),
   },
   (t) => [
     index("product_facets_price_idx").on(t.currency, t.priceMinor, t.id),

@@ -9,6 +9,7 @@ import { parseGtin } from "../../shared/gtin.js";
 import { MediaSchema, ProductIdSchema, ProvenanceSchema, RawDataSchema } from "../../shared/schemas/index.js";
 import { brandHost, parseHttpUrl, productUrlKey } from "../../shared/url.js";
 import { productIdFromUrlKey } from "../catalog/ids.js";
+import { deriveAttributes } from "../catalog/attributes/derive.js";
 import { CATEGORY_SEPARATOR, deriveStructured, normalizeAvailability } from "../catalog/structured.js";
 import { variantSkuKeys } from "../catalog/variants.js";
 import type { NewProductRow } from "../db/schema.js";
@@ -161,6 +162,7 @@ export function prepareRecord(input: ImportRecord): PreparedRecord {
     category: record.category || null,
     provenance: record.provenance ?? null,
     ...deriveStructured(record),
+    ...deriveAttributes({ name: record.name, desc: record.desc, category: record.category, rawData: record.raw_data }),
     variantSkuKeys: variantSkuKeys(record.raw_data),
     contentHash: contentHash(record, id),
     embeddingText: embeddingText(record),

@@ -3,7 +3,8 @@
  * rows: every product passing the filters when browsing, or the products a
  * search matched (by id). Brands (a record's first); categories with each of
  * their ancestors; availability by schema.org name; prices in buckets per
- * currency (never converted; buckets from catalog/structured.ts).
+ * currency (never converted; buckets from catalog/structured.ts); audience, and
+ * colour and material families (a product of two counts for each).
  */
 import { type SQL, sql } from "drizzle-orm";
 import { FACETS, type Facet, type Facets } from "../../shared/schemas/index.js";
@@ -23,6 +24,7 @@ interface FacetRow {
   availability: string | null;
   currency: string | null;
   bucket: number | null;
+  audience: string | null;
   count: number;
 }
 
@@ -54,39 +56,45 @@ export async function facetCounts(db: Database, where: SQL | undefined, asked: r
   const f = productFacets;
   const rows = await db
     .select({
-      // Which grouping set a row counts: bit 3 brand, 2 category, 1 availability, 0 price (a set's own bits are 0).
-      set: sql<number>`grouping(brand, category_key, availability, currency)::int`,
+      // Which grouping set a row counts: bit 4 brand, 3 category, 2 availability, 1 price, 0 audience (a set's own bits are 0).
+      set: sql<number>`grouping(brand, category_key, availability, currency, audience)::int`,
       brand: sql<string | null>`brand`,
       categoryKey: sql<string | null>`category_key`,
       category: sql<string | null>`min(category)`,
       availability: sql<string | null>`availability`,
       currency: sql<string | null>`currency`,
       bucket: sql<number | null>`bucket`,
+      audience: sql<string | null>`audience`,
       count: sql<number>`count(*)::int`,
     })
     .from(
       sql`(select ${f.brand} as brand, ${f.categoryKey} as category_key, ${f.category} as category, ${f.availability} as availability,
-          ${f.currency} as currency, ${f.priceBucket} as bucket
+          ${f.currency} as currency, ${f.priceBucket} as bucket, ${f.audience} as audience
           from ${f} ${where ? sql`where ${where}` : sql``}) as matched`,
     )
-    // All four sets, whichever were asked: the scan is the cost, and GROUPING() needs every column grouped somewhere.
-    .groupBy(sql`grouping sets ((brand), (category_key), (availability), (currency, bucket))`);
+    // All five sets, whichever were asked: the scan is the cost, and GROUPING() needs every column grouped somewhere.
+    .groupBy(sql`grouping sets ((brand), (category_key), (availability), (currency, bucket), (audience))`);
   const of = (set: number) => rows.filter((row) => row.set === set);
   const facets: Facets = {};
+  const values = (set: number, value: (row: FacetRow) => string | null) =>
+    of(set)
+      .flatMap((row) => {
+        const named = value(row);
+        return named ? [{ value: named, count: row.count }] : [];
+      })
+      .sort(byCount);
   if (wanted.has("brand")) {
-    facets.brand = of(0b0111)
+    facets.brand = of(0b01111)
       .flatMap((row) => (row.brand ? [{ value: row.brand, count: row.count }] : []))
       .sort(byCount)
       .slice(0, FACET_VALUES);
   }
-  if (wanted.has("category")) facets.category = withAncestors(of(0b1011));
-  if (wanted.has("availability")) {
-    facets.availability = of(0b1101)
-      .flatMap((row) => (row.availability ? [{ value: row.availability, count: row.count }] : []))
-      .sort(byCount);
-  }
+  if (wanted.has("category")) facets.category = withAncestors(of(0b10111));
+  if (wanted.has("availability")) facets.availability = values(0b11011, (row) => row.availability);
+  if (wanted.has("audience")) facets.audience = values(0b11110, (row) => row.audience);
+  if (wanted.has("colour") || wanted.has("material")) Object.assign(facets, await familyCounts(db, where, wanted));
   if (wanted.has("price")) {
-    facets.price = of(0b1110)
+    facets.price = of(0b11101)
       .flatMap((row) =>
         row.currency && row.bucket !== null
           ? [
@@ -102,6 +110,31 @@ export async function facetCounts(db: Database, where: SQL | undefined, asked: r
       .sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : Number(a.min) - Number(b.min)));
   }
   return facets;
+}
+
+/**
+ * Colours and materials, a product counted once for each of its families: a second scan of the same rows, unnesting the
+ * arrays, only when asked.
+ */
+async function familyCounts(db: Database, where: SQL | undefined, wanted: ReadonlySet<Facet>): Promise<Pick<Facets, "colour" | "material">> {
+  const f = productFacets;
+  const rows = await db
+    .select({ facet: sql<"colour" | "material">`facet`, value: sql<string>`value`, count: sql<number>`count(*)::int` })
+    .from(
+      sql`(select 'colour' as facet, unnest(${f.colours}) as value from ${f} ${where ? sql`where ${where}` : sql``}
+          union all select 'material', unnest(${f.materials}) from ${f} ${where ? sql`where ${where}` : sql``}) as families`,
+    )
+    .groupBy(sql`facet, value`);
+  const counts: Pick<Facets, "colour" | "material"> = {};
+  for (const facet of ["colour", "material"] as const) {
+    if (!wanted.has(facet)) continue;
+    counts[facet] = rows
+      .filter((row) => row.facet === facet)
+      .map((row) => ({ value: row.value, count: row.count }))
+      .sort(byCount)
+      .slice(0, FACET_VALUES);
+  }
+  return counts;
 }
 
 /** What facets count: the rows `where` selects; `key` names that set when it depends only on the filters (a browse), so its counts can be kept. */

@@ -12,6 +12,7 @@ import { AVAILABILITY_GROUPS, type SearchParams } from "../../shared/schemas/ind
 import { brandHost } from "../../shared/url.js";
 import { brandKey, categoryKey } from "../catalog/structured.js";
 import { type productFacets, products } from "../db/schema.js";
+import { attributeFilters } from "./attributes.js";
 import { convertBounds, type ExchangeRates, type PriceBounds } from "./exchange-rates.js";
 
 export interface Filters {
@@ -40,11 +41,37 @@ export interface Filters {
   updatedSince?: Date;
   /** Words (as given): products whose full text holds any of them, stemmed, are left out. */
   excluded?: string[];
+  /** Stored audiences, any of them (those that suit the audiences asked: attributes.ts `suitingAudiences`). */
+  audiences?: string[];
+  /** Colour and material families, any of them. */
+  colours?: string[];
+  materials?: string[];
+  /**
+   * Products stating no audience, or no colour, pass too: a filter read from the query's words, which leaves out only
+   * products made for another audience or of another colour (docs/decisions/0005-attributes.md).
+   */
+  unstatedPass?: { audience?: boolean; colour?: boolean };
+  /**
+   * With `unstatedPass.colour`: the colour words as the query wrote them. A product whose name holds one passes too: it
+   * names the colour asked, if only as a name ("Gold Toe … Sock, Black" for "gold toe socks").
+   */
+  namedColours?: string[];
 }
 
 export type FilterParams = Pick<
   SearchParams,
-  "brand_url" | "currency" | "price_min" | "price_max" | "availability" | "category" | "brand" | "updated_since" | "exclude"
+  | "brand_url"
+  | "currency"
+  | "price_min"
+  | "price_max"
+  | "availability"
+  | "category"
+  | "brand"
+  | "updated_since"
+  | "exclude"
+  | "audience"
+  | "colour"
+  | "material"
 >;
 
 /**
@@ -52,7 +79,10 @@ export type FilterParams = Pick<
  * `priced`: only products priced in the currency (for a price sort, which orders prices in one currency only).
  * `rates`: price bounds also apply, converted, to products priced in the other currencies they know.
  */
-export function filtersFrom(params: FilterParams, options: { priced?: boolean; rates?: ExchangeRates | null } = {}): Filters {
+export function filtersFrom(
+  params: FilterParams,
+  options: { priced?: boolean; rates?: ExchangeRates | null; unstatedPass?: Filters["unstatedPass"] } = {},
+): Filters {
   const filters: Filters = options.priced ? { priced: true } : {};
   if (params.brand_url !== undefined) {
     const host = brandHost(params.brand_url);
@@ -74,6 +104,8 @@ export function filtersFrom(params: FilterParams, options: { priced?: boolean; r
   if (params.brand) filters.brands = [...new Set(params.brand.map(brandKey).filter(Boolean))];
   if (params.updated_since) filters.updatedSince = params.updated_since;
   if (params.exclude) filters.excluded = [...new Set(params.exclude)];
+  Object.assign(filters, attributeFilters(params));
+  if (options.unstatedPass) filters.unstatedPass = options.unstatedPass;
   return filters;
 }
 
@@ -90,6 +122,9 @@ export function narrows(filters: Filters): boolean {
     filters.categories !== undefined ||
     filters.brands !== undefined ||
     filters.updatedSince !== undefined ||
+    filters.audiences !== undefined ||
+    filters.colours !== undefined ||
+    filters.materials !== undefined ||
     filters.priced === true
   );
 }
@@ -110,7 +145,19 @@ function startsWith(prefix: string): string {
 }
 
 /** The columns filters read: in `products` (retrieval), or in the narrow `product_facets` that mirrors them (browse, facets). */
-type Columns = "id" | "brandHost" | "currency" | "priceMinor" | "availability" | "categoryKey" | "brandKeys" | "updatedAt" | "goneAt";
+type Columns =
+  | "id"
+  | "brandHost"
+  | "currency"
+  | "priceMinor"
+  | "availability"
+  | "categoryKey"
+  | "brandKeys"
+  | "updatedAt"
+  | "goneAt"
+  | "audience"
+  | "colours"
+  | "materials";
 type FilterColumns = Pick<typeof products, Columns>;
 type FacetColumns = Pick<typeof productFacets, Columns>;
 
@@ -142,6 +189,15 @@ export function filterSql(filters: Filters, table: FilterColumns | FacetColumns 
   if (filters.brands) conditions.push(arrayOverlaps(table.brandKeys, filters.brands));
   if (filters.updatedSince) conditions.push(gte(table.updatedAt, filters.updatedSince));
   if (filters.excluded) conditions.push(not(excludedSql(filters.excluded, table)));
+  if (filters.audiences) {
+    const suits = inArray(table.audience, filters.audiences);
+    conditions.push(filters.unstatedPass?.audience ? or(isNull(table.audience), suits) : suits);
+  }
+  if (filters.colours) {
+    const of = arrayOverlaps(table.colours, filters.colours);
+    conditions.push(filters.unstatedPass?.colour ? or(sql`cardinality(${table.colours}) = 0`, of, namedSql(filters.namedColours ?? [], table)) : of);
+  }
+  if (filters.materials) conditions.push(arrayOverlaps(table.materials, filters.materials));
   return and(...conditions) ?? isNull(table.goneAt);
 }
 
@@ -163,6 +219,13 @@ function excludedSql(words: readonly string[], table: FilterColumns | FacetColum
   return table === products ? holds : sql`${table.id} in (select ${products.id} from ${products} where ${holds})`;
 }
 
+/** Products whose name holds any of `words`, whole and case-insensitive (through `products` from `product_facets`). */
+function namedSql(words: readonly string[], table: FilterColumns | FacetColumns): SQL | undefined {
+  if (words.length === 0) return undefined;
+  const names = or(...words.map((word) => sql`${products.name} ~* ${`\\m${word.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}\\M`}`));
+  return table === products ? names : sql`${table.id} in (select ${products.id} from ${products} where ${names})`;
+}
+
 /** `name=value` lines for `explain`: what a result passed. */
 export function describeFilters(params: FilterParams): string[] {
   const lines: string[] = [];
@@ -174,5 +237,6 @@ export function describeFilters(params: FilterParams): string[] {
   for (const value of params.brand ?? []) lines.push(`brand=${value}`);
   if (params.updated_since) lines.push(`updated_since=${params.updated_since.toISOString()}`);
   for (const value of params.exclude ?? []) lines.push(`exclude=${value}`);
+  for (const name of ["audience", "colour", "material"] as const) for (const value of params[name] ?? []) lines.push(`${name}=${value}`);
   return lines;
 }

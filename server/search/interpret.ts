@@ -10,6 +10,7 @@
  */
 import { DOLLARS, isCurrencyCode, KRONOR } from "../../shared/currency.js";
 import { type AppliedConstraint, EXCLUDE_MAX, type SearchParams } from "../../shared/schemas/index.js";
+import { type HeldAttributes, readAttributes } from "./attributes.js";
 import { withoutAccents, wordsIn } from "./lexical.js";
 import { isUnit } from "./product-type.js";
 
@@ -17,7 +18,7 @@ export interface Reading {
   /** The query without the constraints; empty when nothing else was asked (then it browses). */
   query: string;
   /** Filters to add to the parameters. */
-  adds: Pick<SearchParams, "price_min" | "price_max" | "currency" | "availability" | "brand" | "exclude" | "sort">;
+  adds: Pick<SearchParams, "price_min" | "price_max" | "currency" | "availability" | "brand" | "exclude" | "sort" | "audience" | "colour">;
   applied: AppliedConstraint[];
   notApplied: (AppliedConstraint & { reason: string })[];
   /** Words the shopper asks to be without ("not wireless", "without a hood"): ranked against, never filtered on. */
@@ -398,7 +399,12 @@ export function spelledOut(q: string): string {
  * When there is none, no price bound is applied: filtered, every product would be left out ("headphones under $50" on a
  * catalog of titles alone answered nothing), and the answer says why. Not given, the catalog's prices are unknown.
  */
-export function interpret(params: SearchParams & { q: string }, brands: BrandIndex, given?: readonly string[]): Reading | null {
+export function interpret(
+  params: SearchParams & { q: string },
+  brands: BrandIndex,
+  given?: readonly string[],
+  held?: HeldAttributes,
+): Reading | null {
   const currencies = given ?? [];
   const q = params.q;
   const reading: Reading = { query: q, adds: {}, applied: [], notApplied: [], avoid: [] };
@@ -534,6 +540,19 @@ export function interpret(params: SearchParams & { q: string }, brands: BrandInd
       i += n - 1;
       break;
     }
+  }
+
+  // Whom and what colour: filters for values the catalog holds, the words still searched (attributes.ts).
+  if (held) {
+    // Outside what was read above: "-red" and "not red" ask for no red.
+    const outside = q
+      .split("")
+      .map((unit, k) => (spans.some((span) => k >= span.start && k < span.end) ? " " : unit))
+      .join("");
+    const attributes = readAttributes(outside, params, held);
+    Object.assign(reading.adds, attributes.adds);
+    reading.applied.push(...attributes.applied);
+    reading.notApplied.push(...attributes.notApplied);
   }
 
   if (!asking && !softened && reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0) return null;

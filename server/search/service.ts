@@ -14,6 +14,7 @@ import { brandNames, type OrderSort, priceCurrencies } from "./browse.js";
 import { catalogSizeEvery } from "./catalog-size.js";
 import { createCursorCodec, type CursorCodec, fingerprint } from "./cursor.js";
 import { facetCounter } from "./facets.js";
+import { heldAttributes } from "./attributes.js";
 import { type Filters, filtersFrom } from "./filters.js";
 import { brandIndex, loadPricePatterns, type Reading } from "./interpret.js";
 import { loadWordLists } from "./common-words.js";
@@ -52,6 +53,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     brands: refreshedEvery(async () => brandIndex(await brandNames(db)), CATALOG_FACTS_TTL_MS),
     currencies: refreshedEvery(() => priceCurrencies(db), CATALOG_FACTS_TTL_MS),
     vocabulary: vocabularyOf(db, VOCABULARY_CHECK_MS),
+    held: refreshedEvery(() => heldAttributes(db), CATALOG_FACTS_TTL_MS),
     synonyms: deps.synonyms ?? NO_SYNONYMS,
     ...(deps.queryModel ? { queryModel: deps.queryModel } : {}),
   };
@@ -97,7 +99,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const print = fingerprintOf(params, sort);
       const position = params.cursor === undefined ? undefined : (await ctx.cursors()).decode(params.cursor, print);
       const priced = sort === "price_asc" || sort === "price_desc";
-      const filters = filtersFrom(effective, { priced, rates: deps.exchangeRates });
+      const filters = filtersOf(effective, reading, priced, deps.exchangeRates ?? null);
       const withRawData = params.include_raw_data || params.view === "full";
       budget.spend();
       const strict =
@@ -176,6 +178,16 @@ function notComparedWith(reading: Reading, hits: readonly SearchHitResult[], cur
   reading.notApplied.push(...readBound.map((entry) => ({ ...entry, reason })));
 }
 
+/**
+ * The search's filters. Read from the query, an audience or colour leaves out only products stating another
+ * (attributes.ts), and a product whose name holds the colour word passes too.
+ */
+function filtersOf(effective: SearchParams, reading: Reading | null, priced: boolean, rates: ExchangeRates | null): Filters {
+  const unstatedPass = { audience: reading?.adds.audience !== undefined, colour: reading?.adds.colour !== undefined };
+  const namedColours = reading?.applied.filter((shown) => shown.filter === "colour").map((shown) => shown.text);
+  return { ...filtersFrom(effective, { priced, rates, unstatedPass }), ...(namedColours?.length ? { namedColours } : {}) };
+}
+
 /** What a page depends on: a cursor continues only the query, filters and sort it came from. */
 function fingerprintOf(params: SearchParams, sort: Sort): string {
   const { q, brand_url, price_min, price_max, currency, availability, category, brand, parse_query, typos, updated_since, exclude } = params;
@@ -194,5 +206,6 @@ function fingerprintOf(params: SearchParams, sort: Sort): string {
     // Only when given, so cursors made before the parameter existed stay valid.
     ...(updated_since ? [updated_since.toISOString()] : []),
     ...(exclude ? [["exclude", ...exclude]] : []),
+    ...(["audience", "colour", "material"] as const).flatMap((name) => (params[name] ? [[name, ...params[name]]] : [])),
   ]);
 }

@@ -70,7 +70,7 @@ function searchParams(
   if (!query && isEmpty(applied)) {
     throw new RequestError(
       "invalid_parameter",
-      "A search needs a query or a filter this catalog applies (categories, brands, availability, or price with context.currency).",
+      "A search needs a query or a filter this catalog applies (categories, brands, availability, audience, colors, or price with context.currency).",
       "query",
     );
   }
@@ -82,6 +82,8 @@ function searchParams(
   if (applied.categories) params.category = applied.categories;
   if (applied.brands) params.brand = applied.brands;
   if (applied.availability) params.availability = applied.availability;
+  if (applied.audience) params.audience = applied.audience;
+  if (applied.colors) params.colour = applied.colors;
   if (applied.price) {
     const { currency, min, max } = applied.price;
     params.currency = currency;

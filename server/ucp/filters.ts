@@ -9,8 +9,10 @@
  * Filters this catalog does not know are ignored the same way.
  */
 import { isCurrencyCode, minorUnitExponent } from "../../shared/currency.js";
-import type { UcpContext, UcpMessage, UcpSearchFilters, UCP_AVAILABILITY_FILTERS } from "../../shared/schemas/index.js";
+import type { AUDIENCES, UcpContext, UcpMessage, UcpSearchFilters, UCP_AVAILABILITY_FILTERS } from "../../shared/schemas/index.js";
+import { deriveAttributes } from "../catalog/attributes/derive.js";
 import { RequestError } from "../errors.js";
+import { attributeFilters } from "../search/attributes.js";
 import { convertBounds, type ExchangeRates, type PriceBounds } from "../search/exchange-rates.js";
 import { info } from "./envelope.js";
 import { type DraftProduct, type DraftVariant, inCategories } from "./products.js";
@@ -19,11 +21,14 @@ export interface AppliedFilters {
   categories?: string[];
   brands?: string[];
   availability?: (typeof UCP_AVAILABILITY_FILTERS)[number][];
+  /** Audiences and colours as the search parameters take them (search/attributes.ts). */
+  audience?: (typeof AUDIENCES)[number][];
+  colors?: string[];
   /** Bounds in minor units of `currency`, inclusive, and the same converted to the currencies the exchange rates know. */
   price?: PriceBounds & { converted?: PriceBounds[] };
 }
 
-const KNOWN = new Set(["categories", "price", "brands", "availability"]);
+const KNOWN = new Set(["categories", "price", "brands", "availability", "audience", "colors"]);
 
 /** The filters this catalog applies, and a message for each one it ignores. */
 export function readFilters(
@@ -39,7 +44,7 @@ export function readFilters(
       messages.push(
         info(
           "filter_ignored",
-          `The filter "${name}" is not one this catalog applies (it applies categories, price, brands, availability); it was ignored.`,
+          `The filter "${name}" is not one this catalog applies (it applies categories, price, brands, availability, audience, colors); it was ignored.`,
         ),
       );
     }
@@ -47,6 +52,18 @@ export function readFilters(
   if (filters.categories?.length) applied.categories = filters.categories;
   if (filters.brands?.length) applied.brands = filters.brands;
   if (filters.availability?.length) applied.availability = [...new Set(filters.availability)];
+  if (filters.audience?.length) applied.audience = [...new Set(filters.audience)];
+  if (filters.colors?.length) applied.colors = [...new Set(filters.colors)];
+  // A colour no catalog knows is refused here, naming the member, as the search would name its parameter.
+  if (applied.colors) {
+    try {
+      attributeFilters({ colour: applied.colors });
+    } catch (thrown) {
+      if (thrown instanceof RequestError)
+        throw new RequestError(thrown.code, thrown.message.replace(/^colour:/, "filters.colors:"), "filters.colors");
+      throw thrown;
+    }
+  }
   const { min, max } = filters.price ?? {};
   if (min !== undefined && max !== undefined && min > max) {
     throw new RequestError("invalid_parameter", `filters.price.min (${min}) must not be above filters.price.max (${max}).`, "filters.price.min");
@@ -69,7 +86,7 @@ export function readFilters(
 }
 
 export function isEmpty(applied: AppliedFilters): boolean {
-  return !applied.categories && !applied.brands && !applied.availability && !applied.price;
+  return !applied.categories && !applied.brands && !applied.availability && !applied.price && !applied.audience && !applied.colors;
 }
 
 /** Minor units as the decimal the search parameters take (`15000` USD → `"150.00"`), or undefined past their 12 digits. */
@@ -98,6 +115,17 @@ export function variantPasses(variant: DraftVariant, applied: AppliedFilters): b
 
 export function productPasses(draft: DraftProduct, applied: AppliedFilters): boolean {
   if (applied.categories && !inCategories(draft.product, applied.categories)) return false;
+  if (applied.audience || applied.colors) {
+    // A lookup's product is judged by the same derivation its stored attributes came from (its name and category).
+    const { product } = draft;
+    const stated = deriveAttributes({ name: product.name, desc: product.desc, category: product.category ?? null });
+    const wanted = attributeFilters({
+      ...(applied.audience ? { audience: applied.audience } : {}),
+      ...(applied.colors ? { colour: applied.colors } : {}),
+    });
+    if (wanted.audiences && !(stated.audience && wanted.audiences.includes(stated.audience))) return false;
+    if (wanted.colours && !stated.colours.some((colour) => wanted.colours?.includes(colour))) return false;
+  }
   if (applied.brands) {
     const wanted = new Set(applied.brands.map((brand) => brand.trim().toLowerCase()));
     if (!draft.product.brands.some((brand) => wanted.has(brand.trim().toLowerCase()))) return false;

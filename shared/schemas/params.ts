@@ -130,9 +130,26 @@ export const LimitSchema = z
 export const QUERY_MAX = 512;
 export const URL_MAX = 2048;
 export const SORTS = ["relevance", "price_asc", "price_desc", "newest"] as const;
-export const FACETS = ["brand", "category", "availability", "price"] as const;
+export const FACETS = ["brand", "category", "availability", "price", "audience", "colour", "material"] as const;
+/**
+ * Whom a product is made for, as the catalog derives it at import (docs/search/attributes.md): `unisex` suits women and
+ * men, `kids` girls and boys.
+ */
+export const AUDIENCES = ["women", "men", "unisex", "girls", "boys", "kids", "baby"] as const;
 export const CURSOR_MAX = 4096;
-const FILTERS = ["price_min", "price_max", "availability", "category", "brand", "brand_url", "updated_since", "exclude"] as const;
+const FILTERS = [
+  "price_min",
+  "price_max",
+  "availability",
+  "category",
+  "brand",
+  "brand_url",
+  "updated_since",
+  "exclude",
+  "audience",
+  "colour",
+  "material",
+] as const;
 export const EXCLUDE_MAX = 10;
 
 /**
@@ -179,6 +196,18 @@ const CurrencySchema = text()
     "ISO 4217 code of the price bounds and price sorts. A price sort considers only products priced in it; so do price bounds, unless the operator set exchange rates (then prices in the currencies they know are compared converted, and a `converted` message says so).",
   );
 
+/** A colour or material as a client writes it: letters, spaces and hyphens; whether the catalog knows it is the server's to say. */
+const attributeWord = (what: string) =>
+  text()
+    .trim()
+    .toLowerCase()
+    .min(1, "must not be empty")
+    .max(40, "must be at most 40 characters")
+    .refine(
+      (value) => /^\p{L}[\p{L} '-]*$/u.test(value),
+      `must be a ${what} word, such as ${what === "colour" ? "grey or navy" : "wool or stainless steel"}`,
+    );
+
 export const SearchParamsSchema = z
   .object({
     q: text()
@@ -212,6 +241,21 @@ export const SearchParamsSchema = z
     brand: list(nameValue(), { max: 20 })
       .optional()
       .describe("Only products of these brands (any of them; repeat the parameter): brand names as the records give them, case-insensitive."),
+    audience: list(z.enum(AUDIENCES, { error: `must be one of ${AUDIENCES.join(", ")}` }), { max: AUDIENCES.length, commas: true })
+      .optional()
+      .describe(
+        "Only products made for these audiences (any of them), as the catalog reads them from names and categories: `women` (and unisex), `men` (and unisex), `unisex`, `girls` (and kids), `boys` (and kids), `kids` (girls, boys and babies too), `baby`. Comma-separated or repeated. Products that name no audience are left out.",
+      ),
+    colour: list(attributeWord("colour"), { max: 10, commas: true })
+      .optional()
+      .describe(
+        "Only products of these colours (any of them): a colour family (`black`, `white`, `grey`, `blue`, `green`, `red`, `pink`, `purple`, `orange`, `yellow`, `brown`, `beige`, `silver`, `gold`, `multicolour`) or a word for one (`gray`, `navy`, `charcoal`), as the `colour` facet counts them. Comma-separated or repeated. Products that state no colour are left out.",
+      ),
+    material: list(attributeWord("material"), { max: 10, commas: true })
+      .optional()
+      .describe(
+        "Only products of these materials (any of them): a material family (`wool`, `cotton`, `steel`, `wood`, `glass`, …) or a word for one (`merino`, `stainless`, `oak`), as the `material` facet counts them. Comma-separated or repeated.",
+      ),
     exclude: list(
       nameValue().refine((value) => /[\p{L}\p{N}]/u.test(value), "must hold a letter or a digit"),
       { max: EXCLUDE_MAX, commas: true },
@@ -233,7 +277,9 @@ export const SearchParamsSchema = z
       .describe("`next_cursor` of the previous page, to continue exactly where it stopped; valid only with the same query and filters."),
     facets: list(z.enum(FACETS, { error: `must be one of ${FACETS.join(", ")}` }), { max: FACETS.length, commas: true })
       .optional()
-      .describe("Counts over the whole matched set, for any of `brand`, `category`, `availability`, `price` (price as buckets per currency)."),
+      .describe(
+        "Counts over the whole matched set, for any of `brand`, `category`, `availability`, `price` (price as buckets per currency), `audience`, `colour`, `material`.",
+      ),
     parse_query: flag(
       true,
       'Read constraints written in `q` (price, stock, brand) as filters, and leave out words that only ask ("help me find a", "please"); `false` searches every word of `q`.',

@@ -60,6 +60,9 @@ export const FacetsSchema = z
     category: z.array(FacetValueSchema).optional().describe("Counts per category path and per each of its ancestors."),
     availability: z.array(FacetValueSchema).optional().describe("Counts per schema.org availability name."),
     price: z.array(PriceBucketSchema).optional().describe("Counts per price bucket, per currency."),
+    audience: z.array(FacetValueSchema).optional().describe("Counts per audience (women, men, unisex, girls, boys, kids, baby)."),
+    colour: z.array(FacetValueSchema).optional().describe("Counts per colour family; a product of two colours counts for each."),
+    material: z.array(FacetValueSchema).optional().describe("Counts per material family; a product of two materials counts for each."),
   })
   .describe(`Counts over the whole matched set, for the facets asked (${FACETS.join(", ")}).`)
   .meta({ id: "Facets" });

@@ -6,7 +6,7 @@
  * this catalog states. tests/integration/ucp*.test.ts validate both against the protocol's own schemas.
  */
 import { z } from "zod";
-import { nameValue } from "./params.js";
+import { AUDIENCES, nameValue } from "./params.js";
 
 /** The protocol release this service implements (`ucp.version` in every answer and in /.well-known/ucp). */
 export const UCP_VERSION = "2026-04-08";
@@ -70,6 +70,20 @@ export const UcpSearchFiltersSchema = z
       .min(1, "must not be empty")
       .optional()
       .describe("This catalog's own filter: any of these `availability.status` values."),
+    audience: z
+      .array(z.enum(AUDIENCES, { error: `must be one of ${AUDIENCES.join(", ")}` }))
+      .min(1, "must not be empty")
+      .max(AUDIENCES.length, `may hold at most ${AUDIENCES.length} audiences`)
+      .optional()
+      .describe(
+        "This catalog's own filter: products made for any of these audiences, as the catalog reads them from names and categories (`women` takes unisex products too, `kids` girls' and boys').",
+      ),
+    colors: z
+      .array(nameValue())
+      .min(1, "must not be empty")
+      .max(10, "may hold at most 10 colors")
+      .optional()
+      .describe("This catalog's own filter: products of any of these colour families (`grey`, `blue`, …) or words for one (`gray`, `navy`)."),
   })
   .describe("All given filters apply (AND). Filters this catalog does not know are ignored, and the answer's messages say so.");
 

@@ -77,10 +77,12 @@ describe("/openapi.json", () => {
     expect(Object.keys(params).sort()).toEqual(
       [
         "If-None-Match",
+        "audience",
         "availability",
         "brand",
         "brand_url",
         "category",
+        "colour",
         "currency",
         "cursor",
         "exclude",
@@ -88,6 +90,7 @@ describe("/openapi.json", () => {
         "facets",
         "include_raw_data",
         "limit",
+        "material",
         "parse_query",
         "price_max",
         "price_min",

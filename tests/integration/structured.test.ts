@@ -152,7 +152,9 @@ describe.each(PATHS)("on %s", (path) => {
       await problem("q=tent&price_min=10&currency=XYZ", "currency");
       await problem("q=tent&sort=cheapest", "sort");
       await problem("q=tent&sort=price_asc", "currency");
-      await problem("q=tent&facets=colour", "facets");
+      await problem("q=tent&facets=size", "facets");
+      await problem("q=tent&audience=teens", "audience");
+      await problem("q=tent&colour=plaid", "colour");
       await problem("q=tent&availability=sometimes", "availability");
       await problem("q=tent&view=tiny", "view");
     });

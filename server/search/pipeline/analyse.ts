@@ -5,6 +5,7 @@
  */
 import type { SearchParams } from "../../../shared/schemas/index.js";
 import { type BrandIndex, interpret, NEEDS_CURRENCY, type Reading, spelledOut } from "../interpret.js";
+import type { HeldAttributes } from "../attributes.js";
 import type { SynonymSet } from "../synonyms.js";
 import { type QueryPlan, understand } from "../understand.js";
 import type { Vocabulary } from "../vocabulary.js";
@@ -16,6 +17,8 @@ import { matchedUnpriced } from "./page.js";
 export interface CatalogFacts {
   brands(): Promise<BrandIndex>;
   currencies(): Promise<string[]>;
+  /** The audiences and colours the catalog's products state: the only ones a query's words are read as. */
+  held(): Promise<HeldAttributes>;
   vocabulary(): Promise<Vocabulary>;
   synonyms: SynonymSet;
   /** A language model that reads queries (QUERY_ANALYSER=model); absent: the rules alone. */
@@ -44,7 +47,7 @@ export async function analyse(params: SearchParams, facts: CatalogFacts): Promis
   const q = (params.q && spelledOut(params.q.replaceAll("\u0000", " ")).trim()) || undefined;
   // The model reads while the rules do; the rules' reading stands whenever the model's cannot be used.
   const asked = q && params.parse_query && facts.queryModel ? facts.queryModel.read(q) : undefined;
-  const reading = q && params.parse_query ? interpret({ ...params, q }, await facts.brands(), await facts.currencies()) : null;
+  const reading = q && params.parse_query ? interpret({ ...params, q }, await facts.brands(), await facts.currencies(), await facts.held()) : null;
   const query = reading ? reading.query || undefined : q;
   const avoid = reading?.avoid.map((avoided) => avoided.word);
   const planOf = async (words: string) =>
