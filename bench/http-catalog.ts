@@ -56,24 +56,30 @@ function cacheDir(label: string, extra: string | Buffer): string {
 
 const log = (message: string) => process.stderr.write(message);
 
-/** The sample catalog, imported once with the configured local embedder. */
-export async function sampleCatalog(): Promise<BenchCatalog> {
-  const dir = cacheDir("sample", readFileSync(SAMPLE_CATALOG_PATH));
+/** A catalog of real records imported with the real embedder into `name`'s cache dir, once: its data dir. */
+async function importedOnce(name: string, key: string | Buffer, lines: () => Parameters<typeof importRecords>[1]): Promise<string> {
+  const dir = cacheDir(name, key);
   holdCache(dir);
   const dataDir = join(dir, "pg");
   const done = join(dir, ".complete");
   if (!existsSync(done)) {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    log("building the sample catalog (real embeddings)…\n");
+    log(`building the ${name} catalog (real embeddings)…\n`);
     const embedder = await createLocalEmbedder();
     const { handle } = await openPglite(dataDir);
     await handle.migrate();
-    await importRecords({ db: handle.db, embedder }, readNdjson(SAMPLE_CATALOG_PATH));
+    await importRecords({ db: handle.db, embedder }, lines());
     await handle.close();
     await embedder.close();
     writeFileSync(done, new Date().toISOString());
   }
+  return dataDir;
+}
+
+/** The sample catalog, imported once with the configured local embedder. */
+export async function sampleCatalog(): Promise<BenchCatalog> {
+  const dataDir = await importedOnce("sample", readFileSync(SAMPLE_CATALOG_PATH), () => readNdjson(SAMPLE_CATALOG_PATH));
   return { name: "sample", dataDir, products: await countIn(dataDir), synthetic: false };
 }
 
@@ -81,22 +87,7 @@ export async function sampleCatalog(): Promise<BenchCatalog> {
 export async function pdpCatalog(): Promise<BenchCatalog | null> {
   if (!existsSync(PDP_PAGES)) return null;
   const listing = readdirSync(PDP_PAGES, { recursive: true, encoding: "utf8" }).sort().join("\n");
-  const dir = cacheDir("pdp", listing);
-  holdCache(dir);
-  const dataDir = join(dir, "pg");
-  const done = join(dir, ".complete");
-  if (!existsSync(done)) {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true });
-    log("building the pdp catalog from ../shared/data/pdp (real embeddings)…\n");
-    const embedder = await createLocalEmbedder();
-    const { handle } = await openPglite(dataDir);
-    await handle.migrate();
-    await importRecords({ db: handle.db, embedder }, importLines([PDP_PAGES], {}, importLimits(loadConfig({}))));
-    await handle.close();
-    await embedder.close();
-    writeFileSync(done, new Date().toISOString());
-  }
+  const dataDir = await importedOnce("pdp", listing, () => importLines([PDP_PAGES], {}, importLimits(loadConfig({}))));
   return { name: "pdp", dataDir, products: await countIn(dataDir), synthetic: false };
 }
 
