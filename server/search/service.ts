@@ -278,6 +278,13 @@ export function createSearchService(deps: SearchDeps): SearchService {
         if (without) messages.push(without);
       }
       if (params.explain) await explainHits(hits, plan, answered, page.scores);
+      // The best matches are weak: they are answered, and the caller told so, rather than nothing.
+      if (page.weak && hits.length > 0 && position === undefined) {
+        messages.push({
+          code: "weak_matches",
+          text: "Nothing matches the query closely; these are the nearest products, which may not be what was asked.",
+        });
+      }
       if (page.endOfRelevance) {
         messages.push({
           code: "end_of_relevance",
@@ -320,6 +327,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
     scores?: { lexical: Map<string, number>; semantic: Map<string, number>; rerank?: ReadonlyMap<string, number> };
     rerank: SearchResult["rerank"];
     endOfRelevance?: boolean;
+    /** The reranker kept only candidates under its relevance threshold (RerankResult's `weak`). */
+    weak?: boolean;
   }
 
   /** The page's records in page order; those the reranker saw are not read again (unless raw data is asked for). */
@@ -445,6 +454,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
         scores,
         rerank,
         endOfRelevance: more && shown >= deps.maxResults,
+        ...(reranked.weak ? { weak: true } : {}),
       };
     }
     const from = keysetFrom(position);

@@ -605,16 +605,6 @@ describe("product types", () => {
     expect((await ask("stuffed animal")).urls.toSorted()).toEqual([shop("bear-plush"), shop("plush-fox")]);
   });
 
-  it("tells a kind the name names from one only the category names (the relevance floor reads it)", async () => {
-    const kindNamed = async (q: string, slug: string) => {
-      const [found] = await t.services.catalog.lookup([{ url: shop(slug) }], false);
-      const [scored] = await createLocalReranker({ db: t.database.db }).scoreCandidates(q, found?.product ? [found.product] : []);
-      return [scored?.type, scored?.kindNamed];
-    };
-    expect(await kindNamed("kettle", "kettle")).toEqual([1, true]);
-    expect(await kindNamed("linen", "tea-towel")).toEqual([1, false]); // "Home > Linen"
-  });
-
   it("leaves out a product that only comes with the kind asked, when its category says what it is", async () => {
     const { urls } = await ask("furniture");
     expect(urls).toContain(shop("sofa"));
