@@ -1,6 +1,6 @@
 /**
  * The ranking weights and the relevance cut-off fitted to graded judgments by `npm run bench:fit` (bench/fit.ts),
- * read from data/fitted.json and validated at load: a broken file is refused with its name and what is wrong.
+ * read from fitted.json beside it and validated at load: a broken file is refused with its name and what is wrong.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -44,7 +44,7 @@ export const FittedSchema = z.strictObject({
 export type Fitted = z.infer<typeof FittedSchema>;
 export type CutOff = Fitted["cutOff"];
 
-export const FITTED_PATH = fileURLToPath(new URL("data/fitted.json", import.meta.url));
+export const FITTED_PATH = fileURLToPath(new URL("fitted.json", import.meta.url));
 
 /** Parses a fitted file's text; `source` names it in errors. */
 export function parseFitted(text: string, source: string): Fitted {

@@ -1,7 +1,7 @@
 /**
  * How the local reranker's features are weighed into one score, and the relevance cut-off that marks candidates
  * unrelated (rankScored). Features are computed in local.ts; this module is pure, so the cut-off is tested and
- * `bench:fit` fits the weights and the cut-off (data/fitted.json) without a database.
+ * `bench:fit` fits the weights and the cut-off (fitted.json) without a database.
  */
 import type { Field } from "../lexical.js";
 import type { FormKind } from "../understand.js";
@@ -100,7 +100,7 @@ const ROUNDING = 1e-9;
 const FITTED = loadFitted();
 
 /**
- * The linear weights and the cut-off are fitted by `npm run bench:fit` (data/fitted.json); the rest are set by hand,
+ * The linear weights and the cut-off are fitted by `npm run bench:fit` (fitted.json); the rest are set by hand,
  * as no graded query tells them apart (docs/search/cut-off.md).
  */
 export const DEFAULT_WEIGHTS: LocalWeights = {
