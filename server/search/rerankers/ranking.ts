@@ -185,7 +185,9 @@ export function rankScored(given: readonly Scored[], ids: readonly string[], wei
   // median): it finds every short name somewhat like any query ("lawn mower" and a headlamp at 0.55).
   const cosines = scored.map((f) => f.cosine).sort((x, y) => x - y);
   const usual = cosines[Math.floor(cosines.length / 2)] ?? 0;
-  const tied = (f: Scored) => (f.cosine >= cut.encoder && f.cosine - usual >= cut.margin) || f.coverageAll >= cut.words - ROUNDING;
+  // The words tie it when it holds enough of the query, or the word saying what a described use is ("cold" for
+  // "something to keep drinks cold on a camping trip"), however little of the rest.
+  const tied = (f: Scored) => (f.cosine >= cut.encoder && f.cosine - usual >= cut.margin) || f.coverageAll >= cut.words - ROUNDING || f.use === 1;
   const ranked = order.map(({ id, score, features: f }) => {
     const r = relevance(f, score);
     const below = r < cut.relevance || r < best - cut.gap;
