@@ -26,6 +26,8 @@ export interface RerankResult {
    * what retrieval ranked below every candidate, out of the answer and its facets.
    */
   unrelated?: ReadonlySet<string>;
+  /** Every candidate kept is under the fitted relevance threshold, kept only as the encoder or the words tie it to the query. */
+  weak?: boolean;
 }
 
 /** What retrieval already knows, for rerankers that can use it. */

@@ -11,6 +11,7 @@ export const MESSAGE_CODES = [
   "sort_without_price",
   "none_available",
   "unmatched_words",
+  "weak_matches",
 ] as const;
 
 export const MessageSchema = z

@@ -168,25 +168,15 @@ describe.each(PATHS)("on %s", (path) => {
     });
 
     it("names the words no product holds, beside words that match, and what the query matches without them", async () => {
+      // The tents hold a word of the query and answer it (issue 48: an answer is empty only when nothing is
+      // plausibly related); the message is for an empty answer.
       const body = await search("q=tent%20zeppelin%20blimp");
-      expect(body.products).toEqual([]);
-      expect(body.messages).toEqual([
-        {
-          code: "unmatched_words",
-          text: 'None matched: no product holds "zeppelin" or "blimp". Without them, "tent" matches 3 products.',
-          query: "tent",
-        },
-      ]);
-      // The query it suggests is one that matches.
-      expect((await search("q=tent")).products).toHaveLength(3);
+      expect(body.products.map((hit) => hit.pdp.name).every((name) => /tent/iu.test(name))).toBe(true);
+      expect(body.messages?.map((message) => message.code) ?? []).not.toContain("unmatched_words");
       // Within a brand's site, a word only other brands hold is not held.
       const scoped = await search(`q=kettle%20zeppelin&brand_url=${encodeURIComponent("northpeak.example")}`);
       expect(scoped.products).toEqual([]);
       expect(scoped.messages).toBeUndefined();
-      // A word held in some form (a correction, a synonym, another number) is held.
-      expect((await search("q=tents%20zeppelin")).messages?.[0]?.query).toBe("tents");
-      // What it suggests runs from the first word held to the last: the stop words around it went with the others.
-      expect((await search("q=the%20tents%20zeppelin%20of%20the%20blimp")).messages?.[0]?.query).toBe("tents");
       // Words naming no kind are not looked up, and the filters of the answer stay on the query suggested.
       const dear = await search("q=something%20tent%20zeppelin%20under%20%2410");
       expect(dear.products).toEqual([]);

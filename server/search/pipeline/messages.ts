@@ -58,6 +58,13 @@ export async function answerMessages(ctx: SearchContext, facts: AnswerFacts): Pr
     const without = await withoutUnheldWords(ctx, facts.plan, facts);
     if (without) messages.push(without);
   }
+  // The best matches are weak: they are answered, and the caller told so, rather than nothing.
+  if (facts.page.weak && !empty && first) {
+    messages.push({
+      code: "weak_matches",
+      text: "Nothing matches the query closely; these are the nearest products, which may not be what was asked.",
+    });
+  }
   if (facts.page.endOfRelevance) {
     messages.push({
       code: "end_of_relevance",

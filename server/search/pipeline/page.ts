@@ -30,6 +30,8 @@ export interface Page {
   scores?: { lexical: Map<string, number>; semantic: Map<string, number>; rerank?: ReadonlyMap<string, number> };
   rerank: SearchResult["rerank"];
   endOfRelevance?: boolean;
+  /** Only weak matches were kept (the reranker's `weak`): the answer says so. */
+  weak?: boolean;
 }
 
 /** The page's records in page order; those the reranker saw are not read again (unless raw data is asked for). */
@@ -86,7 +88,7 @@ export async function searchPage(
   const depth = Math.min(deps.maxResults, whole ? deps.maxResults : Math.max(MIN_RETRIEVAL, rerankCount, seen.size + params.limit));
   const started = performance.now();
   const retrieved = await retrieveStage(ctx, plan, filters, depth, rerankCount, started);
-  const { ranked, matched, rerank, scores: rerankScores } = await rankStage(deps.reranker, query, plan, retrieved);
+  const { ranked, matched, rerank, scores: rerankScores, weak } = await rankStage(deps.reranker, query, plan, retrieved);
   const seconds = (from: number, to: number) => (to - from) / 1000;
   const { embeddedAt, retrievedAt } = retrieved;
   deps.observe?.({
@@ -100,7 +102,13 @@ export async function searchPage(
     ...(rerankScores ? { rerank: rerankScores } : {}),
   };
   const facetScope = () => ({ where: inArray(productFacets.id, matched.length > 0 ? matched : [""]) });
-  const common = { known: new Map(retrieved.candidates.map((product) => [product.id, product])), facetScope, scores, rerank };
+  const common = {
+    known: new Map(retrieved.candidates.map((product) => [product.id, product])),
+    facetScope,
+    scores,
+    rerank,
+    ...(weak ? { weak } : {}),
+  };
   if (sort === "relevance") {
     const rest = ranked.filter((id) => !seen.has(seenHash(id)));
     const ids = rest.slice(0, params.limit);

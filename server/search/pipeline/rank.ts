@@ -16,6 +16,8 @@ export interface RankedMatches {
   matched: string[];
   rerank: SearchResult["rerank"];
   scores?: ReadonlyMap<string, number>;
+  /** The reranker kept only candidates under its relevance threshold (RerankResult's `weak`). */
+  weak?: boolean;
 }
 
 export async function rankStage(reranker: Reranker, query: string, plan: QueryPlan, retrieved: Retrieved): Promise<RankedMatches> {
@@ -29,6 +31,7 @@ export async function rankStage(reranker: Reranker, query: string, plan: QueryPl
     matched: unrelated.size > 0 ? rerankedIds : fused,
     rerank: { name: reranker.name, outcome: reranked.outcome, ...(reranked.reason ? { reason: reranked.reason } : {}) },
     ...(reranked.scores ? { scores: reranked.scores } : {}),
+    ...(reranked.weak ? { weak: true } : {}),
   };
 }
 

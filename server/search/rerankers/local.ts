@@ -71,8 +71,6 @@ interface Document {
   category: Set<string>;
   /** Lexemes of the kinds its name and category name. */
   kinds: Set<string>;
-  /** Lexemes of the kinds its name alone names, and of the word before them, which says the sort ("dining" chair). */
-  named: { kinds: Set<string>; sort: string[] };
   /** The words of its name, brands and category as written, lower-cased (StemmedForm's `written`). */
   words: Set<string>;
   /** The words of its description as written, lower-cased. */
@@ -143,8 +141,6 @@ interface StemmedForm {
   weight: number;
   /** A typo's correction, not the word as typed or a synonym. */
   corrected: boolean;
-  /** A correction of a word English has (understand.ts's `guessed`): what it finds may not be what was meant. */
-  guessed?: boolean;
   /** Held as its lexeme, or by any code made of it and a number (understand.ts's prefix forms: "spf" in "spf50"). */
   prefix?: boolean;
   /** The word as the query writes it, for a form of one word: what a product's "…-free" would name. */
@@ -198,21 +194,12 @@ interface Query {
   clauses: Clause[];
   /** Index in `clauses` of the word naming the kind of product asked for. */
   head: number | undefined;
-  /** Every lexeme of every form of the query. */
-  lexemes: Set<string>;
   /** The query says "free" ("fragrance free soap"): then a product free of a word holds it as asked. */
   freeAsked: boolean;
   /** The query describes what the product is to do (describesUse): its head word says what that is. */
   use: boolean;
-  /**
-   * Its head word is not the verb right after "to" ("something to *wear* on a cold run"), which pages seldom say:
-   * a product lacking it may lack the use.
-   */
-  useNamed: boolean;
   /** Its head word is English and the catalog holds it in no form (Scored's `headUnsold`). */
   headUnsold: boolean;
-  /** The catalog holds none of its words in any form (Scored's `wordless`). */
-  wordless: boolean;
 }
 
 /** Raw features of one candidate (all but `accessory`, `ages`, `sex`, `bedSize` and `avoided`). */
@@ -286,10 +273,9 @@ function features(
   const sorts: Scored["sorts"] = [];
   const headClause = query.head === undefined ? undefined : query.clauses[query.head];
   let headHeld = true;
-  const held = { guess: false, other: false, others: query.clauses.some((clause) => clause !== headClause), all: true };
+  // It holds every word of the query that weighs, in some form, somewhere.
+  let heldAll = true;
   let typedHeld = true;
-  // Every word that weighs held as typed or as a synonym, none only as a correction (Scored's `asTyped`).
-  let asTyped = true;
   // What holding a kind that goes with a target word adds to `anywhere` (Scored's `fitted`); undefined when none does.
   let fitted: number | undefined;
   for (const clause of query.clauses) {
@@ -318,17 +304,14 @@ function features(
               : 0;
       any = Math.max(any, form.weight * credit);
       if (credit > 0 && !form.corrected) typedAny = true;
-      if (credit > 0 && !form.guessed) held.other = true;
-      else if (credit > 0 && clause === headClause) held.guess = true;
     }
     bm25 += clause.idf * best;
     inName += clause.idf * name;
     anywhere += clause.idf * any;
-    if (clause.sort) sorts.push({ named: name > 0, held: any > 0 });
+    if (clause.sort) sorts.push({ held: any > 0 });
     if (clause === headClause) headHeld = any > 0;
-    if (clause.idf > 0 && any === 0) held.all = false;
+    if (clause.idf > 0 && any === 0) heldAll = false;
     if (clause.alsoRead && !typedAny) typedHeld = false;
-    if (clause.idf > 0 && !typedAny) asTyped = false;
     if (namesKind(clause.fits)) fitted = (fitted ?? 0) + clause.idf * Math.max(0, weights.forms.synonym - any);
   }
   // Neighbouring query words side by side in the name, in any of their forms.
@@ -365,7 +348,6 @@ function features(
   // Asked for by what it is to do, a product holding the word saying what ("something to keep drinks *cold* on a camping
   // trip") is an answer before one that shares only where it is used ("camping trip": a sleeping bag).
   const usesHead = query.use && headClause !== undefined && headHeld;
-  const kindNamed = headClause?.forms.some((form) => document.named.kinds.has(form.lexemes.at(-1)!) && asWritten(form)) ?? false;
   return {
     bm25,
     coverage: total > 0 ? inName / total : 0,
@@ -384,23 +366,16 @@ function features(
     bedSize: 0,
     avoided: 0,
     use: usesHead ? 1 : 0,
-    holdsUse: usesHead && query.useNamed,
     // A kind reached only through a guessed correction ("dress" read as "press") is no evidence that the catalog has what was asked.
     kindAsked: query.clauses.some((clause) => asked(clause, true)),
     sorts,
     headHeld,
-    kindNamed,
-    // The word before the name's kind, when the query holds it in no form, names another sort ("Alder *Dining* Chair").
-    namedAsAsked: kindNamed && document.named.sort.every((lexeme) => query.lexemes.has(lexeme)),
     isTarget: !ofKindAsked && query.clauses.some((clause) => clause.target && names(clause)),
     goesWith: !ofKindAsked && !headHeld && query.clauses.some((clause) => clause.before && names(clause)),
-    holds: held,
     // Only beside every other word: the Hi-Lite high chair holds "lites" as typed, the Christmas lights hold the rest.
-    typedHeld: !query.clauses.some((clause) => clause.alsoRead) || (typedHeld && held.all),
+    typedHeld: !query.clauses.some((clause) => clause.alsoRead) || (typedHeld && heldAll),
     headUnsold: query.headUnsold,
-    wordless: query.wordless,
     ...(fitted !== undefined && !ofKindAsked && total > 0 && { fitted: (anywhere + fitted) / total }),
-    ...(asTyped && held.all && { asTyped }),
   };
 }
 
@@ -597,7 +572,6 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
                   words: form.words,
                   weight: form.kind === "typed" || form.either ? 1 : weights.forms[form.kind],
                   kind: form.kind,
-                  guessed: form.guessed === true,
                   written: form.prefix ? undefined : writtenOf(form.words, found),
                   prefix: form.prefix === true,
                   apart: form.apart === true,
@@ -636,11 +610,10 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       const clauseIdf = weighed.length > 0 ? Math.min(...weighed.map(rarest)) : idfOf(0);
       return [
         {
-          forms: forms.map(({ lexemes: l, words, weight, kind, guessed, written, prefix, compound }) => ({
+          forms: forms.map(({ lexemes: l, words, weight, kind, written, prefix, compound }) => ({
             lexemes: l,
             weight,
             corrected: kind === "correction",
-            ...(guessed && { guessed }),
             ...(written && { written }),
             ...(prefix && { prefix }),
             ...(compound && { compound }),
@@ -693,16 +666,12 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         alsoRead: word.alsoRead,
       })),
     );
-    const weighable = byWord.flat();
     return {
       clauses,
       head: head === undefined ? undefined : byWord.slice(0, head + 1).flat().length - 1,
-      lexemes: new Set(all),
       freeAsked: plan.words.includes("free"),
       use: describesUse(plan.words),
-      useNamed: head !== undefined && plan.words[head - 1] !== "to",
       headUnsold: head !== undefined && !byWord[head]!.some((word) => word.heldAnywhere) && isEnglishWord(plan.words[head]!),
-      wordless: weighable.length > 0 && !weighable.some((word) => word.heldAnywhere),
     };
   }
 
@@ -731,7 +700,6 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       ...new Set([
         ...plan.forms.map((form) => form.words.join(" ")),
         ...kinds.flat(),
-        ...named.map((name) => name.sort ?? ""),
         ...candidates.map((candidate) => candidate.category ?? ""),
         ...plan.avoid,
       ]),
@@ -748,10 +716,6 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       const document = toDocument(parseTsvector(row?.doc ?? ""), {
         category: new Set(stemmed.get(candidate.category ?? "") ?? []),
         kinds: new Set(kinds[index]!.flatMap((kind) => stemmed.get(kind) ?? [])),
-        named: {
-          kinds: new Set(named[index]!.kinds.flatMap((kind) => stemmed.get(kind) ?? [])),
-          sort: stemmed.get(named[index]!.sort ?? "") ?? [],
-        },
         // Read only when a query word has a `written` form (asWritten, ownWord); most queries have none.
         words: readsWritten ? new Set(wordsIn(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""}`)) : new Set(),
         descWords: readsWritten ? new Set(wordsIn(candidate.desc)) : new Set(),
@@ -826,6 +790,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
         outcome: "reranked",
         scores: new Map(order.map((o) => [o.id, o.score])),
         unrelated: new Set(order.filter((o) => o.unrelated).map((o) => o.id)),
+        weak: order.some((o) => !o.unrelated) && order.every((o) => o.unrelated || o.weak),
       };
     },
   };
