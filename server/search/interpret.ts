@@ -12,6 +12,7 @@ import { DOLLARS, isCurrencyCode, KRONOR } from "../../shared/currency.js";
 import { type AppliedConstraint, EXCLUDE_MAX, type SearchParams } from "../../shared/schemas/index.js";
 import { type HeldAttributes, readAttributes } from "./attributes.js";
 import { withoutAccents, wordsIn } from "./lexical.js";
+import { derived } from "./rules/index.js";
 import { isUnit } from "./product-type.js";
 
 export interface Reading {
@@ -57,96 +58,6 @@ const KR = "kr";
 const DOLLAR = "$";
 
 /**
- * How a currency is written next to an amount, and the ISO code it stands for, or which family it is of. Only marks
- * and names one currency owns: "peso" (a dozen currencies) and "won" (an English word) are left out.
- */
-const CURRENCY_WORDS: Record<string, string> = {
-  $: DOLLAR,
-  us$: "USD",
-  dollar: DOLLAR,
-  dollars: DOLLAR,
-  bucks: DOLLAR,
-  "€": "EUR",
-  euro: "EUR",
-  euros: "EUR",
-  "£": "GBP",
-  pound: "GBP",
-  pounds: "GBP",
-  quid: "GBP",
-  "¥": "JPY",
-  yen: "JPY",
-  c$: "CAD",
-  ca$: "CAD",
-  a$: "AUD",
-  au$: "AUD",
-  hk$: "HKD",
-  nz$: "NZD",
-  s$: "SGD",
-  nt$: "TWD",
-  r$: "BRL",
-  "us dollar": "USD",
-  "us dollars": "USD",
-  "american dollar": "USD",
-  "american dollars": "USD",
-  "canadian dollar": "CAD",
-  "canadian dollars": "CAD",
-  "australian dollar": "AUD",
-  "australian dollars": "AUD",
-  kr: KR,
-  krona: KR,
-  krone: KR,
-  kronor: KR,
-  kroner: KR,
-  franc: "CHF",
-  francs: "CHF",
-  zł: "PLN",
-  zloty: "PLN",
-  "₩": "KRW",
-  "₹": "INR",
-  rs: "INR",
-  "rs.": "INR",
-  rupee: "INR",
-  rupees: "INR",
-  "₪": "ILS",
-  shekel: "ILS",
-  shekels: "ILS",
-  lei: "RON",
-  leu: "RON",
-  riyal: "SAR",
-  riyals: "SAR",
-  dirham: "AED",
-  dirhams: "AED",
-  "₺": "TRY",
-  lira: "TRY",
-  "₽": "RUB",
-  rubles: "RUB",
-  roubles: "RUB",
-  "₴": "UAH",
-  "฿": "THB",
-  baht: "THB",
-  "₱": "PHP",
-  "₫": "VND",
-  rand: "ZAR",
-  yuan: "CNY",
-  rmb: "CNY",
-  元: "CNY",
-  ringgit: "MYR",
-  rupiah: "IDR",
-  forint: "HUF",
-};
-
-/** ISO codes a shopper types; the full ISO list holds ordinary words ("all", "top", "try", "pen", "cup", "rub"). */
-const CODES =
-  "usd|eur|gbp|jpy|cad|aud|chf|sek|nok|dkk|isk|pln|czk|huf|ron|bgn|uah|byn|inr|pkr|lkr|bdt|cny|hkd|twd|sgd|nzd|krw|thb|idr|myr|vnd|mxn|brl|clp|zar|aed|sar|qar|kwd|ils|egp|ngn|kes";
-const MARKS = [...Object.keys(CURRENCY_WORDS), ...CODES.split("|")]
-  .sort((a, b) => b.length - a.length)
-  .map((mark) => mark.replace(/[$.]/g, (c) => `\\${c}`).replace(/ /g, String.raw`\s+`));
-/**
- * A name or code ends where its word does ("rand" is no "random"); a mark may stand against the amount ("R$300"). One
- * lookahead for all the names: one after each made the patterns take 50–300 ms to compile on their first search.
- */
-const CURRENCY = `(?:${MARKS.filter((mark) => !/\p{L}$/u.test(mark)).join("|")}|(?:${MARKS.filter((mark) => /\p{L}$/u.test(mark)).join("|")})(?![\\p{L}]))`;
-/**
  * A number, in thousands when a "k" follows it ("$1k", "5K yen"); its thousands may be set apart by spaces, as in
  * Swedish and French ("1 500 kr", "2 500 CAD").
  */
@@ -154,7 +65,23 @@ const SPACED = String.raw`\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:,\d{1,2})?`;
 const AMOUNT = String.raw`(?:${SPACED}|\d+(?:[.,]\d+)*)(?:k(?![\p{L}\p{N}]))?`;
 /** An amount whose thousands are set apart by spaces, whole. */
 const SPACED_AMOUNT = new RegExp(`^${SPACED}$`, "u");
-const PRICE = String.raw`(?:(${CURRENCY})\s?)?(${AMOUNT})(?:\s?(${CURRENCY}))?`;
+/**
+ * How currencies are written (rules/en/constraints.json) as one pattern of a price: a mark before or after the amount.
+ * A name or code ends where its word does ("rand" is no "random"); a mark may stand against the amount ("R$300"). One
+ * lookahead for all the names: one after each made the patterns take 50–300 ms to compile on their first search.
+ */
+const currencies = derived(({ constraints }) => {
+  const marks = [...Object.keys(constraints.currencyWords), ...constraints.codes]
+    .sort((a, b) => b.length - a.length)
+    .map((mark) => mark.replace(/[$.]/g, (c) => `\\${c}`).replace(/ /g, String.raw`\s+`));
+  const named = (mark: string) => /\p{L}$/u.test(mark);
+  const currency = `(?:${marks.filter((mark) => !named(mark)).join("|")}|(?:${marks.filter(named).join("|")})(?![\\p{L}]))`;
+  return {
+    words: constraints.currencyWords,
+    price: String.raw`(?:(${currency})\s?)?(${AMOUNT})(?:\s?(${currency}))?`,
+    connectors: new Set(constraints.connectors),
+  };
+});
 
 interface Price {
   amount: string;
@@ -178,7 +105,7 @@ function decimal(written: string): string | null {
 function currencyOf(written: string | undefined): string | undefined | null {
   if (written === undefined) return undefined;
   const lower = written.toLowerCase().replace(/\s+/gu, " ");
-  const named = CURRENCY_WORDS[lower];
+  const named = currencies().words[lower];
   if (named) return named;
   const code = lower.toUpperCase();
   return isCurrencyCode(code) ? code : null;
@@ -229,6 +156,7 @@ const IN_STOCK = new RegExp(String.raw`\b(?:${IN_STOCK_WORDS}|${AVAILABLE}\s+now
 
 /** The price and stock phrases of a query, left to right, not overlapping. */
 function findPhrases(q: string): Found[] {
+  const PRICE = currencies().price;
   const found: Found[] = [];
   const take = (pattern: RegExp, read: (match: RegExpExecArray) => Found["constraints"] | null) => {
     for (const match of q.matchAll(pattern)) {
@@ -318,12 +246,12 @@ function range(low: Price | null, high: Price | null): Found["constraints"] | nu
 }
 
 /** Words that only join a constraint to the rest ("tent *for* under $200", "jacket *by* NorthPeak"). */
-const CONNECTORS = new Set(["for", "with", "by", "from", "and", "in", "at", "of", "priced", "costing", "that", "is", "are", "which"]);
 
 function trimConnectors(text: string): string {
   const words = text.split(/\s+/).filter(Boolean);
   // So is a mark left alone once the words around it are taken ("… and available now?").
-  const joins = (word: string) => CONNECTORS.has(word.toLowerCase()) || !/[\p{L}\p{N}]/u.test(word);
+  const { connectors } = currencies();
+  const joins = (word: string) => connectors.has(word.toLowerCase()) || !/[\p{L}\p{N}]/u.test(word);
   while (words.length > 0 && joins(words[0]!)) words.shift();
   while (words.length > 0 && joins(words.at(-1)!)) words.pop();
   return words.join(" ");

@@ -115,6 +115,11 @@ const SCHEMAS = {
     verbMarkers: words,
   }),
   "common-words.json": z.strictObject({ stopWords: words, meantStopWords: words }),
+  "constraints.json": z.strictObject({
+    currencyWords: z.record(word, z.union([z.literal("$"), z.literal("kr"), z.string().regex(/^[A-Z]{3}$/u, "an ISO 4217 code, $ or kr")])),
+    codes: z.array(word.regex(/^[a-z]{3}$/u, "three letters")),
+    connectors: words,
+  }),
   "word-forms.json": z.strictObject({ vowels: words, esSingular: words, esPlural: words }),
   "ages.json": z.strictObject({
     numberWords: z.record(word, z.number().int().min(0).max(99)),
@@ -137,6 +142,7 @@ export type BedSizeRules = z.infer<Schemas["bed-sizes.json"]>;
 export type GoesWithRules = z.infer<Schemas["goes-with.json"]>;
 export type ProductTypeRules = z.infer<Schemas["product-type.json"]>;
 export type CommonWordRules = z.infer<Schemas["common-words.json"]>;
+export type ConstraintRules = z.infer<Schemas["constraints.json"]>;
 export type WordFormRules = z.infer<Schemas["word-forms.json"]>;
 export type AgeRules = z.infer<Schemas["ages.json"]>;
 
@@ -149,6 +155,7 @@ export interface Rules {
   goesWith: GoesWithRules;
   productType: ProductTypeRules;
   commonWords: CommonWordRules;
+  constraints: ConstraintRules;
   wordForms: WordFormRules;
   ages: AgeRules;
 }
@@ -160,6 +167,7 @@ const FIELDS: Record<keyof Schemas, Exclude<keyof Rules, "language">> = {
   "goes-with.json": "goesWith",
   "product-type.json": "productType",
   "common-words.json": "commonWords",
+  "constraints.json": "constraints",
   "word-forms.json": "wordForms",
   "ages.json": "ages",
 };

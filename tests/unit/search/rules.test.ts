@@ -8,6 +8,8 @@ import { STOP_WORDS } from "../../../server/search/common-words.js";
 import { isVague } from "../../../server/search/product-type.js";
 import { lineOf } from "../../../server/search/rules/files.js";
 import { loadRules, RulesError, rules, useRules } from "../../../server/search/rules/index.js";
+import { brandIndex, interpret } from "../../../server/search/interpret.js";
+import { SearchParamsSchema } from "../../../shared/schemas/params.js";
 import { sexesAsked } from "../../../server/search/sexes.js";
 import { speciesIn } from "../../../server/search/species.js";
 import { expand, loadSynonyms } from "../../../server/search/synonyms.js";
@@ -90,6 +92,15 @@ describe("an operator's RULES_DIR", () => {
     write("en/product-type.json", { version: 1, occasions: ["mitzvah"] });
     useRules(loadRules({ dir }));
     expect(isVague(["bar", "mitzvah", "gift"], 1)).toBe(true);
+  });
+
+  it("adds a currency's name the built-in rules leave out, read in a query's price", () => {
+    const params = SearchParamsSchema.parse({ q: "guitar under 2000 pesos" });
+    const read = () => interpret({ ...params, q: "guitar under 2000 pesos" }, brandIndex([]), ["MXN", "USD"]);
+    expect(read()?.adds.currency).toBeUndefined();
+    write("en/constraints.json", { version: 1, currencyWords: { pesos: "MXN" } });
+    useRules(loadRules({ dir }));
+    expect(read()?.adds).toMatchObject({ price_max: "2000", currency: "MXN" });
   });
 
   it("adds synonyms beside the built-in set, or replaces it when its header says so; SYNONYMS_FILE still applies beside", () => {
