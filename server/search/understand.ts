@@ -10,6 +10,7 @@
  * they state (ages.ts). Nothing is applied silently: the answer's
  * `interpretation` lists corrections, synonyms and ages.
  */
+import { derived } from "./rules/index.js";
 import { type AskedAges, askedAges } from "./ages.js";
 import { isCommonWord, isEnglishWord, STOP_WORDS } from "./common-words.js";
 import { closestTerm, corrections, heldCount, joined, split, writtenApart } from "./typos.js";
@@ -77,7 +78,7 @@ export interface QueryPlan {
 }
 
 /** Words that join two alternatives ("canon or nikon", "vitamix vs blendtec"). */
-const EITHER = new Set(["or", "vs", "versus"]);
+const either = derived(({ productType }) => new Set(productType.either));
 
 /** How many words the catalog lacks are looked up for corrections in one query (the first ones). */
 const MAX_UNKNOWN_WORDS = 8;
@@ -257,7 +258,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   const joiners = new Set<number>();
   for (let i = 1; i + 1 < found.length; i++) {
     const [left, right] = [found[i - 1]!, found[i + 1]!];
-    if (!EITHER.has(words[i]!) || [left, right].some((token) => STOP_WORDS.has(token.word) || EITHER.has(token.word))) continue;
+    if (!either().has(words[i]!) || [left, right].some((token) => STOP_WORDS.has(token.word) || either().has(token.word))) continue;
     if (aged.has(i - 1) || aged.has(i + 1) || primary[i - 1] === primary[i + 1]) continue;
     joiners.add(i);
     for (const [at, other] of [

@@ -52,6 +52,7 @@ import {
   queryHead,
   readName,
 } from "../product-type.js";
+import { derived } from "../rules/index.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
@@ -188,7 +189,12 @@ interface Clause {
 }
 
 /** Words joining two kinds asked ("dining table *and* chairs"): the first is no sort of the second. */
-const JOINS_KINDS = new Set(["and", "or", "&"]);
+/** The words of product-type.json the local reranker reads as sets. */
+const markers = derived(({ productType }) => ({
+  joinsKinds: new Set(productType.joinsKinds),
+  accessory: new Set(productType.accessoryMarkers),
+  companion: new Set([...productType.accessoryMarkers, ...productType.companionMarkers]),
+}));
 
 interface Query {
   clauses: Clause[];
@@ -423,10 +429,6 @@ function excludesAges(candidate: Product, asked: AgeRange): boolean {
   return stated !== null && excludes(stated, asked);
 }
 
-const ACCESSORY_MARKERS = new Set(["for", "fits", "compatible"]);
-/** The same, and "with", for a product whose category says what it is (accessoryOf). */
-const COMPANION_MARKERS = new Set([...ACCESSORY_MARKERS, "with"]);
-
 /**
  * 1 when every query word the name holds comes after "for"/"fits"/"compatible" ("Leather Case for iPhone 6"), or,
  * for a product whose category says what it is, after "with" ("Dollhouse with 18 Furniture Pieces" is no furniture),
@@ -434,11 +436,12 @@ const COMPANION_MARKERS = new Set([...ACCESSORY_MARKERS, "with"]);
  * ("Camera with Lens"), and the name is all there is to go by.
  */
 function accessoryOf(query: string, name: string, categorised: boolean): number {
-  const markers = categorised ? COMPANION_MARKERS : ACCESSORY_MARKERS;
+  const { accessory, companion } = markers();
+  const marking = categorised ? companion : accessory;
   const asked = wordsIn(query);
-  if (asked.some((word) => markers.has(word))) return 0;
+  if (asked.some((word) => marking.has(word))) return 0;
   const tokens = wordsIn(name);
-  const marker = tokens.findIndex((token) => markers.has(token));
+  const marker = tokens.findIndex((token) => marking.has(token));
   if (marker < 0) return 0;
   const stems = new Set(asked.filter((word) => word.length > 2).map((word) => word.slice(0, 4)));
   const hits = tokens.flatMap((token, index) => (stems.has(token.slice(0, 4)) ? [index] : []));
@@ -662,7 +665,11 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
                 .map((form) => ({ lexemes: lexemes(form.words), weight: weights.forms.synonym, corrected: false }))
                 .filter((form) => form.lexemes.length > 0)
             : [],
-        before: head !== undefined && i < head && !isQuantity(plan.words, i) && !plan.words.slice(i + 1, head).some((word) => JOINS_KINDS.has(word)),
+        before:
+          head !== undefined &&
+          i < head &&
+          !isQuantity(plan.words, i) &&
+          !plan.words.slice(i + 1, head).some((word) => markers().joinsKinds.has(word)),
         alsoRead: word.alsoRead,
       })),
     );

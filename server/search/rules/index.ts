@@ -95,6 +95,13 @@ const SCHEMAS = {
   "product-type.json": z.strictObject({
     qualifiers: words,
     conjunctions: words.min(1),
+    /** Words joining two alternatives ("canon or nikon", "vitamix vs blendtec"): understand.ts. */
+    either: words,
+    /** Words joining two kinds between a word and the query's head: the local reranker's `before`. */
+    joinsKinds: z.array(z.string().min(1)),
+    /** Words after which a name names what it is an accessory for ("Case for iPhone"); `companionMarkers` too with a category. */
+    accessoryMarkers: words,
+    companionMarkers: words,
     articles: words,
     packaging: words,
     units: words,
