@@ -61,12 +61,14 @@ describe("unscoped search", () => {
 });
 
 describe("the exact scope, counted in product_facets", () => {
-  it("holds a narrowing filter within 20,000 products, and never the whole catalog", async () => {
+  it("holds a filter narrowing to at most 20,000 products and half the catalog, never the whole catalog", async () => {
     const db = t.database.db;
-    expect(await withinExactScope(db, { brandHost: "tinybrand.example" })).toBe(true);
-    expect(await withinExactScope(db, { brandHost: "bigstore.example" })).toBe(true);
-    expect(await withinExactScope(db, {})).toBe(false);
-    expect(await withinExactScope(db, { currency: "USD" })).toBe(false);
+    expect(await withinExactScope(db, { brandHost: "tinybrand.example" }, 1000)).toBe(true);
+    // 99% of the catalog is ranked as the whole catalog is: the index fills its page at once.
+    expect(await withinExactScope(db, { brandHost: "bigstore.example" }, 1000)).toBe(false);
+    expect(await withinExactScope(db, { brandHost: "bigstore.example" }, 5000)).toBe(true);
+    expect(await withinExactScope(db, {}, 1000)).toBe(false);
+    expect(await withinExactScope(db, { currency: "USD" }, 1000)).toBe(false);
   });
 
   /** The products of one store with their vectors. */

@@ -50,8 +50,9 @@ export async function retrieveStage(
   const embedding = mode === "fulltext" ? undefined : ctx.embedQuery(plan.embedText);
   let embeddedAt = started;
   // A narrow filter is ranked in full by both retrievals: exactly by vectors, by the plain OR in full text.
-  const exact = await withinExactScope(read, filters);
-  const everyWordFirst = mode !== "vector" && !exact && (await ctx.catalogSize()) >= EVERY_WORD_FIRST_FROM;
+  const size = await ctx.catalogSize();
+  const exact = await withinExactScope(read, filters, size);
+  const everyWordFirst = mode !== "vector" && !exact && size >= EVERY_WORD_FIRST_FROM;
   // When full text has answered before the vector is ready (as it usually has), the vector query also scores its
   // candidates, so the reranker need not send the vector again for those vector retrieval did not rank.
   let lexicalFirst: Ranked[] = [];
