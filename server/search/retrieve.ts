@@ -42,13 +42,21 @@ function vectorText(vector: readonly number[]): string {
  * `product_facets` rows (they mirror the filter columns), no further than the bound.
  */
 export async function withinExactScope(db: Database, filters: Filters, catalogSize: number): Promise<boolean> {
-  if (!narrows(filters)) return false;
+  // An audience or colour read from the query's words passes every product stating none: it orders the index's scan
+  // like any filter, but alone never makes a scope small enough to compare product by product.
+  const { unstatedPass } = filters;
+  const hard: Filters = {
+    ...filters,
+    ...(unstatedPass?.audience ? { audiences: undefined } : {}),
+    ...(unstatedPass?.colour ? { colours: undefined, namedColours: undefined } : {}),
+  };
+  if (!narrows(hard)) return false;
   const bound = Math.min(EXACT_SCOPE_MAX, Math.floor(catalogSize / 2));
   const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(
     db
       .select({ one: sql`1` })
       .from(productFacets)
-      .where(filterSql(filters, productFacets))
+      .where(filterSql(hard, productFacets))
       .limit(bound + 1)
       .as("bounded"),
   );
