@@ -84,11 +84,15 @@ describe("brand scope stays exact whatever the reranker does", () => {
   it("with none and local", async () => {
     const local = await createTestApp({ reranker: (db) => createLocalReranker({ db }) });
     try {
-      for (const t of [none, local]) {
-        const { names, response } = await search(t, scoped);
-        expect(response.statusCode).toBe(200);
-        expect(names.sort()).toEqual(["Cast Iron Skillet 26 cm", "Stainless Steel Saucepan 2 L"]);
-      }
+      const brand = ["Cast Iron Skillet 26 cm", "Stainless Steel Saucepan 2 L"];
+      const unranked = await search(none, scoped);
+      expect(unranked.response.statusCode).toBe(200);
+      expect(unranked.names.sort()).toEqual(brand);
+      // The local reranker may cut what it finds unrelated (the fitted cut-off), never add what is outside the scope.
+      const ranked = await search(local, scoped);
+      expect(ranked.response.statusCode).toBe(200);
+      expect(ranked.names.length).toBeGreaterThan(0);
+      expect(ranked.names.every((name) => brand.includes(name))).toBe(true);
     } finally {
       await local.close();
     }
