@@ -2,7 +2,8 @@
  * Derives the structured columns (structured.ts) of rows an older derivation,
  * or none, wrote: after a migration adds them, or when DERIVED_VERSION moves.
  * Runs after every migration (cheap when nothing is left: one indexed read),
- * a batch per transaction, so an interrupted backfill resumes where it stopped.
+ * a batch per transaction, so an interrupted backfill resumes where it stopped;
+ * once it wrote any, the catalog's language is settled (search/languages/catalog.ts).
  */
 import { asc, lt, sql } from "drizzle-orm";
 import type { Database } from "../db/client.js";
@@ -10,6 +11,8 @@ import { products } from "../db/schema.js";
 import { commitChanges } from "./repository.js";
 import { DERIVED_VERSION, deriveStructured } from "./structured.js";
 import { variantSkuKeys } from "./variants.js";
+import { catalogLanguage, settleCatalogLanguage } from "../search/languages/catalog.js";
+import { productLanguage } from "../search/languages/detect.js";
 
 /** A category the page's JSON-LD states, for rows imported before the category had a column of its own. */
 function jsonLdCategory(rawData: unknown): string | null {
@@ -32,15 +35,23 @@ export async function backfillStructured(db: Database, options: { batchSize?: nu
         category: products.category,
         brands: products.brands,
         rawData: products.rawData,
+        url: products.url,
+        name: products.name,
+        desc: products.desc,
       })
       .from(products)
       .where(lt(products.derivedVersion, DERIVED_VERSION))
       .orderBy(asc(products.id))
       .limit(batchSize);
-    if (rows.length === 0) return done;
+    if (rows.length === 0) {
+      if (done > 0) await settleCatalogLanguage(db);
+      return done;
+    }
+    const catalogLang = await catalogLanguage(db);
     const derived = rows.map((row) => {
       const category = row.category ?? jsonLdCategory(row.rawData);
       const structured = deriveStructured({ ...row, category });
+      const lang = productLanguage({ ...row, category, raw_data: row.rawData });
       return {
         id: row.id,
         category,
@@ -55,6 +66,8 @@ export async function backfillStructured(db: Database, options: { batchSize?: nu
         gtin14: structured.gtin14,
         sku_key: structured.skuKey,
         variant_sku_keys: variantSkuKeys(row.rawData),
+        lang,
+        search_lang: lang ?? catalogLang,
       };
     });
     await db.transaction(async (tx) => {
@@ -65,10 +78,11 @@ export async function backfillStructured(db: Database, options: { batchSize?: nu
           availability = v.availability, category_key = v.category_key,
           brand_keys = array(select jsonb_array_elements_text(v.brand_keys)), gtin14 = v.gtin14, sku_key = v.sku_key,
           variant_sku_keys = array(select jsonb_array_elements_text(v.variant_sku_keys)),
+          lang = v.lang, search_lang = v.search_lang,
           derived_version = ${DERIVED_VERSION}
         from jsonb_to_recordset(${JSON.stringify(derived)}::jsonb) as v(
           id text, category text, price_minor bigint, currency text, price_bucket smallint, brand text, list_price_minor bigint, availability text,
-          category_key text, brand_keys jsonb, gtin14 text, sku_key text, variant_sku_keys jsonb)
+          category_key text, brand_keys jsonb, gtin14 text, sku_key text, variant_sku_keys jsonb, lang text, search_lang text)
         where ${products.id} = v.id`);
       // A category read from old rows' JSON-LD changes their records: followers of the change feed hear of it.
       await commitChanges(

@@ -411,6 +411,8 @@ export async function upsertProducts(db: DbOrTx, rows: readonly UpsertRow[]): Pr
         gtin14: sql`excluded.gtin14`,
         skuKey: sql`excluded.sku_key`,
         variantSkuKeys: sql`excluded.variant_sku_keys`,
+        lang: sql`excluded.lang`,
+        searchLang: sql`excluded.search_lang`,
         derivedVersion: sql`excluded.derived_version`,
         contentHash: sql`excluded.content_hash`,
         embedding: sql`excluded.embedding`,

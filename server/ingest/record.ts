@@ -13,6 +13,7 @@ import { CATEGORY_SEPARATOR, deriveStructured, normalizeAvailability } from "../
 import { variantSkuKeys } from "../catalog/variants.js";
 import type { NewProductRow } from "../db/schema.js";
 import { embeddingText } from "../search/embedding-text.js";
+import { productLanguage } from "../search/languages/detect.js";
 import { type ImportLimits, overCap } from "./limits.js";
 import { cleanStrings, MAX_JSON_DEPTH, nestedDeeperThan } from "./sanitize.js";
 
@@ -162,6 +163,7 @@ export function prepareRecord(input: ImportRecord): PreparedRecord {
     provenance: record.provenance ?? null,
     ...deriveStructured(record),
     variantSkuKeys: variantSkuKeys(record.raw_data),
+    lang: productLanguage(record),
     contentHash: contentHash(record, id),
     embeddingText: embeddingText(record),
   };

@@ -34,6 +34,8 @@ import { NO_SYNONYMS, type SynonymSet } from "./synonyms.js";
 import { loadWordLists, STOP_WORDS } from "./common-words.js";
 import { type QueryPlan, understand, wordClauses } from "./understand.js";
 import { vocabularyOf } from "./vocabulary.js";
+import { catalogLanguage } from "./languages/catalog.js";
+import { languageData } from "./languages/data.js";
 
 export interface SearchHitResult {
   product: Product;
@@ -124,6 +126,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
   const catalogSize = catalogSizeEvery(db, CATALOG_FACTS_TTL_MS);
   const brands = refreshedEvery(async () => brandIndex(await brandNames(db)), CATALOG_FACTS_TTL_MS);
   const currencies = refreshedEvery(() => priceCurrencies(db), CATALOG_FACTS_TTL_MS);
+  const catalogLang = refreshedEvery(() => catalogLanguage(db), CATALOG_FACTS_TTL_MS);
   const vocabulary = vocabularyOf(db, VOCABULARY_CHECK_MS);
   const facetCounts = facetCounter(() => deps.reader?.() ?? db, deps.catalogVersion ?? (() => undefined));
   const synonyms = deps.synonyms ?? NO_SYNONYMS;
@@ -174,6 +177,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     async warm() {
       loadWordLists();
       loadPricePatterns();
+      languageData();
       await vocabulary();
     },
     async search(params, options = {}) {
@@ -182,7 +186,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const reading: Reading | null = q && params.parse_query ? interpret({ ...params, q }, await brands(), await currencies()) : null;
       const query = reading ? reading.query || undefined : q;
       const avoid = reading?.avoid.map((avoided) => avoided.word);
-      const planOf = async (words: string) => understand(words, { vocabulary: params.typos ? await vocabulary() : null, synonyms, avoid });
+      const planOf = async (words: string) =>
+        understand(words, { vocabulary: params.typos ? await vocabulary() : null, synonyms, avoid, catalogLanguage: await catalogLang() });
       const plan = query ? await planOf(query) : null;
       const read: SearchParams = { ...params, ...reading?.adds };
       const effective: SearchParams = { ...read, ...(reading && query && plan ? await priceOrderOf(reading, query, plan, read) : {}) };
@@ -293,7 +298,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const result: SearchResult = { hits, rerank: page.rerank };
       if (nextCursor) result.nextCursor = nextCursor;
       if (params.facets) result.facets = await facetCounts(page.facetScope(), params.facets);
-      if (reading || (plan && (plan.corrections.length > 0 || plan.synonyms.length > 0 || plan.goesWith.length > 0 || plan.ages))) {
+      const otherLanguage = plan !== null && plan.language.query !== plan.language.catalog;
+      if (reading || otherLanguage || (plan && (plan.corrections.length > 0 || plan.synonyms.length > 0 || plan.goesWith.length > 0 || plan.ages))) {
         result.interpretation = {
           query: reading ? reading.query : (query ?? ""),
           applied: reading?.applied ?? [],
@@ -303,6 +309,9 @@ export function createSearchService(deps: SearchDeps): SearchService {
           ...(plan && plan.goesWith.length > 0 ? { goes_with: plan.goesWith } : {}),
           ...(plan?.ages ? { ages: { text: plan.ages.text, from_months: plan.ages.from, to_months: plan.ages.to } } : {}),
           ...(reading && reading.avoid.length > 0 ? { avoided: reading.avoid } : {}),
+          ...(otherLanguage ? { language: plan.language } : {}),
+          ...(plan && plan.translations.length > 0 ? { translations: plan.translations } : {}),
+          ...(plan && plan.unread.length > 0 ? { not_read: plan.unread } : {}),
         };
       }
       if (messages.length > 0) result.messages = messages;
@@ -493,7 +502,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     const content = clauses.filter(({ index }) => !STOP_WORDS.has(plan.words[index]!));
     const scope = withoutOfferConstraints(filters) ?? filters;
     const distinct = [...new Set(content.map(({ clause }) => clause))];
-    const held = await clausesHeld(deps.reader?.() ?? db, distinct, scope);
+    const held = await clausesHeld(deps.reader?.() ?? db, distinct, scope, plan.languages);
     const heldClauses = new Set(distinct.filter((_, k) => held[k]));
     const unheld = new Set(content.filter(({ clause }) => !heldClauses.has(clause)).map(({ index }) => index));
     // The rest runs from the first word held to the last, the stop words between them kept ("case for iphone"): those
@@ -571,7 +580,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
       }
     }
     const [byWord, fields] = await Promise.all([
-      wordLexemes(read, [...standsFor.keys()]),
+      wordLexemes(read, [...standsFor.keys()], plan?.languages ?? []),
       fieldLexemes(
         read,
         hits.map((hit) => hit.product.id),
@@ -587,8 +596,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
         const lexemes = new Set(parseTsvector(row?.[field] ?? "").map((term) => term.lexeme));
         let any = false;
         // A word with several stems matches where all are: "over-ear" in "Over-Ear", not in the "ear" of "On-Ear".
-        for (const [word, stems] of byWord) {
-          if (stems.length > 0 && stems.every((lexeme) => lexemes.has(lexeme))) {
+        for (const [word, readings] of byWord) {
+          if (readings.some((stems) => stems.length > 0 && stems.every((lexeme) => lexemes.has(lexeme)))) {
             any = true;
             for (const typed of standsFor.get(word) ?? []) matchedWords.add(typed);
           }

@@ -17,8 +17,12 @@ import { isQuantity, isUnit, namesWhom } from "./product-type.js";
 import { goesWith } from "./goes-with.js";
 import { expand, singleWordTerms, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
+import { languageData } from "./languages/data.js";
+import { queryLanguage } from "./languages/detect.js";
+import { inCatalogLanguage, readForeign } from "./languages/reading.js";
 
-export type FormKind = "typed" | "correction" | "synonym";
+/** `translation`: the query's words read in the catalog's language through the lexicons (languages/reading.ts). */
+export type FormKind = "typed" | "correction" | "synonym" | "translation";
 
 /** Words that stand for the query's words [start, end): one word typed, corrected, or a synonym of one or more. */
 export interface Form {
@@ -74,6 +78,14 @@ export interface QueryPlan {
   ages: AskedAges | null;
   /** Words the shopper asks to be without ("not *wireless*"; interpret.ts), lower-cased: ranked against, not searched. */
   avoid: string[];
+  /** The query's language (null: its words are in none the data knows) and the catalog's (languages/detect.ts). */
+  language: { query: string | null; catalog: string };
+  /** The languages whose text-search configurations full text reads the forms in: the query's, then the catalog's. */
+  languages: string[];
+  /** Words of a query in another language than the catalog's, read in the catalog's through the lexicons. */
+  translations: { from: string; to: string[] }[];
+  /** Words of the query that nothing read: in another language and no lexicon names them, or in no language known. */
+  unread: string[];
 }
 
 /** Words that join two alternatives ("canon or nikon", "vitamix vs blendtec"). */
@@ -87,7 +99,7 @@ const ENGLISH_HALF = 4;
 /** How many words of a query are searched as the letters of a code (the first ones). */
 const MAX_PREFIXES = 3;
 
-interface Token {
+export interface Token {
   word: string;
   index: number;
   length: number;
@@ -95,7 +107,7 @@ interface Token {
   code: boolean;
 }
 
-function tokens(query: string): Token[] {
+export function tokens(query: string): Token[] {
   const shouting = query === query.toUpperCase();
   return [...query.matchAll(/\S+/gu)].flatMap((chunk) => {
     const text = chunk[0];
@@ -119,11 +131,18 @@ export interface UnderstandDeps {
   synonyms: SynonymSet;
   /** Words read out of the query as unwanted (interpret.ts). */
   avoid?: readonly string[];
+  /** The catalog's language (languages/catalog.ts); detection.json's fallback when absent. */
+  catalogLanguage?: string;
 }
 
 export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   const found = tokens(query);
   const words = found.map((token) => token.word);
+  const catalog = deps.catalogLanguage ?? languageData().detection.catalogFallback;
+  const held = (word: string) => (deps.vocabulary ? heldCount(word, deps.vocabulary) > 0 : false);
+  const language = queryLanguage(words, catalog, held);
+  // A query in another language is read through the lexicons, never corrected into the catalog's words.
+  if (language !== catalog) return readForeign(query, found, { ...deps, language, catalog });
   const forms: Form[] = [];
   const fixes: QueryPlan["corrections"] = [];
   // A word a synonym rule knows is the shopper's language, not a typo ("couch" in a catalog that says "sofa").
@@ -306,9 +325,10 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     const read = halvesRead.get(i) ?? primary[i]!;
     if (read !== words[i]) embedText = embedText.slice(0, token.index) + read + embedText.slice(token.index + token.length);
   }
+  const searched = [...typed, ...forms.filter((form) => !replaced.has(form.start)), ...synonymForms, ...eitherForms, ...goesWithForms];
   return {
     words,
-    forms: [...typed, ...forms.filter((form) => !replaced.has(form.start)), ...synonymForms, ...eitherForms, ...goesWithForms],
+    forms: searched,
     corrections: fixes,
     synonyms: [
       ...expansions.map((e) => ({ from: primary.slice(e.start, e.end).join(" "), to: e.forms.map((form) => form.join(" ")) })),
@@ -318,6 +338,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     embedText,
     ages,
     avoid: [...(deps.avoid ?? [])],
+    ...inCatalogLanguage(found, searched, catalog, held),
   };
 }
 
@@ -325,7 +346,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
  * A synonym's words with a letter the stop list drops joined to the word after it, as catalogs hyphenate them: "t
  * shirt" is searched as "t-shirt" (T-Shirt), which as two words was any shirt, the "t" being no word to Postgres.
  */
-function letterCompounds(words: readonly string[]): string[] {
+export function letterCompounds(words: readonly string[]): string[] {
   const joined: string[] = [];
   for (let k = 0; k < words.length; k++) {
     const word = words[k]!;

@@ -136,6 +136,30 @@ export const InterpretationSchema = z
       .describe(
         'Words the query asks to be without. Products whose names hold them rank after the others, and those saying they are free of them ("caffeine-free") first; none is left out for it (a page may name what a product is without: `-word` or `exclude` leave out every product holding the word).',
       ),
+    language: z
+      .object({
+        query: z.string().nullable().describe("The query's language (ISO 639-1), or null when its words are in no language the service knows."),
+        catalog: z.string().describe("The catalog's language: the commonest language of its products."),
+      })
+      .optional()
+      .describe("Present when the query was read in another language than the catalog's, or in none known."),
+    translations: z
+      .array(
+        z.object({
+          from: z.string().describe("Words of `q` in the query's language, lower-cased."),
+          to: z.array(z.string()).describe("What they were searched as, in the catalog's language."),
+        }),
+      )
+      .optional()
+      .describe(
+        "Words of a query in another language than the catalog's, read in the catalog's through the built-in lexicons; the words as typed are searched too.",
+      ),
+    not_read: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "Words of `q` that were not read: in another language than the catalog's and in no lexicon, or in a language not known. They were searched as typed, not guessed.",
+      ),
   })
   .meta({ id: "Interpretation" });
 

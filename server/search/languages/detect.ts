@@ -1,0 +1,140 @@
+/**
+ * What language a product page, or a query, is in.
+ *
+ * A page's own declaration comes first: its JSON-LD's `inLanguage`, the `lang` of its body (what the stripped HTML
+ * keeps: the extractor drops the head, and with it `<html lang>` and `og:locale`), or a locale opening the URL's path
+ * ("/de/", "/fr-ch/"). Else its text decides, by evidence kept as data (data.ts): each word that is a stop word or a
+ * lexicon word of some languages counts for them, shared between them; the likeliest language needs `text.least` of
+ * it and `text.margin` times the runner-up's. A name alone ("ViewSonic Pro8200 DLP Projector") seldom says, and
+ * stays unknown: it is indexed in the catalog's language (catalog.ts).
+ *
+ * A query is short, so it is read as the catalog's language unless another language explains more of its words than
+ * the catalog's does (its stop words, its lexicon, the catalog's own words), and at least `query.least` of them.
+ */
+import { isEnglishWord } from "../common-words.js";
+import { withoutAccents, wordsIn } from "../lexical.js";
+import { languageData } from "./data.js";
+
+/** A page's text beyond this many words adds nothing to what its first ones say. */
+const TEXT_WORDS = 2_000;
+
+/** The ISO 639-1 code of a BCP 47 tag ("de-DE", "pt_BR", "EN"), or null. */
+export function languageOfTag(tag: unknown): string | null {
+  if (typeof tag !== "string") return null;
+  const primary = /^\s*([a-z]{2})(?:[-_][a-z0-9]+)*\s*$/i.exec(tag)?.[1];
+  return primary ? primary.toLowerCase() : null;
+}
+
+export interface PageRecord {
+  url: string;
+  name: string;
+  desc: string;
+  category?: string | null;
+  raw_data?: { strippedHtml?: string | null; jsons?: { ld_json?: unknown } | null } | null;
+}
+
+/** JSON-LD's `inLanguage`: a tag, or a Language with a tag as its `alternateName` (or `name`). */
+function jsonLdLanguage(ld: unknown): string | null {
+  if (typeof ld !== "object" || ld === null || !("inLanguage" in ld)) return null;
+  const stated = Array.isArray(ld.inLanguage) ? ld.inLanguage[0] : ld.inLanguage;
+  if (typeof stated === "object" && stated !== null) {
+    const named = stated as { alternateName?: unknown; name?: unknown };
+    return languageOfTag(named.alternateName) ?? languageOfTag(named.name);
+  }
+  return languageOfTag(stated);
+}
+
+/** The `lang` of the body, which the stripped HTML opens with (after the title): not any element's, which may be a link to another language. */
+function bodyLanguage(html: string | null | undefined): string | null {
+  if (!html) return null;
+  return languageOfTag(/^(?:<title>[^<]*<\/title>)?<body\b[^>]*?\slang="([^"]*)"/.exec(html)?.[1]);
+}
+
+/** A locale opening the URL's path, in a language the data knows ("/de/", "/en-gb/", "/ch/fr/"): "/us/" is a country. */
+function urlLanguage(url: string): string | null {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return null;
+  }
+  const known = languageData().stopWords;
+  for (const segment of path.split("/").filter(Boolean).slice(0, 2)) {
+    const code = /^([a-z]{2})(?:[-_][a-z]{2})?$/i.test(segment) ? languageOfTag(segment) : null;
+    if (code && known.has(code)) return code;
+  }
+  return null;
+}
+
+export function declaredLanguage(record: PageRecord): string | null {
+  return jsonLdLanguage(record.raw_data?.jsons?.ld_json) ?? bodyLanguage(record.raw_data?.strippedHtml) ?? urlLanguage(record.url);
+}
+
+let evidence: Map<string, string[]> | undefined;
+
+/**
+ * Each word (accents folded) and the languages it is evidence of: their stop words, the words of their lexicon's
+ * terms, and for English the English side of every lexicon.
+ */
+function languagesByWord(): Map<string, string[]> {
+  if (evidence) return evidence;
+  const { stopWords, lexicons } = languageData();
+  const byWord = new Map<string, Set<string>>();
+  const add = (word: string, code: string) => {
+    const key = withoutAccents(word);
+    const codes = byWord.get(key) ?? new Set<string>();
+    byWord.set(key, codes.add(code));
+  };
+  for (const [code, words] of stopWords) for (const word of words) add(word, code);
+  for (const [code, entries] of lexicons) {
+    for (const entry of entries) {
+      for (const term of entry.terms) for (const word of wordsIn(term)) add(word, code);
+      for (const word of wordsIn(entry.english)) add(word, "en");
+    }
+  }
+  evidence = new Map([...byWord].map(([word, codes]) => [word, [...codes]]));
+  return evidence;
+}
+
+/** The languages a word is evidence of (accents folded); empty when none. */
+export function languagesOf(word: string): readonly string[] {
+  return languagesByWord().get(withoutAccents(word)) ?? [];
+}
+
+/** The language a text is written in, or null when its words do not say clearly enough. */
+export function textLanguage(text: string): string | null {
+  const score = new Map<string, number>();
+  for (const word of wordsIn(text).slice(0, TEXT_WORDS)) {
+    const codes = languagesOf(word);
+    for (const code of codes) score.set(code, (score.get(code) ?? 0) + 1 / codes.length);
+  }
+  const [best, runnerUp] = [...score].sort((a, b) => b[1] - a[1]);
+  const { least, margin } = languageData().detection.text;
+  if (!best || best[1] < least || (runnerUp && best[1] < margin * runnerUp[1])) return null;
+  return best[0];
+}
+
+/** The product's language: as its page declares it, else as its text shows it; null when neither says. */
+export function productLanguage(record: PageRecord): string | null {
+  return declaredLanguage(record) ?? textLanguage(`${record.name}. ${record.category ?? ""}. ${record.desc}`);
+}
+
+/**
+ * The language of a query's words (lower-cased) on a catalog in `catalog`: another language only where it explains
+ * more of them than the catalog's language does, and enough of them; else the catalog's. `held` says whether the
+ * catalog holds a word (its vocabulary): such a word counts for the catalog's language.
+ */
+export function queryLanguage(words: readonly string[], catalog: string, held: (word: string) => boolean): string {
+  const score = new Map<string, number>();
+  const letters = words.filter((word) => /^\p{L}+$/u.test(word));
+  for (const word of letters) {
+    const codes = new Set(languagesOf(word));
+    if (held(word) || (catalog === "en" && isEnglishWord(word))) codes.add(catalog);
+    for (const code of codes) score.set(code, (score.get(code) ?? 0) + 1);
+  }
+  const own = score.get(catalog) ?? 0;
+  const [best, runnerUp] = [...score].filter(([code]) => code !== catalog).sort((a, b) => b[1] - a[1]);
+  const least = Math.min(languageData().detection.query.least, letters.length);
+  if (!best || best[1] <= own || best[1] < least || (runnerUp && runnerUp[1] === best[1])) return catalog;
+  return best[0];
+}
