@@ -5,7 +5,8 @@
  * - `stop-words/<code>.txt`: one word a line, as written (Postgres's own lists): evidence of the language (detect.ts).
  * - `lexicon/<code>.txt`: what the language calls the kinds of things shops sell, their colours, materials and whom
  *   they are for, mapped to English, one entry a line: `running shoes = laufschuhe, laufschuh`. English is the pivot:
- *   a query is read into the catalog's language through it (lexicon.ts).
+ *   a query is read into the catalog's language through it (lexicon.ts). A line `endings: e, en` lists the endings
+ *   the language inflects words with: words are compared without them.
  * - `detection.json`: how much evidence a language needs (detect.ts).
  *
  * `#` starts a comment line; blank lines are skipped. A code is the file's name: ISO 639-1.
@@ -37,6 +38,17 @@ const EntrySchema = z.object({
 
 export type LexiconEntry = z.infer<typeof EntrySchema>;
 
+export interface Lexicon {
+  /**
+   * What the language adds to a word to inflect it, longest first (`endings: e, en, er`): a word is looked up without
+   * the longest it ends in, leaving at least three letters, so "schwarze" and "schwarzen" are "schwarz".
+   */
+  endings: string[];
+  entries: LexiconEntry[];
+}
+
+const EndingsSchema = z.array(z.string().regex(/^[\p{Ll}\p{M}]+$/u, "must be lower-case letters")).min(1, "lists no ending");
+
 const DetectionSchema = z.strictObject({
   text: z.strictObject({
     least: z.number().positive().describe("Evidence the likeliest language needs in a page's text"),
@@ -44,6 +56,7 @@ const DetectionSchema = z.strictObject({
   }),
   query: z.strictObject({
     least: z.number().positive().describe("Evidence another language than the catalog's needs in a query"),
+    coverage: z.number().min(0).max(1).describe("The share of a query's words it must explain"),
   }),
   catalogFallback: z.string().regex(/^[a-z]{2}$/, "must be an ISO 639-1 code"),
 });
@@ -53,8 +66,8 @@ export type Detection = z.infer<typeof DetectionSchema>;
 export interface LanguageData {
   /** Stop words by language code. */
   stopWords: ReadonlyMap<string, ReadonlySet<string>>;
-  /** Lexicon entries by language code (English has none: it is the pivot). */
-  lexicons: ReadonlyMap<string, readonly LexiconEntry[]>;
+  /** Lexicons by language code (English has none: it is the pivot). */
+  lexicons: ReadonlyMap<string, Lexicon>;
   detection: Detection;
 }
 
@@ -85,11 +98,23 @@ export function parseStopWords(text: string, source: string): Set<string> {
   return words;
 }
 
-export function parseLexicon(text: string, source: string): LexiconEntry[] {
-  return contentLines(text).map(({ line, text: entry }) => {
+export function parseLexicon(text: string, source: string): Lexicon {
+  const lexicon: Lexicon = { endings: [], entries: [] };
+  for (const { line, text: entry } of contentLines(text)) {
     const fail = (problem: string): never => {
       throw new LanguageDataError(`${source} line ${line}: ${problem} (in "${entry}")`);
     };
+    if (entry.startsWith("endings:")) {
+      const endings = EndingsSchema.safeParse(
+        entry
+          .slice("endings:".length)
+          .split(",")
+          .map((ending) => ending.trim()),
+      );
+      if (!endings.success) fail(`endings: ${firstIssue(endings.error)}`);
+      lexicon.endings = [...endings.data!].sort((a, b) => b.length - a.length);
+      continue;
+    }
     const sides = entry.split("=");
     if (sides.length !== 2) fail('expected "english words = word, word" with one "="');
     const parsed = EntrySchema.safeParse({
@@ -99,10 +124,11 @@ export function parseLexicon(text: string, source: string): LexiconEntry[] {
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const at = issue.path.length === 2 ? ` "${sides[1]!.split(",")[Number(issue.path[1])]!.trim()}"` : "";
-      return fail(`${firstIssue(parsed.error)}${at}`);
+      fail(`${firstIssue(parsed.error)}${at}`);
     }
-    return parsed.data;
-  });
+    lexicon.entries.push(parsed.data!);
+  }
+  return lexicon;
 }
 
 export function parseDetection(text: string, source: string): Detection {

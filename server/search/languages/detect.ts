@@ -9,14 +9,17 @@
  * stays unknown: it is indexed in the catalog's language (catalog.ts).
  *
  * A query is short, so it is read as the catalog's language unless another language explains more of its words than
- * the catalog's does (its stop words, its lexicon, the catalog's own words), and at least `query.least` of them.
+ * the catalog's language does (its stop words, its lexicon; common English, the catalog's own words), at least
+ * `query.least` of them and at least `query.coverage` of all: a brand or a code among them is allowed, an English
+ * query with one French-looking word ("creme") is not French.
  */
-import { isEnglishWord } from "../common-words.js";
+import { isCommonWord } from "../common-words.js";
 import { withoutAccents, wordsIn } from "../lexical.js";
 import { languageData } from "./data.js";
+import { wordKey } from "./lexicon.js";
 
-/** A page's text beyond this many words adds nothing to what its first ones say. */
-const TEXT_WORDS = 2_000;
+/** A page's text beyond this many words adds little to what its first ones say, and costs at import. */
+const TEXT_WORDS = 300;
 
 /** The ISO 639-1 code of a BCP 47 tag ("de-DE", "pt_BR", "EN"), or null. */
 export function languageOfTag(tag: unknown): string | null {
@@ -70,35 +73,41 @@ export function declaredLanguage(record: PageRecord): string | null {
   return jsonLdLanguage(record.raw_data?.jsons?.ld_json) ?? bodyLanguage(record.raw_data?.strippedHtml) ?? urlLanguage(record.url);
 }
 
-let evidence: Map<string, string[]> | undefined;
+let evidence: Map<string, { stop: Set<string>; words: Set<string> }> | undefined;
 
 /**
- * Each word (accents folded) and the languages it is evidence of: their stop words, the words of their lexicon's
- * terms, and for English the English side of every lexicon.
+ * Per language, the words that are evidence of it: its stop words (accents folded), the words of its lexicon's terms
+ * (as `wordKey` compares them), and for English the English side of every lexicon.
  */
-function languagesByWord(): Map<string, string[]> {
+function evidenceByLanguage(): Map<string, { stop: Set<string>; words: Set<string> }> {
   if (evidence) return evidence;
   const { stopWords, lexicons } = languageData();
-  const byWord = new Map<string, Set<string>>();
-  const add = (word: string, code: string) => {
-    const key = withoutAccents(word);
-    const codes = byWord.get(key) ?? new Set<string>();
-    byWord.set(key, codes.add(code));
+  const byLanguage = new Map<string, { stop: Set<string>; words: Set<string> }>();
+  const of = (code: string) => {
+    const known = byLanguage.get(code) ?? { stop: new Set<string>(), words: new Set<string>() };
+    byLanguage.set(code, known);
+    return known;
   };
-  for (const [code, words] of stopWords) for (const word of words) add(word, code);
-  for (const [code, entries] of lexicons) {
-    for (const entry of entries) {
-      for (const term of entry.terms) for (const word of wordsIn(term)) add(word, code);
-      for (const word of wordsIn(entry.english)) add(word, "en");
+  for (const [code, words] of stopWords) for (const word of words) of(code).stop.add(withoutAccents(word));
+  for (const [code, lexicon] of lexicons) {
+    for (const entry of lexicon.entries) {
+      for (const term of entry.terms) for (const word of wordsIn(term)) of(code).words.add(wordKey(code, word));
+      for (const word of wordsIn(entry.english)) of("en").words.add(wordKey("en", word));
     }
   }
-  evidence = new Map([...byWord].map(([word, codes]) => [word, [...codes]]));
+  evidence = byLanguage;
   return evidence;
 }
 
-/** The languages a word is evidence of (accents folded); empty when none. */
-export function languagesOf(word: string): readonly string[] {
-  return languagesByWord().get(withoutAccents(word)) ?? [];
+/**
+ * The languages a word is evidence of; empty when none. English, the pivot, has no lexicon of its own: a common English
+ * word (common-words.ts) is evidence of it too.
+ */
+export function languagesOf(word: string): string[] {
+  const plain = withoutAccents(word);
+  return [...evidenceByLanguage()].flatMap(([code, { stop, words }]) =>
+    stop.has(plain) || words.has(wordKey(code, word)) || (code === "en" && isCommonWord(word)) ? [code] : [],
+  );
 }
 
 /** The language a text is written in, or null when its words do not say clearly enough. */
@@ -126,15 +135,16 @@ export function productLanguage(record: PageRecord): string | null {
  */
 export function queryLanguage(words: readonly string[], catalog: string, held: (word: string) => boolean): string {
   const score = new Map<string, number>();
-  const letters = words.filter((word) => /^\p{L}+$/u.test(word));
+  const letters = words.filter((word) => /^\p{L}{2,}$/u.test(word));
   for (const word of letters) {
     const codes = new Set(languagesOf(word));
-    if (held(word) || (catalog === "en" && isEnglishWord(word))) codes.add(catalog);
+    // Common English only: the English word list holds "chaussures" and "femme".
+    if (held(word) || (catalog === "en" && isCommonWord(word))) codes.add(catalog);
     for (const code of codes) score.set(code, (score.get(code) ?? 0) + 1);
   }
   const own = score.get(catalog) ?? 0;
   const [best, runnerUp] = [...score].filter(([code]) => code !== catalog).sort((a, b) => b[1] - a[1]);
-  const least = Math.min(languageData().detection.query.least, letters.length);
-  if (!best || best[1] <= own || best[1] < least || (runnerUp && runnerUp[1] === best[1])) return catalog;
-  return best[0];
+  const { least, coverage } = languageData().detection.query;
+  if (!best || best[1] <= own || best[1] < Math.min(least, letters.length) || best[1] < coverage * letters.length) return catalog;
+  return runnerUp && runnerUp[1] === best[1] ? catalog : best[0];
 }

@@ -9,11 +9,10 @@
 import { closestTerm } from "../typos.js";
 import { isEnglishWord } from "../common-words.js";
 import { withoutAccents } from "../lexical.js";
-import { expand, singleWordTerms } from "../synonyms.js";
 import { type Form, letterCompounds, type QueryPlan, type Token, type UnderstandDeps } from "../understand.js";
 import { languageData } from "./data.js";
 import { languagesOf } from "./detect.js";
-import { translations } from "./lexicon.js";
+import { type Reading, readPhrases, singleWordTerms, translations, wordKey } from "./lexicon.js";
 
 type LanguageFields = Pick<QueryPlan, "language" | "languages" | "translations" | "unread">;
 
@@ -25,17 +24,18 @@ const isWord = (token: Token) => !token.code && /^\p{L}{2,}$/u.test(token.word);
 export function readForeign(query: string, found: readonly Token[], deps: UnderstandDeps & { language: string; catalog: string }): QueryPlan {
   const { language, catalog, vocabulary } = deps;
   const words = found.map((token) => token.word);
-  const stop = languageData().stopWords.get(language) ?? new Set<string>();
+  const stop = new Set([...(languageData().stopWords.get(language) ?? [])].map(withoutAccents));
+  const isStop = (word: string) => stop.has(withoutAccents(word));
   const held = (word: string) => (vocabulary ? vocabulary.count(word) > 0 : false);
   const set = translations(language, catalog);
-  const folded = words.map(withoutAccents);
+  const folded = words.map((word) => wordKey(language, word));
   const forms: Form[] = [];
   const corrections: QueryPlan["corrections"] = [];
   // A word no rule reads, the catalog lacks and the language does not stop may be a typo of a word a rule reads.
-  const read = new Set(expand(folded, set).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
+  const read = new Set(readPhrases(folded, set).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
   let terms: string[] | undefined;
   found.forEach((token, i) => {
-    if (read.has(i) || !isWord(token) || stop.has(token.word) || held(token.word)) return;
+    if (read.has(i) || !isWord(token) || isStop(token.word) || held(token.word)) return;
     terms ??= singleWordTerms(set);
     const term = closestTerm(folded[i]!, terms);
     if (term === null) return;
@@ -43,23 +43,23 @@ export function readForeign(query: string, found: readonly Token[], deps: Unders
     corrections.push({ from: words[i]!, to: term });
     folded[i] = term;
   });
-  const expansions = expand(folded, set);
+  const expansions = readPhrases(folded, set);
   const translated = new Set(expansions.flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
   // The language's stop words are not searched: "de" and "pour" are words in English ("pour-over").
   const typed: Form[] = found.flatMap((token, i) =>
-    stop.has(token.word) ? [] : [{ start: i, end: i + 1, words: [token.word], kind: "typed" as const }],
+    isStop(token.word) ? [] : [{ start: i, end: i + 1, words: [token.word], kind: "typed" as const }],
   );
   const translatedForms = expansions.flatMap((e) =>
     e.forms.map((to): Form => ({ start: e.start, end: e.end, words: letterCompounds(to), kind: "translation" })),
   );
-  const unread = found.flatMap((token, i) => (isWord(token) && !translated.has(i) && !stop.has(token.word) && !held(token.word) ? [token.word] : []));
+  const unread = found.flatMap((token, i) => (isWord(token) && !translated.has(i) && !isStop(token.word) && !held(token.word) ? [token.word] : []));
   return {
     words,
     forms: [...typed, ...forms, ...translatedForms],
     corrections,
     synonyms: [],
     goesWith: [],
-    embedText: embedded(query, found, expansions, (i) => !translated.has(i) && !stop.has(words[i]!) && (found[i]!.code || held(words[i]!))),
+    embedText: embedded(query, found, expansions, (i) => !translated.has(i) && !isStop(words[i]!) && (found[i]!.code || held(words[i]!))),
     ages: null,
     avoid: [...(deps.avoid ?? [])],
     language: { query: language, catalog },
@@ -73,7 +73,7 @@ export function readForeign(query: string, found: readonly Token[], deps: Unders
  * What the sentence encoder reads for a query in another language: each phrase read as its first translation, and of
  * the other words those the catalog holds (brands, codes); the query as typed when that leaves nothing.
  */
-function embedded(query: string, found: readonly Token[], expansions: ReturnType<typeof expand>, kept: (i: number) => boolean): string {
+function embedded(query: string, found: readonly Token[], expansions: readonly Reading[], kept: (i: number) => boolean): string {
   const parts: string[] = [];
   for (let i = 0; i < found.length; i++) {
     const expansion = expansions.find((e) => e.start === i);
