@@ -40,7 +40,7 @@ for (const [id, q] of queries) {
   const grades = qrels.get(id) ?? new Map<string, number>();
   const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   const vector = (await embedder.embed([q]))[0]!;
-  const tsquery = sql`to_tsquery('english', ${words.join(" | ")})`;
+  const tsquery = sql`to_tsquery(search_config('en'), ${words.join(" | ")})`;
   const rows = await database.db
     .select({
       id: products.id,

@@ -12,13 +12,13 @@
  * (WEB_CONCURRENCY). Prints its port on stdout.
  */
 import { PGlite } from "@electric-sql/pglite";
-import { vector } from "@electric-sql/pglite-pgvector";
+import { PGLITE_EXTENSIONS } from "../server/db/pglite.js";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { serveOnSocket } from "../server/db/socket.js";
 
 const [dataDir, flag] = process.argv.slice(2);
 if (!dataDir) throw new Error("usage: http-pg.ts DATA_DIR [--bridge]");
-const db = await PGlite.create({ dataDir, extensions: { vector } });
+const db = await PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS });
 let stop: () => Promise<void>;
 if (flag === "--bridge") {
   const bridge = await serveOnSocket(db, { host: "127.0.0.1", port: 0 }, { warn: (message) => process.stderr.write(`${message}\n`) });

@@ -54,7 +54,7 @@ const KINDS: [string, RegExp][] = [
   ["full text (ts_rank)", /ts_rank\(/],
   ["vector (<=>), retrieval", /<=>.*order by ("distance"|.*<=>)/s],
   ["reranker: documents + cosines", /"search"::text/],
-  ["reranker: stems", /to_tsvector\('english', t\)/],
+  ["reranker: stems", /to_tsvector\(search_config\(l\), t\)/],
   ["reranker: document frequencies", /count\(\*\) filter \(where "products"."search" @@/],
   ["records", /"raw_data"|"structured"|"gtin"/],
   ["set_config", /set_config/],

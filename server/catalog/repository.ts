@@ -419,6 +419,8 @@ export async function upsertProducts(db: DbOrTx, rows: readonly UpsertRow[]): Pr
         size: sql`excluded.size`,
         colours: sql`excluded.colours`,
         materials: sql`excluded.materials`,
+        lang: sql`excluded.lang`,
+        searchLang: sql`excluded.search_lang`,
         derivedVersion: sql`excluded.derived_version`,
         contentHash: sql`excluded.content_hash`,
         embedding: sql`excluded.embedding`,

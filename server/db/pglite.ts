@@ -1,8 +1,9 @@
-/** Embedded PGlite with pgvector, in this process: in memory, or on disk in a data dir. */
+/** Embedded PGlite with pgvector and unaccent, in this process: in memory, or on disk in a data dir. */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { PGlite, type QueryOptions, type Results } from "@electric-sql/pglite";
+import { unaccent } from "@electric-sql/pglite/contrib/unaccent";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
@@ -11,6 +12,9 @@ import type { Database } from "./client.js";
 import { MIGRATIONS_FOLDER, type DatabaseHandle } from "./handle.js";
 import { VECTOR_SESSION_SETTINGS } from "./vector-settings.js";
 import { PGLITE_SHARED_BUFFERS_AUTO } from "../config.js";
+
+/** The extensions the migrations create: pgvector (0000) and unaccent, which folds accents in full text (0016). */
+export const PGLITE_EXTENSIONS = { vector, unaccent };
 
 export interface PgliteOptions {
   /**
@@ -65,7 +69,7 @@ function startEachQueryOnANewTurn(client: PGlite): void {
 export async function openPglite(dataDir?: string, options: PgliteOptions = {}): Promise<{ handle: DatabaseHandle; client: PGlite }> {
   const startParams =
     options.sharedBuffersMb === undefined ? {} : { startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${options.sharedBuffersMb}MB`] };
-  const client = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: { vector }, ...startParams });
+  const client = await PGlite.create({ ...(dataDir ? { dataDir } : {}), extensions: PGLITE_EXTENSIONS, ...startParams });
   await client.exec(
     Object.entries(VECTOR_SESSION_SETTINGS)
       .map(([name, value]) => `SET ${name} = '${value}';`)

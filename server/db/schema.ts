@@ -80,6 +80,17 @@ export const products = pgTable(
     colours: text("colours").array().notNull().default(sql`'{}'::text[]`),
     /** Material families (catalog/attributes/en/materials.json): "Merino" is wool, "Stainless" steel. */
     materials: text("materials").array().notNull().default(sql`'{}'::text[]`),
+    /**
+     * The page's language (ISO 639-1) as it declares it (JSON-LD `inLanguage`, `<body lang>`, a locale in the URL's path)
+     * or as its text shows it (search/languages/detect.ts); null when neither says.
+     */
+    lang: text("lang"),
+    /**
+     * The language whose text-search configuration indexes `search` (migration 0016, `search_config`): `lang`, else the
+     * catalog's language (the commonest `lang`; search/languages/catalog.ts), so a record too short to tell is read as
+     * its neighbours are.
+     */
+    searchLang: text("search_lang").notNull().default("simple"),
     derivedVersion: smallint("derived_version").notNull().default(0),
     /** SHA-256 of the record as imported: an unchanged re-import is skipped, with no re-embedding. */
     contentHash: text("content_hash").notNull(),
@@ -91,13 +102,14 @@ export const products = pgTable(
      * "cookware" finds the pans. A segment joining several ("Coffee & Tea", "Kitchen, Dining") is left out unless it is
      * the last: "coffee" would find every tea. `categoryHeads` (search/product-type.ts) reads the same segments. A slash
      * joins no words: Postgres's parser reads "Refrigerator/Freezer" as one file path, which "refrigerator" never
-     * found, so the name and description are read with slashes as spaces, as a query's words are.
+     * found, so the name and description are read with slashes as spaces, as a query's words are. Stemmed and stopped
+     * in the product's language, accents folded (`search_config(search_lang)`, migration 0016; docs/search/languages.md).
      */
     search: tsvector("search")
       .notNull()
       .generatedAlwaysAs(
         (): SQL =>
-          sql`setweight(to_tsvector('english', replace(${products.name}, '/', ' ')), 'A') || setweight(to_tsvector('english', ${products.brands}), 'B') || setweight(to_tsvector('english', replace(${products.desc}, '/', ' ')), 'C') || setweight(to_tsvector('english', regexp_replace(coalesce(${products.category}, ''), '[^>]*(&|,|/|\\mand\\M)[^>]*>', ' ', 'g')), 'D')`,
+          sql`setweight(to_tsvector(search_config(${products.searchLang}), replace(${products.name}, '/', ' ')), 'A') || setweight(to_tsvector(search_config(${products.searchLang}), ${products.brands}), 'B') || setweight(to_tsvector(search_config(${products.searchLang}), replace(${products.desc}, '/', ' ')), 'C') || setweight(to_tsvector(search_config(${products.searchLang}), regexp_replace(coalesce(${products.category}, ''), '[^>]*(&|,|/|\\mand\\M)[^>]*>', ' ', 'g')), 'D')`,
       ),
     // Freshness (see docs/operations.md, "Keeping the catalog fresh"). `updated_at` (in `timestamps`) moves only when the
     // record's content changes; these say when the page was read and confirmed, and whether it is still there.

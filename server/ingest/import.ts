@@ -9,13 +9,15 @@
  * Every transaction that changes records ends with `commitChanges` (the change
  * feed and the catalog version); a record of a gone product that is imported
  * again brings it back, changed or not. An import that wrote products ends by
- * refreshing the planner's statistics when they are due (catalog/analyze.ts).
+ * settling the catalog's language (search/languages/catalog.ts) and refreshing
+ * the planner's statistics when they are due (catalog/analyze.ts).
  */
 import type { Database } from "../db/client.js";
 import { describeDatabaseError, isDatabaseUnavailable } from "../db/errors.js";
 import { analyzeIfDue } from "../catalog/analyze.js";
 import { commitChanges, confirmProducts, findExisting, type PageValidators, restoreProducts, upsertProducts } from "../catalog/repository.js";
 import type { Embedder } from "../search/embedder.js";
+import { catalogLanguage, settleCatalogLanguage } from "../search/languages/catalog.js";
 import type { ParsedLine } from "./ndjson.js";
 import { prepareRecord, type PreparedRecord } from "./record.js";
 
@@ -99,6 +101,8 @@ export async function importRecords(
   }
   await flush();
   if (summary.imported + summary.updated > 0) {
+    // The catalog's language may have moved with what was written, and with it how its unknown-language records read.
+    await settleCatalogLanguage(deps.db);
     // What was written stays written: statistics that could not be gathered now are gathered by the next import or
     // the server's next start (catalog/analyze.ts).
     await analyzeIfDue(deps.db).catch(() => false);
@@ -143,9 +147,12 @@ async function writeBatch(
   if (toWrite.length === 0) return;
 
   const vectors = await deps.embedder.embed(toWrite.map((item) => item.record.embeddingText));
+  // A record whose language is unknown is indexed in the catalog's (search/languages/catalog.ts).
+  const catalogLang = await catalogLanguage(deps.db);
   const rows = toWrite.map(({ record, validators }, index) => {
     const { embeddingText: _text, ...row } = record;
-    return { ...row, embedding: vectors[index] ?? null, embeddingModel: deps.embedder.model, ...(validators ? { validators } : {}) };
+    const searchLang = row.lang ?? catalogLang;
+    return { ...row, searchLang, embedding: vectors[index] ?? null, embeddingModel: deps.embedder.model, ...(validators ? { validators } : {}) };
   });
   const write = (part: typeof rows) =>
     deps.db.transaction(async (tx) => {

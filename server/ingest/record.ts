@@ -14,6 +14,7 @@ import { CATEGORY_SEPARATOR, deriveStructured, normalizeAvailability } from "../
 import { variantSkuKeys } from "../catalog/variants.js";
 import type { NewProductRow } from "../db/schema.js";
 import { embeddingText } from "../search/embedding-text.js";
+import { productLanguage } from "../search/languages/detect.js";
 import { type ImportLimits, overCap } from "./limits.js";
 import { cleanStrings, MAX_JSON_DEPTH, nestedDeeperThan } from "./sanitize.js";
 
@@ -164,6 +165,7 @@ export function prepareRecord(input: ImportRecord): PreparedRecord {
     ...deriveStructured(record),
     ...deriveAttributes({ name: record.name, desc: record.desc, category: record.category, rawData: record.raw_data }),
     variantSkuKeys: variantSkuKeys(record.raw_data),
+    lang: productLanguage(record),
     contentHash: contentHash(record, id),
     embeddingText: embeddingText(record),
   };

@@ -10,6 +10,7 @@ import { KRONOR } from "../../shared/currency.js";
 import type { Sort } from "../../shared/schemas/index.js";
 import type { Database } from "../db/client.js";
 import { productFacets, products } from "../db/schema.js";
+import { productConfig } from "./languages/sql.js";
 
 /** A product's place in a non-relevance order: the sort value (minor units, or microseconds since the epoch) and id. */
 export interface SortKey {
@@ -98,10 +99,10 @@ export async function priceCurrencies(db: Database): Promise<string[]> {
   return [...new Set([row?.first, row?.last, ...kronor].filter((currency): currency is string => typeof currency === "string"))];
 }
 
-/** Per product, the stemmed words of each field as Postgres's english configuration reads them (for `explain`). */
+/** Per product, the stemmed words of each field as its own language's configuration reads them (for `explain`). */
 export async function fieldLexemes(db: Database, ids: readonly string[]) {
   if (ids.length === 0) return [];
-  const lexemes = (column: SQL) => sql<string>`to_tsvector('english', ${column})::text`;
+  const lexemes = (column: SQL) => sql<string>`to_tsvector(${productConfig()}, ${column})::text`;
   return db
     .select({
       id: products.id,
@@ -114,15 +115,27 @@ export async function fieldLexemes(db: Database, ids: readonly string[]) {
     .where(inArray(products.id, [...ids]));
 }
 
-/** Each word's stems (a word can have none: a stop word; a hyphenated one has several: "over-ear" → over-ear, ear). */
-export async function wordLexemes(db: Database, words: readonly string[]): Promise<Map<string, string[]>> {
+/**
+ * Each word's stems (a word can have none: a stop word; a hyphenated one has several: "over-ear" → over-ear, ear), in
+ * each of the languages: a word's stems in every language it is read in.
+ */
+export async function wordLexemes(db: Database, words: readonly string[], languages: readonly string[]): Promise<Map<string, string[][]>> {
   if (words.length === 0) return new Map();
   const list = sql.join(
     words.map((word) => sql`${word}`),
     sql`, `,
   );
+  const configs = sql.join(
+    [...new Set(languages)].map((language) => sql`${language}`),
+    sql`, `,
+  );
   const rows = await db
-    .select({ word: sql<string>`w`, lexemes: sql<string>`to_tsvector('english', w)::text` })
-    .from(sql`unnest(array[${list}]::text[]) as w`);
-  return new Map(rows.map((row) => [row.word, [...row.lexemes.matchAll(/'((?:[^']|'')*)'/g)].map((match) => match[1]!.replaceAll("''", "'"))]));
+    .select({ word: sql<string>`w`, lexemes: sql<string>`to_tsvector(search_config(l), w)::text` })
+    .from(sql`unnest(array[${list}]::text[]) as w, unnest(array[${configs}]::text[]) as l`);
+  const stems = new Map<string, string[][]>();
+  for (const row of rows) {
+    const found = [...row.lexemes.matchAll(/'((?:[^']|'')*)'/g)].map((match) => match[1]!.replaceAll("''", "'"));
+    stems.set(row.word, [...(stems.get(row.word) ?? []), found]);
+  }
+  return stems;
 }

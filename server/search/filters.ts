@@ -14,6 +14,7 @@ import { brandKey, categoryKey } from "../catalog/structured.js";
 import { type productFacets, products } from "../db/schema.js";
 import { attributeFilters } from "./attributes.js";
 import { convertBounds, type ExchangeRates, type PriceBounds } from "./exchange-rates.js";
+import { productConfig } from "./languages/sql.js";
 
 export interface Filters {
   /** Host of `brand_url`. */
@@ -210,7 +211,8 @@ function excludedSql(words: readonly string[], table: FilterColumns | FacetColum
   const holds =
     or(
       ...words.map((word) => {
-        const query = sql`plainto_tsquery('english', ${word})`;
+        // In each product's own language: the word is stemmed as its document was.
+        const query = sql`plainto_tsquery(${productConfig()}, ${word})`;
         const whole = `\\m${word.toLowerCase().replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}\\M`;
         return sql`(case when numnode(${query}) > 0 then ${products.search} @@ ${query}
         else ${products.name} ~* ${whole} or ${products.desc} ~* ${whole} or ${products.brands}::text ~* ${whole} end)`;

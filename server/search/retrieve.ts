@@ -9,6 +9,7 @@ import { productFacets, products } from "../db/schema.js";
 import { VECTOR_SESSION_SETTINGS } from "../db/vector-settings.js";
 import { type Filters, filterSql, narrows } from "./filters.js";
 import { anyWordQuery, everyWordQuery, type QueryPlan } from "./understand.js";
+import { tsqueryIn } from "./languages/sql.js";
 
 /**
  * Filtered sets up to this size are ranked exactly (every product compared); larger ones, and the whole catalog, use
@@ -66,7 +67,7 @@ export async function withinExactScope(db: Database, filters: Filters, catalogSi
 /**
  * Postgres full-text search over name (A), brands (B) and description (C):
  * products with any form of any of the query's words (understand.ts), best
- * `ts_rank` first.
+ * `ts_rank` first; the forms read in each of the plan's languages.
  *
  * With `everyWordFirst`, products that have every word (in some form) are
  * tried first: when there are at least `k` of them, those are ranked and the
@@ -89,29 +90,28 @@ export async function fullTextRanked(
   const everyWord = everyWordQuery(plan);
   const where = filterSql(filters);
   if (options.everyWordFirst && everyWord !== null && everyWord !== text) {
-    const all = await rankedMatches(db, everyWord, where, k);
+    const all = await rankedMatches(db, tsqueryIn(plan.languages, everyWord), where, k);
     if (all.length >= k) return all;
   }
-  return rankedMatches(db, text, where, k);
+  return rankedMatches(db, tsqueryIn(plan.languages, text), where, k);
 }
 
 /**
  * Whether some product within `filters` holds each full-text clause (understand.ts's wordClauses), in one round trip of
- * index lookups; a clause of stop words alone, which matches nothing, is held.
+ * index lookups; a clause of stop words alone, which matches nothing, is held. Read in the plan's languages.
  */
-export async function clausesHeld(db: Database, clauses: readonly string[], filters: Filters): Promise<boolean[]> {
+export async function clausesHeld(db: Database, clauses: readonly string[], filters: Filters, languages: readonly string[]): Promise<boolean[]> {
   if (clauses.length === 0) return [];
   const where = filterSql(filters);
   const held = clauses.map((clause) => {
-    const tsquery = sql`to_tsquery('english', ${clause})`;
+    const tsquery = tsqueryIn(languages, clause);
     return sql`numnode(${tsquery}) = 0 or exists (select 1 from ${products} where ${and(sql`${products.search} @@ ${tsquery}`, where)})`;
   });
   const [row] = await db.select({ held: sql<boolean[]>`array[${sql.join(held, sql`, `)}]` }).from(sql`(select 1) as one`);
   return row!.held;
 }
 
-async function rankedMatches(db: Database, text: string, where: SQL | undefined, k: number): Promise<Ranked[]> {
-  const tsquery = sql`to_tsquery('english', ${text})`;
+async function rankedMatches(db: Database, tsquery: SQL, where: SQL | undefined, k: number): Promise<Ranked[]> {
   const score = sql<number>`ts_rank(${products.search}, ${tsquery})`.mapWith(Number).as("score");
   // Ordered by the output column's name: the rank written out again is another expression (its own parameter),
   // which Postgres computes a second time for every match (~5% of a one-word query's time at 100,000 products).

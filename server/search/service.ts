@@ -20,6 +20,8 @@ import { brandIndex, loadPricePatterns, type Reading } from "./interpret.js";
 import { loadWordLists } from "./common-words.js";
 import { NO_SYNONYMS } from "./synonyms.js";
 import { vocabularyOf } from "./vocabulary.js";
+import { catalogLanguage } from "./languages/catalog.js";
+import { languageData } from "./languages/data.js";
 import { type Analysis, analyse, type CatalogFacts, priceOrderOf } from "./pipeline/analyse.js";
 import { byCount, RetrievalBudget } from "./pipeline/budget.js";
 import type { SearchContext, SearchDeps, SearchHitResult, SearchResult } from "./pipeline/context.js";
@@ -55,6 +57,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     vocabulary: vocabularyOf(db, VOCABULARY_CHECK_MS),
     held: refreshedEvery(() => heldAttributes(db), CATALOG_FACTS_TTL_MS),
     synonyms: deps.synonyms ?? NO_SYNONYMS,
+    language: refreshedEvery(() => catalogLanguage(db), CATALOG_FACTS_TTL_MS),
     ...(deps.queryModel ? { queryModel: deps.queryModel } : {}),
   };
   let codec: Promise<CursorCodec> | undefined;
@@ -88,6 +91,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     async warm() {
       loadWordLists();
       loadPricePatterns();
+      languageData();
       await facts.vocabulary();
     },
     async search(params, options = {}) {
@@ -128,7 +132,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
       const result: SearchResult = { hits, rerank: page.rerank };
       if (page.next) result.nextCursor = (await ctx.cursors()).encode(print, page.next);
       if (params.facets) result.facets = await ctx.facetCounts(page.facetScope(), params.facets);
-      const interpretation = interpretationOf(analysis, params.explain === true);
+      const interpretation = interpretationOf(analysis, params.explain === true, hits.length > 0);
       if (interpretation) result.interpretation = interpretation;
       if (messages.length > 0) result.messages = messages;
       return result;

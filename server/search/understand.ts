@@ -18,8 +18,12 @@ import { isQuantity, isUnit, namesWhom } from "./product-type.js";
 import { goesWith } from "./goes-with.js";
 import { expand, singleWordTerms, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
+import { languageData } from "./languages/data.js";
+import { queryLanguage } from "./languages/detect.js";
+import { inCatalogLanguage, readForeign } from "./languages/reading.js";
 
-export type FormKind = "typed" | "correction" | "synonym";
+/** `translation`: the query's words read in the catalog's language through the lexicons (languages/reading.ts). */
+export type FormKind = "typed" | "correction" | "synonym" | "translation";
 
 /** Words that stand for the query's words [start, end): one word typed, corrected, or a synonym of one or more. */
 export interface Form {
@@ -75,6 +79,14 @@ export interface QueryPlan {
   ages: AskedAges | null;
   /** Words the shopper asks to be without ("not *wireless*"; interpret.ts), lower-cased: ranked against, not searched. */
   avoid: string[];
+  /** The query's language (null: its words are in none the data knows) and the catalog's (languages/detect.ts). */
+  language: { query: string | null; catalog: string };
+  /** The languages whose text-search configurations full text reads the forms in: the query's, then the catalog's. */
+  languages: string[];
+  /** Words of a query in another language than the catalog's, read in the catalog's through the lexicons. */
+  translations: { from: string; to: string[] }[];
+  /** Words of the query that nothing read: in another language and no lexicon names them, or in no language known. */
+  unread: string[];
 }
 
 /** Words that join two alternatives ("canon or nikon", "vitamix vs blendtec"). */
@@ -88,7 +100,7 @@ const ENGLISH_HALF = 4;
 /** How many words of a query are searched as the letters of a code (the first ones). */
 const MAX_PREFIXES = 3;
 
-interface Token {
+export interface Token {
   word: string;
   index: number;
   length: number;
@@ -96,7 +108,7 @@ interface Token {
   code: boolean;
 }
 
-function tokens(query: string): Token[] {
+export function tokens(query: string): Token[] {
   const shouting = query === query.toUpperCase();
   return [...query.matchAll(/\S+/gu)].flatMap((chunk) => {
     const text = chunk[0];
@@ -120,11 +132,27 @@ export interface UnderstandDeps {
   synonyms: SynonymSet;
   /** Words read out of the query as unwanted (interpret.ts). */
   avoid?: readonly string[];
+  /** The catalog's language (languages/catalog.ts); detection.json's fallback when absent. */
+  catalogLanguage?: string;
+}
+
+/** The query's language (languages/detect.ts): a word the catalog holds, or holds one edit away, counts for its own. */
+function languageOf(words: readonly string[], catalog: string, vocabulary: Vocabulary | null): string {
+  const catalogWords = vocabulary && {
+    held: (word: string) => heldCount(word, vocabulary) > 0,
+    near: (word: string) => corrections(word, vocabulary).length > 0,
+  };
+  return queryLanguage(words, catalog, catalogWords ?? undefined);
 }
 
 export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   const found = tokens(query);
   const words = found.map((token) => token.word);
+  const catalog = deps.catalogLanguage ?? languageData().detection.catalogFallback;
+  const held = (word: string) => (deps.vocabulary ? heldCount(word, deps.vocabulary) > 0 : false);
+  const language = languageOf(words, catalog, deps.vocabulary);
+  // A query in another language is read through the lexicons, never corrected into the catalog's words.
+  if (language !== catalog) return readForeign(query, found, { ...deps, language, catalog });
   const forms: Form[] = [];
   const fixes: QueryPlan["corrections"] = [];
   // A word a synonym rule knows is the shopper's language, not a typo ("couch" in a catalog that says "sofa").
@@ -307,9 +335,25 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     const read = halvesRead.get(i) ?? primary[i]!;
     if (read !== words[i]) embedText = embedText.slice(0, token.index) + read + embedText.slice(token.index + token.length);
   }
+  const searched = [...typed, ...forms.filter((form) => !replaced.has(form.start)), ...synonymForms, ...eitherForms, ...goesWithForms];
+  const inLanguage = inCatalogLanguage(found, searched, catalog, held);
+  // Most of it in no language known: nothing of it is guessed into the catalog's words ("plugh" is no typo of "plush").
+  if (inLanguage.language.query === null) {
+    return {
+      words,
+      forms: typed,
+      corrections: [],
+      synonyms: [],
+      goesWith: [],
+      embedText: query,
+      ages,
+      avoid: [...(deps.avoid ?? [])],
+      ...inCatalogLanguage(found, typed, catalog, held),
+    };
+  }
   return {
     words,
-    forms: [...typed, ...forms.filter((form) => !replaced.has(form.start)), ...synonymForms, ...eitherForms, ...goesWithForms],
+    forms: searched,
     corrections: fixes,
     synonyms: [
       ...expansions.map((e) => ({ from: primary.slice(e.start, e.end).join(" "), to: e.forms.map((form) => form.join(" ")) })),
@@ -319,6 +363,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
     embedText,
     ages,
     avoid: [...(deps.avoid ?? [])],
+    ...inLanguage,
   };
 }
 
@@ -326,7 +371,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
  * A synonym's words with a letter the stop list drops joined to the word after it, as catalogs hyphenate them: "t
  * shirt" is searched as "t-shirt" (T-Shirt), which as two words was any shirt, the "t" being no word to Postgres.
  */
-function letterCompounds(words: readonly string[]): string[] {
+export function letterCompounds(words: readonly string[]): string[] {
   const joined: string[] = [];
   for (let k = 0; k < words.length; k++) {
     const word = words[k]!;

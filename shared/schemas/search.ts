@@ -81,13 +81,18 @@ export const AppliedConstraintSchema = z.object({
 export const ParsedQuerySchema = z
   .object({
     query: z.string(),
-    language: z.string().nullable().describe("The query's language (ISO 639-1), or null when not told."),
+    language: z
+      .string()
+      .nullable()
+      .describe(
+        "The query's language (ISO 639-1): as the rules detect it (search/languages/detect.ts), or as the model read it; null when its words are in no language the service knows.",
+      ),
     searched: z.string().describe("The words left to search once the constraints are read out."),
     also: z.array(z.string()).describe("Other names for what is asked (a model's paraphrases and translations), searched beside it."),
     words: z.array(
       z.object({
         text: z.string(),
-        forms: z.array(z.object({ kind: z.enum(["typed", "correction", "synonym"]), words: z.string(), notes: z.array(z.string()) })),
+        forms: z.array(z.object({ kind: z.enum(["typed", "correction", "synonym", "translation"]), words: z.string(), notes: z.array(z.string()) })),
       }),
     ),
     constraints: z.array(z.object({ filter: z.string(), value: z.string(), text: z.string(), reason: z.string().optional() })),
@@ -174,6 +179,30 @@ export const InterpretationSchema = z
         "With a language model configured (QUERY_ANALYSER=model): who read the query — `model`, or `rules_fallback` when the model failed or timed out and the rules' reading was used.",
       ),
     parsed: ParsedQuerySchema.optional().describe("With `explain=true`: the parsed query every stage of the search read."),
+    language: z
+      .object({
+        query: z.string().nullable().describe("The query's language (ISO 639-1), or null when its words are in no language the service knows."),
+        catalog: z.string().describe("The catalog's language: the commonest language of its products."),
+      })
+      .optional()
+      .describe("Present when the query was read in another language than the catalog's, or in none known."),
+    translations: z
+      .array(
+        z.object({
+          from: z.string().describe("Words of `q` in the query's language, lower-cased."),
+          to: z.array(z.string()).describe("What they were searched as, in the catalog's language."),
+        }),
+      )
+      .optional()
+      .describe(
+        "Words of a query in another language than the catalog's, read in the catalog's through the built-in lexicons; the words as typed are searched too.",
+      ),
+    not_read: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "Words of `q` that were not read: in another language than the catalog's and in no lexicon, or in a language not known. They were searched as typed, not guessed.",
+      ),
   })
   .meta({ id: "Interpretation" });
 

@@ -3,7 +3,7 @@
  * pgvector) served over @electric-sql/pglite-socket on a loopback port.
  */
 import { PGlite } from "@electric-sql/pglite";
-import { vector } from "@electric-sql/pglite-pgvector";
+import { PGLITE_EXTENSIONS } from "../../server/db/pglite.js";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { serveOnSocket } from "../../server/db/socket.js";
 
@@ -13,7 +13,7 @@ export interface SocketPostgres {
 }
 
 export async function startSocketPostgres(poolSize: number): Promise<SocketPostgres> {
-  const db = await PGlite.create({ extensions: { vector } });
+  const db = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
   // The socket server takes one connection unless told otherwise; postgres.js opens up to its pool size.
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: poolSize + 2 });
   await server.start();
@@ -32,7 +32,7 @@ export async function startSocketPostgres(poolSize: number): Promise<SocketPostg
  * between another's Parse and Bind; the bridge runs each connection's statements whole. Connections are not capped.
  */
 export async function startSharedPostgres(): Promise<SocketPostgres> {
-  const db = await PGlite.create({ extensions: { vector } });
+  const db = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
   const bridge = await serveOnSocket(db, { host: "127.0.0.1", port: 0 }, { warn: (message) => process.stderr.write(`${message}\n`) });
   return {
     url: `postgres://postgres@127.0.0.1:${bridge.port}/postgres`,

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { PGlite } from "@electric-sql/pglite";
-import { vector } from "@electric-sql/pglite-pgvector";
+import { PGLITE_EXTENSIONS } from "../../server/db/pglite.js";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
@@ -92,7 +92,7 @@ let relay: Relay;
 let t: TestApp;
 
 beforeAll(async () => {
-  pglite = await PGlite.create({ extensions: { vector } });
+  pglite = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
   // One pooled connection plus the migration's; pglite-socket runs messages of different connections interleaved.
   pgServer = new PGLiteSocketServer({ db: pglite, host: "127.0.0.1", port: 0, maxConnections: 4 });
   await pgServer.start();
@@ -244,7 +244,7 @@ describe("postgres.js path: the database stops answering, then comes back", () =
  */
 describe("SIGTERM with several requests in flight (real server process, DATABASE_URL)", () => {
   it("answers every request it has begun, refuses new connections, closes the pool and exits 0", { timeout: 120_000 }, async () => {
-    const db = await PGlite.create({ extensions: { vector } });
+    const db = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
     const socketServer = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 });
     await socketServer.start();
     const probe = createServer();

@@ -21,6 +21,8 @@ export interface CatalogFacts {
   held(): Promise<HeldAttributes>;
   vocabulary(): Promise<Vocabulary>;
   synonyms: SynonymSet;
+  /** The catalog's language: a query in another is read through the lexicons (languages/reading.ts). */
+  language(): Promise<string>;
   /** A language model that reads queries (QUERY_ANALYSER=model); absent: the rules alone. */
   queryModel?: QueryModel;
 }
@@ -51,7 +53,12 @@ export async function analyse(params: SearchParams, facts: CatalogFacts): Promis
   const query = reading ? reading.query || undefined : q;
   const avoid = reading?.avoid.map((avoided) => avoided.word);
   const planOf = async (words: string) =>
-    understand(words, { vocabulary: params.typos ? await facts.vocabulary() : null, synonyms: facts.synonyms, avoid });
+    understand(words, {
+      vocabulary: params.typos ? await facts.vocabulary() : null,
+      synonyms: facts.synonyms,
+      avoid,
+      catalogLanguage: await facts.language(),
+    });
   const plan = query ? await planOf(query) : null;
   const rules: Analysis = { query, reading, plan, planOf, read: { ...params, ...reading?.adds }, analyser: { name: "rules" } };
   const outcome = await asked;

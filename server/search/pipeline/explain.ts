@@ -17,11 +17,16 @@ import type { Page } from "./page.js";
  * The interpretation, when constraints were read, a typo corrected, a synonym applied, ages or unwanted words read, a
  * model asked (`analyser`), or `explain=true` (the whole parsed query).
  */
-export function interpretationOf(analysis: Analysis, explain: boolean): Interpretation | undefined {
+/**
+ * `answered`: whether the answer holds products. A query in no language known that matched nothing is answered
+ * exactly `{"products":[]}` (docs/api.md): naming its words as not read adds nothing to an empty answer.
+ */
+export function interpretationOf(analysis: Analysis, explain: boolean, answered: boolean): Interpretation | undefined {
   const { reading, plan, query, analyser, model } = analysis;
   const modelAsked = analyser.name !== "rules";
   const parsed = explain && plan && query ? parsedOf(analysis) : undefined;
-  const noted = plan && (plan.corrections.length > 0 || plan.synonyms.length > 0 || plan.goesWith.length > 0 || plan.ages);
+  const otherLanguage = plan !== null && plan.language.query !== plan.language.catalog && (answered || plan.language.query !== null);
+  const noted = plan && (otherLanguage || plan.corrections.length > 0 || plan.synonyms.length > 0 || plan.goesWith.length > 0 || plan.ages);
   if (!reading && !noted && !modelAsked && !parsed) return undefined;
   return {
     query: model ? (query ?? "") : reading ? reading.query : (query ?? ""),
@@ -32,6 +37,9 @@ export function interpretationOf(analysis: Analysis, explain: boolean): Interpre
     ...(plan && plan.goesWith.length > 0 ? { goes_with: plan.goesWith } : {}),
     ...(plan?.ages ? { ages: { text: plan.ages.text, from_months: plan.ages.from, to_months: plan.ages.to } } : {}),
     ...(reading && reading.avoid.length > 0 ? { avoided: reading.avoid } : {}),
+    ...(otherLanguage ? { language: plan.language } : {}),
+    ...(plan && plan.translations.length > 0 ? { translations: plan.translations } : {}),
+    ...(otherLanguage && plan.unread.length > 0 ? { not_read: plan.unread } : {}),
     ...(modelAsked ? { analyser: analyser.name } : {}),
     ...(parsed ? { parsed } : {}),
   };
@@ -68,7 +76,7 @@ export async function explainHits(
   const words = plan ? [...new Set(plan.words)] : [];
   const standsFor = standsForOf(plan);
   const [byWord, fields] = await Promise.all([
-    wordLexemes(read, [...standsFor.keys()]),
+    wordLexemes(read, [...standsFor.keys()], plan?.languages ?? []),
     fieldLexemes(
       read,
       hits.map((hit) => hit.product.id),
@@ -84,8 +92,8 @@ export async function explainHits(
       const lexemes = new Set(parseTsvector(row?.[field] ?? "").map((term) => term.lexeme));
       let any = false;
       // A word with several stems matches where all are: "over-ear" in "Over-Ear", not in the "ear" of "On-Ear".
-      for (const [word, stems] of byWord) {
-        if (stems.length > 0 && stems.every((lexeme) => lexemes.has(lexeme))) {
+      for (const [word, readings] of byWord) {
+        if (readings.some((stems) => stems.length > 0 && stems.every((lexeme) => lexemes.has(lexeme)))) {
           any = true;
           for (const typed of standsFor.get(word) ?? []) matchedWords.add(typed);
         }

@@ -133,7 +133,7 @@ async function withoutUnheldWords(
   const content = clauses.filter(({ index }) => !STOP_WORDS.has(plan.words[index]!));
   const scope = withoutOfferConstraints(filters) ?? filters;
   const distinct = [...new Set(content.map(({ clause }) => clause))];
-  const held = await clausesHeld(ctx.read(), distinct, scope);
+  const held = await clausesHeld(ctx.read(), distinct, scope, plan.languages);
   const heldClauses = new Set(distinct.filter((_, k) => held[k]));
   const unheld = new Set(content.filter(({ clause }) => !heldClauses.has(clause)).map(({ index }) => index));
   // The rest runs from the first word held to the last, the stop words between them kept ("case for iphone"): those

@@ -459,6 +459,10 @@ export interface LocalRerankerDeps {
 /** Texts whose stems are kept (query words, candidates' categories and kinds), a few hundred bytes each. */
 const STEMMED_TEXTS = 20_000;
 
+/** Between a language and a text in a key of the stems' cache: no text holds it (Postgres text cannot hold NUL). */
+const STEM_KEY = "\u0000";
+const stemKey = (language: string, text: string) => `${language}${STEM_KEY}${text.replaceAll(STEM_KEY, " ")}`;
+
 /** How often the statistics check whether an import changed the catalog. */
 const STATS_CHECK_MS = 5_000;
 
@@ -510,41 +514,52 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
   }
 
   /**
-   * Lexemes of each text (Postgres's english configuration, as the stored documents): from memory for texts seen
-   * before (categories and kinds recur across searches, and a text's stems never change), the rest in one query.
+   * Lexemes of each text in a language (its text-search configuration, as the stored documents are read; keys are
+   * `stemKey(language, text)`): from memory for texts seen before (categories and kinds recur across searches, and a
+   * text's stems never change), the rest in one query.
    */
-  async function stems(texts: readonly string[]): Promise<string[][]> {
+  async function stems(keys: readonly string[]): Promise<Map<string, string[]>> {
     const found = new Map<string, string[]>();
-    for (const text of texts) {
-      const cached = stemCache.get(text);
-      if (cached) found.set(text, cached);
+    for (const key of keys) {
+      const cached = stemCache.get(key);
+      if (cached) found.set(key, cached);
     }
-    const unknown = [...new Set(texts.filter((text) => !found.has(text)))];
+    const unknown = [...new Set(keys.filter((key) => !found.has(key)))];
     if (unknown.length > 0) {
-      const [row] = await db.select({ stems: sql<string[] | null>`array_agg(to_tsvector('english', t)::text order by i)` }).from(
-        sql`unnest(array[${sql.join(
-          unknown.map((text) => sql`${text}`),
+      const list = (part: 0 | 1) =>
+        sql.join(
+          unknown.map((key) => sql`${key.split(STEM_KEY)[part]!}`),
           sql`, `,
-        )}]::text[]) with ordinality as u(t, i)`,
-      );
+        );
+      const [row] = await db
+        .select({ stems: sql<string[] | null>`array_agg(to_tsvector(search_config(l), t)::text order by i)` })
+        .from(sql`unnest(array[${list(1)}]::text[], array[${list(0)}]::text[]) with ordinality as u(t, l, i)`);
       const vectors = row?.stems ?? [];
-      unknown.forEach((text, i) => {
+      unknown.forEach((key, i) => {
         const lexemes = parseTsvector(vectors[i] ?? "")
           .sort((a, b) => a.position - b.position)
           .map((term) => term.lexeme);
-        found.set(text, lexemes);
-        stemCache.set(text, lexemes);
+        found.set(key, lexemes);
+        stemCache.set(key, lexemes);
       });
     }
-    return texts.map((text) => found.get(text) ?? []);
+    return found;
   }
 
-  /** The plan's words with their stemmed forms and weights; words with no lexemes in any form (stop words) are left out. */
-  async function queryOf(plan: QueryPlan, stemmed: ReadonlyMap<string, string[]>): Promise<Query> {
+  /**
+   * The plan's words with their stemmed forms and weights; words with no lexemes in any form (stop words) are left out.
+   * `stemmed` reads a text in the catalog's language, `readings` in each of the plan's (a form of a query in another
+   * language is held as its own language's stems, or the catalog's).
+   */
+  async function queryOf(
+    plan: QueryPlan,
+    stemmed: ReadonlyMap<string, string[]>,
+    readings: (words: readonly string[]) => string[][],
+  ): Promise<Query> {
     const lexemes = (words: readonly string[]) => [...new Set(stemmed.get(words.join(" ")) ?? [])];
     // What goes with a target word is no form of it: it only answers for it (Clause's `fits`).
     const searched = plan.forms.filter((form) => !form.goesWith);
-    const all = [...new Set(searched.flatMap((form) => lexemes(form.words)))];
+    const all = [...new Set(searched.flatMap((form) => readings(form.words).flat()))];
     const n = await catalogSize();
     const frequencies = await documentFrequencies(all);
     const idfOf = (frequency: number) => Math.log(1 + (n - frequency + 0.5) / (frequency + 0.5));
@@ -565,23 +580,20 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       const forms = searched
         .filter((form) => form.start <= i && i < form.end)
         .flatMap((form) => {
-          const found = lexemes(form.words);
           const compound = heldCompounds.get(form);
-          return found.length === 0 || (form.compound && compound === undefined)
+          return form.compound && compound === undefined
             ? []
-            : [
-                {
-                  lexemes: found,
-                  words: form.words,
-                  weight: form.kind === "typed" || form.either ? 1 : weights.forms[form.kind],
-                  kind: form.kind,
-                  written: form.prefix ? undefined : writtenOf(form.words, found),
-                  prefix: form.prefix === true,
-                  apart: form.apart === true,
-                  compound,
-                  alternative: form.alternative === true,
-                },
-              ];
+            : readings(form.words).map((found) => ({
+                lexemes: found,
+                words: form.words,
+                weight: form.kind === "typed" || form.kind === "translation" || form.either ? 1 : weights.forms[form.kind],
+                kind: form.kind,
+                written: form.prefix ? undefined : writtenOf(form.words, found),
+                prefix: form.prefix === true,
+                apart: form.apart === true,
+                compound,
+                alternative: form.alternative === true,
+              }));
         });
       if (forms.length === 0) {
         // A stop word the query means ("*down* jacket") is read as written; it weighs as set below (`meantIdf`).
@@ -694,35 +706,43 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
       .select({
         id: products.id,
         doc: sql<string>`${products.search}::text`,
+        lang: products.searchLang,
         cosine: vector
           ? sql<number>`case when ${inArray(products.id, unknown)} then 1 - (${products.embedding} <=> ${vector}) else 0 end`.mapWith(Number)
           : sql<number>`0`.mapWith(Number),
       })
       .from(products)
       .where(inArray(products.id, ids));
-    // Every form of the query, and each candidate's kinds and category, stemmed in one query.
+    // Every form of the query in each of its languages, and each candidate's kinds and category in the candidate's own
+    // language, stemmed in one query.
     const named = candidates.map((candidate) => readName(candidate.name));
     const kinds = candidates.map((candidate, index) => [...named[index]!.kinds, ...categoryHeads(candidate.category)]);
-    const texts = [
-      ...new Set([
-        ...plan.forms.map((form) => form.words.join(" ")),
-        ...kinds.flat(),
-        ...candidates.map((candidate) => candidate.category ?? ""),
-        ...plan.avoid,
-      ]),
-    ];
-    const stemmedTexts = await stems(texts);
-    const stemmed = new Map(texts.map((text, i) => [text, stemmedTexts[i] ?? []]));
-    const parsed = await queryOf(plan, stemmed);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const catalog = plan.languages.at(-1) ?? plan.language.catalog;
+    const langOf = (candidate: Product) => byId.get(candidate.id)?.lang ?? catalog;
+    const queryTexts = [...plan.forms.map((form) => form.words.join(" ")), ...plan.avoid];
+    const found = await stems([
+      ...plan.languages.flatMap((language) => queryTexts.map((text) => stemKey(language, text))),
+      ...candidates.flatMap((candidate, index) => [...kinds[index]!, candidate.category ?? ""].map((text) => stemKey(langOf(candidate), text))),
+    ]);
+    const stemOf = (language: string, text: string) => found.get(stemKey(language, text)) ?? [];
+    const stemmed = new Map(queryTexts.map((text) => [text, stemOf(catalog, text)]));
+    // A form's distinct stems in the plan's languages, the catalog's first; one reading when they agree.
+    const readings = (words: readonly string[]) => {
+      const text = words.join(" ");
+      const distinct = new Map([catalog, ...plan.languages].map((language) => [stemOf(language, text).join(" "), stemOf(language, text)]));
+      return [...distinct.values()].map((lexemes) => [...new Set(lexemes)]).filter((lexemes) => lexemes.length > 0);
+    };
+    const parsed = await queryOf(plan, stemmed, readings);
     const readsWritten = parsed.clauses.some((clause) => clause.forms.some((form) => form.written !== undefined));
     const meantWords = parsed.clauses.flatMap((clause) => clause.forms.filter((form) => form.unindexed).map((form) => form.lexemes[0]!));
-    const byId = new Map(rows.map((row) => [row.id, row]));
     const latinQuery = LATIN.test(query);
     const documents = candidates.map((candidate, index) => {
       const row = byId.get(candidate.id);
+      const language = langOf(candidate);
       const document = toDocument(parseTsvector(row?.doc ?? ""), {
-        category: new Set(stemmed.get(candidate.category ?? "") ?? []),
-        kinds: new Set(kinds[index]!.flatMap((kind) => stemmed.get(kind) ?? [])),
+        category: new Set(stemOf(language, candidate.category ?? "")),
+        kinds: new Set(kinds[index]!.flatMap((kind) => stemOf(language, kind))),
         // Read only when a query word has a `written` form (asWritten, ownWord); most queries have none.
         words: readsWritten ? new Set(wordsIn(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""}`)) : new Set(),
         descWords: readsWritten ? new Set(wordsIn(candidate.desc)) : new Set(),

@@ -81,8 +81,8 @@ export type LocalWeights = Features & {
   fields: Record<Field, number>;
   k1: number;
   b: number;
-  /** What a word found only as a correction or a synonym counts, against 1 for the word as typed. */
-  forms: Record<Exclude<FormKind, "typed">, number>;
+  /** What a word found only as a correction or a synonym counts, against 1 for the word as typed (or translated). */
+  forms: Record<Exclude<FormKind, "typed" | "translation">, number>;
   /** What a word found only in the category, or only in the description, counts in `coverageAll` (1 in name or brands). */
   credit: { category: number; desc: number; stem: number };
   /**

@@ -59,7 +59,7 @@ export function parsedQuery(query: string, reading: Reading | null, searched: st
   );
   return {
     query,
-    language: null,
+    language: plan.language.query,
     searched,
     also: [],
     words: [...spans.values()],

@@ -1,0 +1,169 @@
+/**
+ * The languages' data files, read once and validated with Zod: a file that breaks the format is refused whole, with
+ * its name, line and what is wrong (LanguageDataError), never read in part.
+ *
+ * - `stop-words/<code>.txt`: one word a line, as written (Postgres's own lists): evidence of the language (detect.ts).
+ * - `lexicon/<code>.txt`: what the language calls the kinds of things shops sell, their colours, materials and whom
+ *   they are for, mapped to English, one entry a line: `running shoes = laufschuhe, laufschuh`. English is the pivot:
+ *   a query is read into the catalog's language through it (lexicon.ts). A line `endings: e, en` lists the endings
+ *   the language inflects words with: words are compared without them.
+ * - `detection.json`: how much evidence a language needs (detect.ts).
+ *
+ * `#` starts a comment line; blank lines are skipped. A code is the file's name: ISO 639-1.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { z } from "zod";
+
+export class LanguageDataError extends Error {
+  override readonly name = "LanguageDataError";
+}
+
+/** Lower-case words of any script, joined by single spaces, hyphens or apostrophes ("sac à dos", "t-shirt"). */
+const PHRASE = /^[\p{Ll}\p{Lo}\p{M}]+(?:[ '’-][\p{Ll}\p{Lo}\p{M}]+)*$/u;
+const Phrase = z
+  .string()
+  .min(1, "is empty")
+  .regex(PHRASE, "must be lower-case words (letters only, joined by single spaces, hyphens or apostrophes)")
+  .transform((phrase) => phrase.normalize("NFC"));
+
+const StopWordSchema = z
+  .string()
+  .regex(/^[\p{Ll}\p{Lo}\p{M}]+$/u, "must be one lower-case word")
+  .transform((word) => word.normalize("NFC"));
+
+const EntrySchema = z.object({
+  english: Phrase,
+  terms: z.array(Phrase).min(1, "names no word of the language"),
+});
+
+export type LexiconEntry = z.infer<typeof EntrySchema>;
+
+export interface Lexicon {
+  /**
+   * What the language adds to a word to inflect it, longest first (`endings: e, en, er`): a word is looked up without
+   * the longest it ends in, leaving at least three letters, so "schwarze" and "schwarzen" are "schwarz".
+   */
+  endings: string[];
+  entries: LexiconEntry[];
+}
+
+const EndingsSchema = z.array(z.string().regex(/^[\p{Ll}\p{M}]+$/u, "must be lower-case letters")).min(1, "lists no ending");
+
+const DetectionSchema = z.strictObject({
+  text: z.strictObject({
+    least: z.number().positive().describe("Evidence the likeliest language needs in a page's text"),
+    margin: z.number().min(1).describe("How many times the runner-up's evidence it needs"),
+  }),
+  query: z.strictObject({
+    least: z.number().positive().describe("Evidence another language than the catalog's needs in a query"),
+    coverage: z.number().min(0).max(1).describe("The share of a query's words it must explain"),
+  }),
+  catalogFallback: z.string().regex(/^[a-z]{2}$/, "must be an ISO 639-1 code"),
+});
+
+export type Detection = z.infer<typeof DetectionSchema>;
+
+export interface LanguageData {
+  /** Stop words by language code. */
+  stopWords: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Lexicons by language code (English has none: it is the pivot). */
+  lexicons: ReadonlyMap<string, Lexicon>;
+  detection: Detection;
+}
+
+const DIRECTORY = new URL("./", import.meta.url);
+
+/** The content lines of a text file, numbered from 1: comments and blank lines left out. */
+function contentLines(text: string): { line: number; text: string }[] {
+  return text.split(/\r?\n/).flatMap((raw, index) => {
+    const line = raw.trim();
+    return line === "" || line.startsWith("#") ? [] : [{ line: index + 1, text: line }];
+  });
+}
+
+/** The first issue of a failed parse, as "path: message". */
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  const path = issue.path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("");
+  return `${path ? `${path.replace(/^\./, "")}: ` : ""}${issue.message}`;
+}
+
+export function parseStopWords(text: string, source: string): Set<string> {
+  const words = new Set<string>();
+  for (const { line, text: word } of contentLines(text)) {
+    const parsed = StopWordSchema.safeParse(word);
+    if (!parsed.success) throw new LanguageDataError(`${source} line ${line}: "${word}" ${firstIssue(parsed.error)}`);
+    words.add(parsed.data);
+  }
+  return words;
+}
+
+export function parseLexicon(text: string, source: string): Lexicon {
+  const lexicon: Lexicon = { endings: [], entries: [] };
+  for (const { line, text: entry } of contentLines(text)) {
+    const fail = (problem: string): never => {
+      throw new LanguageDataError(`${source} line ${line}: ${problem} (in "${entry}")`);
+    };
+    if (entry.startsWith("endings:")) {
+      const endings = EndingsSchema.safeParse(
+        entry
+          .slice("endings:".length)
+          .split(",")
+          .map((ending) => ending.trim()),
+      );
+      if (!endings.success) fail(`endings: ${firstIssue(endings.error)}`);
+      lexicon.endings = [...endings.data!].sort((a, b) => b.length - a.length);
+      continue;
+    }
+    const sides = entry.split("=");
+    if (sides.length !== 2) fail('expected "english words = word, word" with one "="');
+    const parsed = EntrySchema.safeParse({
+      english: sides[0]!.trim(),
+      terms: sides[1]!.split(",").map((term) => term.trim()),
+    });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const at = issue.path.length === 2 ? ` "${sides[1]!.split(",")[Number(issue.path[1])]!.trim()}"` : "";
+      fail(`${firstIssue(parsed.error)}${at}`);
+    }
+    lexicon.entries.push(parsed.data!);
+  }
+  return lexicon;
+}
+
+export function parseDetection(text: string, source: string): Detection {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new LanguageDataError(`${source}: not JSON (${(error as Error).message})`);
+  }
+  const parsed = DetectionSchema.safeParse(json);
+  if (!parsed.success) throw new LanguageDataError(`${source}: ${firstIssue(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Every `<code>.txt` of a folder of the languages' data, parsed by `parse`, by code. */
+function readFolder<T>(folder: string, parse: (text: string, source: string) => T): Map<string, T> {
+  const url = new URL(`${folder}/`, DIRECTORY);
+  const files = readdirSync(url).filter((name) => name.endsWith(".txt"));
+  return new Map(
+    files.map((name) => {
+      const code = name.slice(0, -".txt".length);
+      if (!/^[a-z]{2}$/.test(code)) throw new LanguageDataError(`${folder}/${name}: a file's name is its language's ISO 639-1 code`);
+      return [code, parse(readFileSync(new URL(name, url), "utf8"), `${folder}/${name}`)];
+    }),
+  );
+}
+
+let loaded: LanguageData | undefined;
+
+/** The shipped data, read and validated on first use (and at start, through `warm`). */
+export function languageData(): LanguageData {
+  loaded ??= {
+    stopWords: readFolder("stop-words", parseStopWords),
+    lexicons: readFolder("lexicon", parseLexicon),
+    detection: parseDetection(readFileSync(new URL("detection.json", DIRECTORY), "utf8"), "detection.json"),
+  };
+  return loaded;
+}

@@ -1,0 +1,108 @@
+/**
+ * A query in another language than the catalog's (detect.ts), read into the catalog's language: the words and phrases
+ * a lexicon names are searched as the catalog's words (forms of kind `translation`) and embedded as them; the words
+ * as typed are searched too, in the query's own text-search configuration (a page in the query's language is found
+ * by them), but never corrected into the catalog's words ("chaussures" is no typo of an English word). A word no
+ * lexicon names may be a typo of one that does, and is read as that; any other word the catalog does not hold is
+ * not read, and the answer says so (`unread`), rather than guessed.
+ */
+import { closestTerm } from "../typos.js";
+import { isEnglishWord } from "../common-words.js";
+import { withoutAccents } from "../lexical.js";
+import { type Form, letterCompounds, type QueryPlan, type Token, type UnderstandDeps } from "../understand.js";
+import { languageData } from "./data.js";
+import { languagesOf } from "./detect.js";
+import { type Reading, readPhrases, singleWordTerms, translations, wordKey } from "./lexicon.js";
+
+type LanguageFields = Pick<QueryPlan, "language" | "languages" | "translations" | "unread">;
+
+/** How many words of a query the catalog's language must fail to read, at least, for the query to be in none known. */
+const UNREAD_LEAST = 2;
+
+const isWord = (token: Token) => !token.code && /^\p{L}{2,}$/u.test(token.word);
+
+export function readForeign(query: string, found: readonly Token[], deps: UnderstandDeps & { language: string; catalog: string }): QueryPlan {
+  const { language, catalog, vocabulary } = deps;
+  const words = found.map((token) => token.word);
+  const stop = new Set([...(languageData().stopWords.get(language) ?? [])].map(withoutAccents));
+  const isStop = (word: string) => stop.has(withoutAccents(word));
+  const held = (word: string) => (vocabulary ? vocabulary.count(word) > 0 : false);
+  const set = translations(language, catalog);
+  const folded = words.map((word) => wordKey(language, word));
+  const forms: Form[] = [];
+  const corrections: QueryPlan["corrections"] = [];
+  // A word no rule reads, the catalog lacks and the language does not stop may be a typo of a word a rule reads.
+  const read = new Set(readPhrases(folded, set).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
+  let terms: string[] | undefined;
+  found.forEach((token, i) => {
+    if (read.has(i) || !isWord(token) || isStop(token.word) || held(token.word)) return;
+    terms ??= singleWordTerms(set);
+    const term = closestTerm(folded[i]!, terms);
+    if (term === null) return;
+    forms.push({ start: i, end: i + 1, words: [term], kind: "correction" });
+    corrections.push({ from: words[i]!, to: term });
+    folded[i] = term;
+  });
+  const expansions = readPhrases(folded, set);
+  const translated = new Set(expansions.flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
+  // The language's stop words are not searched: "de" and "pour" are words in English ("pour-over").
+  const typed: Form[] = found.flatMap((token, i) =>
+    isStop(token.word) ? [] : [{ start: i, end: i + 1, words: [token.word], kind: "typed" as const }],
+  );
+  const translatedForms = expansions.flatMap((e) =>
+    e.forms.map((to): Form => ({ start: e.start, end: e.end, words: letterCompounds(to), kind: "translation" })),
+  );
+  const unread = found.flatMap((token, i) => (isWord(token) && !translated.has(i) && !isStop(token.word) && !held(token.word) ? [token.word] : []));
+  return {
+    words,
+    forms: [...typed, ...forms, ...translatedForms],
+    corrections,
+    synonyms: [],
+    goesWith: [],
+    embedText: embedded(query, found, expansions, (i) => !translated.has(i) && !isStop(words[i]!) && (found[i]!.code || held(words[i]!))),
+    ages: null,
+    avoid: [...(deps.avoid ?? [])],
+    language: { query: language, catalog },
+    languages: [language, catalog],
+    translations: expansions.map((e) => ({ from: words.slice(e.start, e.end).join(" "), to: e.forms.map((form) => form.join(" ")) })),
+    unread: [...new Set(unread)],
+  };
+}
+
+/**
+ * What the sentence encoder reads for a query in another language: each phrase read as its first translation, and of
+ * the other words those the catalog holds (brands, codes); the query as typed when that leaves nothing.
+ */
+function embedded(query: string, found: readonly Token[], expansions: readonly Reading[], kept: (i: number) => boolean): string {
+  const parts: string[] = [];
+  for (let i = 0; i < found.length; i++) {
+    const expansion = expansions.find((e) => e.start === i);
+    if (expansion) {
+      parts.push(expansion.forms[0]!.join(" "));
+      i = expansion.end - 1;
+    } else if (kept(i)) parts.push(found[i]!.word);
+  }
+  return parts.length > 0 ? parts.join(" ") : query;
+}
+
+/**
+ * The language fields of a query read in the catalog's language. Where most of its words (at least UNREAD_LEAST) are
+ * in no language the data knows, the catalog does not hold them, and nothing corrected them or read them as a synonym,
+ * the query is in a language not known, and those words are named as not read.
+ */
+export function inCatalogLanguage(found: readonly Token[], forms: readonly Form[], catalog: string, held: (word: string) => boolean): LanguageFields {
+  const known: LanguageFields = { language: { query: catalog, catalog }, languages: [catalog], translations: [], unread: [] };
+  const words = found.filter(isWord);
+  const readOtherwise = (i: number) => forms.some((form) => form.kind !== "typed" && form.start <= i && i < form.end);
+  const unread = found.flatMap((token, i) =>
+    isWord(token) &&
+    languagesOf(token.word).length === 0 &&
+    !held(token.word) &&
+    !(catalog === "en" && isEnglishWord(token.word)) &&
+    !readOtherwise(i)
+      ? [token.word]
+      : [],
+  );
+  if (unread.length < UNREAD_LEAST || 2 * unread.length < words.length) return known;
+  return { ...known, language: { query: null, catalog }, unread: [...new Set(unread)] };
+}

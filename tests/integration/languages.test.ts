@@ -1,0 +1,141 @@
+/**
+ * Languages (issue 48, part 5), on the English sample catalog with a few pages in German and French, through the real
+ * API on both database paths: each product indexed in its own language's text-search configuration with accents
+ * folded, a query read in its language, and one in another language than the catalog's read into English through
+ * the lexicons.
+ */
+import { readFileSync } from "node:fs";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openPostgres } from "../../server/db/open.js";
+import { products } from "../../server/db/schema.js";
+import { SAMPLE_CATALOG_PATH } from "../../server/sample/index.js";
+import { type SearchResponse, SearchResponseSchema } from "../../shared/schemas/index.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
+import type { TestRecord } from "../helpers/catalog.js";
+import { startSocketPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
+
+const SAMPLE: TestRecord[] = readFileSync(SAMPLE_CATALOG_PATH, "utf8")
+  .split("\n")
+  .filter((line) => line.trim() !== "")
+  .map((line) => JSON.parse(line) as TestRecord);
+
+const FOREIGN: TestRecord[] = [
+  {
+    // Declared by the locale in its URL.
+    url: "https://lederwerk.example/de/p/umhaengetasche-cognac",
+    name: "Umhängetasche Cognac",
+    desc: "Eine geräumige Tasche aus weichem Leder mit zwei Fächern und einem verstellbaren Schulterriemen.",
+    category: "Accessoires > Umhängetaschen",
+  },
+  {
+    url: "https://lederwerk.example/de/p/wasserkocher",
+    name: "Wasserkocher aus Edelstahl, 1,7 L",
+    desc: "Ein Wasserkocher mit Temperaturwahl, der das Wasser in drei Minuten zum Kochen bringt.",
+  },
+  {
+    // Read from its text.
+    url: "https://atelier-argent.example/p/bracelet-jonc",
+    name: "Bracelet jonc en argent",
+    desc: "Un bijou fin en argent massif, fabriqué à la main dans notre atelier de Lyon, livré dans un écrin.",
+  },
+  {
+    url: "https://atelier-argent.example/p/creme-visage",
+    name: "Crème hydratante pour le visage",
+    desc: "Une crème légère pour les peaux sensibles, sans parfum, qui pénètre vite et ne laisse pas de film gras.",
+  },
+  { url: "https://pantry.example/p/torch", name: "Crème Brûlée Torch", desc: "A butane kitchen torch for caramelising the sugar on desserts." },
+  // Too short to tell: indexed in the catalog's language.
+  { url: "https://pantry.example/p/ramekins", name: "Ramekins, Set of 6" },
+];
+
+const PATHS = ["PGlite", "postgres.js"] as const;
+
+describe.each(PATHS)("on %s", (path) => {
+  let t: TestApp;
+  let pg: SocketPostgres | undefined;
+  beforeAll(async () => {
+    pg = path === "postgres.js" ? await startSocketPostgres(4) : undefined;
+    t = await createTestApp({ records: [...SAMPLE, ...FOREIGN], ...(pg ? { database: openPostgres({ url: pg.url, max: 1 }) } : {}) });
+  }, 240_000);
+  afterAll(async () => {
+    await t?.close();
+    await pg?.close();
+  });
+
+  async function search(query: string): Promise<SearchResponse> {
+    const answer = await t.app.inject({ url: `/api/v1/products/search?${query}`, headers: { authorization: t.key } });
+    expect(answer.statusCode, answer.body).toBe(200);
+    return SearchResponseSchema.parse(answer.json());
+  }
+  const urls = (body: SearchResponse) => body.products.map((hit) => hit.pdp.url);
+  const categoryOf = (hit: SearchResponse["products"][number]) => ("category" in hit.pdp ? hit.pdp.category : undefined);
+  const languagesOf = async (url: string) => {
+    const [row] = await t.database.db.select({ lang: products.lang, searchLang: products.searchLang }).from(products).where(eq(products.url, url));
+    return row;
+  };
+
+  it("stores each product's language, and indexes one that does not say in the catalog's", async () => {
+    expect(await languagesOf(FOREIGN[0]!.url)).toEqual({ lang: "de", searchLang: "de" });
+    expect(await languagesOf(FOREIGN[2]!.url)).toEqual({ lang: "fr", searchLang: "fr" });
+    expect(await languagesOf(SAMPLE[0]!.url)).toEqual({ lang: "en", searchLang: "en" });
+    expect(await languagesOf(FOREIGN[5]!.url)).toEqual({ lang: null, searchLang: "en" });
+    const [row] = await t.database.db
+      .select({ search: sql<string>`${products.search}::text` })
+      .from(products)
+      .where(eq(products.url, FOREIGN[0]!.url));
+    // German's stemmer and stop words: "Tasche" is 'tasch', "aus" is no word.
+    expect(row!.search).toContain("'tasch'");
+    expect(row!.search).not.toContain("'aus'");
+  });
+
+  it("finds a German page by a German query, stemmed by German", async () => {
+    const answer = await search("q=Taschen+aus+Leder");
+    // Among the first: the English bags hold "bag" in their names, the German page both words in its description only
+    // ("Umhängetasche" is one word; no decompounding).
+    expect(urls(answer).slice(0, 5)).toContain(FOREIGN[0]!.url);
+    expect(answer.interpretation?.language).toEqual({ query: "de", catalog: "en" });
+    expect(answer.interpretation?.translations).toEqual([
+      { from: "taschen", to: ["bag"] },
+      { from: "leder", to: ["leather"] },
+    ]);
+    expect(urls(await search("q=Wasserkocher+Edelstahl"))[0]).toBe(FOREIGN[1]!.url);
+  });
+
+  it("finds a French page by a French query, stemmed by French", async () => {
+    expect(urls(await search("q=bijoux+argent"))[0]).toBe(FOREIGN[2]!.url);
+    expect(urls(await search("q=cr%C3%A8mes+hydratantes"))[0]).toBe(FOREIGN[3]!.url);
+  });
+
+  it("folds accents: creme finds crème, as typed, with typo correction off", async () => {
+    expect(urls(await search("q=creme+brulee&typos=false"))[0]).toBe(FOREIGN[4]!.url);
+    expect(urls(await search("q=creme+hydratante&typos=false"))[0]).toBe(FOREIGN[3]!.url);
+  });
+
+  it.each(["chaussures de course pour femme", "Laufschuhe Damen"])("reads %j on the English catalog as women's running shoes", async (q) => {
+    const answer = await search(`q=${encodeURIComponent(q)}`);
+    const top = answer.products.slice(0, 3);
+    expect(top.length).toBe(3);
+    for (const hit of top) expect(categoryOf(hit)).toMatch(/^Shoes > Running Shoes/);
+    expect(top[0]!.pdp.name).toMatch(/Women's/);
+    expect(answer.interpretation?.corrections).toBeUndefined();
+    expect(answer.interpretation?.not_read).toBeUndefined();
+  });
+
+  it("says what it did not read of a query in a language it does not know, and guesses none of it", async () => {
+    const answer = await search(`q=${encodeURIComponent("buty biegania damskie running")}`);
+    expect(answer.interpretation?.language).toEqual({ query: null, catalog: "en" });
+    expect(answer.interpretation?.not_read).toEqual(expect.arrayContaining(["buty", "biegania", "damskie"]));
+    expect(answer.interpretation?.corrections).toBeUndefined();
+    // Nothing read and nothing found: exactly empty, no word guessed ("plugh" is no typo of "plush").
+    expect((await t.app.inject({ url: "/api/v1/products/search?q=xyzzy+plugh+qwertz", headers: { authorization: t.key } })).json()).toEqual({
+      products: [],
+    });
+  });
+
+  it("leaves an English query as it was", async () => {
+    const answer = await search("q=running+shoes+for+women");
+    expect(answer.interpretation?.language).toBeUndefined();
+    expect(categoryOf(answer.products[0]!)).toMatch(/^Shoes > Running Shoes/);
+  });
+});

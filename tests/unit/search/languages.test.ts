@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import { LanguageDataError, languageData, parseDetection, parseLexicon, parseStopWords } from "../../../server/search/languages/data.js";
+import { declaredLanguage, productLanguage, queryLanguage, textLanguage } from "../../../server/search/languages/detect.js";
+import { wordKey } from "../../../server/search/languages/lexicon.js";
+import { NO_SYNONYMS } from "../../../server/search/synonyms.js";
+import { understand } from "../../../server/search/understand.js";
+
+const page = (fields: Partial<Parameters<typeof productLanguage>[0]>) => ({ url: "https://shop.example/p/1", name: "", desc: "", ...fields });
+
+describe("a page's declared language", () => {
+  it.each([
+    ["JSON-LD inLanguage", page({ raw_data: { strippedHtml: null, jsons: { ld_json: { "@type": "Product", inLanguage: "de-DE" } } } }), "de"],
+    [
+      "a JSON-LD Language",
+      page({ raw_data: { jsons: { ld_json: { inLanguage: { "@type": "Language", name: "French", alternateName: "fr" } } } } }),
+      "fr",
+    ],
+    ["the body's lang", page({ raw_data: { strippedHtml: '<title>Hose</title><body lang="nl-BE"><h1>Broek</h1></body>' } }), "nl"],
+    ["a locale opening the URL's path", page({ url: "https://shop.example/es-es/p/zapatillas" }), "es"],
+    ["a locale after a country", page({ url: "https://shop.example/ch/it/p/scarpe" }), "it"],
+  ])("is read from %s", (_, record, language) => {
+    expect(declaredLanguage(record)).toBe(language);
+  });
+
+  it.each([
+    ["a link to another language", page({ raw_data: { strippedHtml: '<main><a lang="fr" href="/fr/">Français</a></main>' } })],
+    ["a country in the path", page({ url: "https://shop.example/us/p/1" })],
+    ["a two-letter word in the path", page({ url: "https://shop.example/go/p/1" })],
+  ])("is not read from %s", (_, record) => {
+    expect(declaredLanguage(record)).toBeNull();
+  });
+
+  it("wins over the text", () => {
+    expect(productLanguage(page({ url: "https://shop.example/de/p/1", desc: "A light tent for two, with the poles in the bag." }))).toBe("de");
+  });
+});
+
+describe("a page's language from its text", () => {
+  it.each([
+    ["Leichte Laufschuhe für Damen mit einer gedämpften Sohle, die auf der Straße und im Gelände hält.", "de"],
+    ["Une crème hydratante pour le visage, sans parfum, qui convient aux peaux sensibles.", "fr"],
+    ["Zapatillas ligeras para correr por la montaña, con una suela que agarra en el barro.", "es"],
+    ["Scarpe leggere per la corsa su strada, con una suola che ammortizza ogni passo.", "it"],
+    ["Lichte hardloopschoenen voor dames met een zool die goed dempt op de weg.", "nl"],
+    ["A freestanding two-person tent built around a single-hub pole set that pitches in under four minutes.", "en"],
+  ])("reads %s", (text, language) => {
+    expect(textLanguage(text)).toBe(language);
+  });
+
+  it("leaves a name that says too little unknown", () => {
+    expect(textLanguage("ViewSonic Pro8200 DLP")).toBeNull();
+  });
+});
+
+describe("a query's language", () => {
+  const none = () => false;
+  it.each([
+    [["laufschuhe", "damen"], "de"],
+    [["chaussures", "de", "course", "pour", "femme"], "fr"],
+    [["zapatillas", "de", "correr", "mujer"], "es"],
+    [["running", "shoes", "for", "women"], "en"],
+    // One word the catalog's language also explains is the catalog's: "table" is English as well as French.
+    [["table"], "en"],
+    [["robe"], "en"],
+  ])("reads %j", (words, language) => {
+    expect(queryLanguage(words, "en")).toBe(language);
+  });
+
+  it("counts a word the catalog holds for the catalog's language", () => {
+    expect(queryLanguage(["cocotte"], "en", { held: (word) => word === "cocotte", near: none })).toBe("en");
+  });
+
+  it("reads words into another language only where the catalog holds what they are read as, or holds them", () => {
+    const pants = { held: (word: string) => ["pants", "yoga"].includes(word), near: (word: string) => word === "pats" };
+    expect(queryLanguage(["yoga", "pats"], "en", pants)).toBe("en"); // no pasta sold: a typo of pants
+    const shoes = { held: (word: string) => ["running", "shoes", "women"].includes(word), near: none };
+    expect(queryLanguage(["chaussures", "de", "course", "pour", "femme"], "en", shoes)).toBe("fr");
+    expect(queryLanguage(["expresso"], "en", { held: none, near: (word) => word === "expresso" })).toBe("en");
+  });
+});
+
+describe("reading a query in another language", () => {
+  const plan = (q: string) => understand(q, { vocabulary: null, synonyms: NO_SYNONYMS, catalogLanguage: "en" });
+
+  it("searches what the lexicon names in the catalog's language, and the words as typed, never corrected", () => {
+    const read = plan("chaussures de course pour femme");
+    expect(read.language).toEqual({ query: "fr", catalog: "en" });
+    expect(read.languages).toEqual(["fr", "en"]);
+    expect(read.translations).toEqual([
+      { from: "chaussures de course", to: ["running shoes"] },
+      { from: "femme", to: ["women"] },
+    ]);
+    expect(read.corrections).toEqual([]);
+    expect(read.forms.filter((form) => form.kind === "typed").map((form) => form.words[0])).toEqual(["chaussures", "course", "femme"]);
+    expect(read.embedText).toBe("running shoes women");
+  });
+
+  it("compares words without their accents and endings", () => {
+    expect(wordKey("de", "Schwarze".toLowerCase())).toBe(wordKey("de", "schwarz"));
+    expect(wordKey("fr", "étanches")).toBe(wordKey("fr", "etanche"));
+    expect(plan("scarpe da corsa donna nere").translations.at(-1)).toEqual({ from: "nere", to: ["black"] });
+  });
+
+  it("says which words it did not read", () => {
+    expect(plan("Laufschuhe Damen zwoelftausend").unread).toEqual(["zwoelftausend"]);
+    const unknown = plan("buty do biegania damskie");
+    expect(unknown.language).toEqual({ query: null, catalog: "en" });
+    expect(unknown.unread).toEqual(["buty", "biegania", "damskie"]);
+  });
+});
+
+describe("the languages' data files", () => {
+  it("are shipped valid, with lexicons of a few hundred entries in at least French, German, Spanish, Italian and Dutch", () => {
+    const { lexicons, stopWords } = languageData();
+    for (const code of ["fr", "de", "es", "it", "nl"]) expect(lexicons.get(code)?.entries.length).toBeGreaterThan(300);
+    expect(stopWords.get("en")?.has("the")).toBe(true);
+  });
+
+  it.each([
+    ["running shoes laufschuhe", 'lexicon/de.txt line 2: expected "english words = word, word" with one "=" (in "running shoes laufschuhe")'],
+    [
+      "Running Shoes = laufschuhe",
+      'lexicon/de.txt line 2: english: must be lower-case words (letters only, joined by single spaces, hyphens or apostrophes) (in "Running Shoes = laufschuhe")',
+    ],
+    ["shoes = schuhe, , schuh", 'lexicon/de.txt line 2: terms[1]: is empty "" (in "shoes = schuhe, , schuh")'],
+    [
+      "shoes = schuhe, Schuh2",
+      'lexicon/de.txt line 2: terms[1]: must be lower-case words (letters only, joined by single spaces, hyphens or apostrophes) "Schuh2" (in "shoes = schuhe, Schuh2")',
+    ],
+    ["shoes =", 'lexicon/de.txt line 2: terms[0]: is empty "" (in "shoes =")'],
+    ["endings: e, EN", 'lexicon/de.txt line 2: endings: [1]: must be lower-case letters (in "endings: e, EN")'],
+  ])("refuse a broken lexicon line %j with its file, line and what is wrong", (line, message) => {
+    expect(() => parseLexicon(`# a comment\n${line}\n`, "lexicon/de.txt")).toThrow(new LanguageDataError(message));
+  });
+
+  it("refuse a broken stop word and a broken detection file", () => {
+    expect(() => parseStopWords("der\n\ndie das\n", "stop-words/de.txt")).toThrow(
+      new LanguageDataError('stop-words/de.txt line 3: "die das" must be one lower-case word'),
+    );
+    expect(() =>
+      parseDetection('{"text":{"least":2,"margin":0.5},"query":{"least":2,"coverage":0.66},"catalogFallback":"en"}', "detection.json"),
+    ).toThrow(/^detection\.json: text\.margin: /);
+    expect(() => parseDetection("{", "detection.json")).toThrow(/^detection\.json: not JSON/);
+  });
+});
