@@ -321,6 +321,18 @@ export function spelledOut(q: string): string {
   return q.replace(SHORTHAND, (_, without: string | undefined) => (without ? "without " : "with "));
 }
 
+/** What `interpret` reads from: the query, the caller's parameters, the catalog's currencies, and what it has read so far. */
+interface Interpreting {
+  q: string;
+  params: SearchParams & { q: string };
+  /** The currencies the catalog prices products in, as given (undefined: unknown). */
+  given: readonly string[] | undefined;
+  currencies: readonly string[];
+  reading: Reading;
+  /** What is taken out of the query: the phrases read so far. */
+  spans: { start: number; end: number }[];
+}
+
 /**
  * Reads the constraints of `q`; null when it holds none. `currencies`: the ones the catalog prices products in (a few suffice). When there is one, a bound written without a
  * currency ("toys under 20") is in it; otherwise it is read but not applied, as the number alone says nothing of which.
@@ -333,11 +345,32 @@ export function interpret(
   given?: readonly string[],
   held?: HeldAttributes,
 ): Reading | null {
-  const currencies = given ?? [];
   const q = params.q;
-  const reading: Reading = { query: q, adds: {}, applied: [], notApplied: [], avoid: [] };
-  const spans: { start: number; end: number }[] = [];
-  // What only asks is taken out first, when anything is left to search.
+  const at: Interpreting = {
+    q,
+    params,
+    given,
+    currencies: given ?? [],
+    reading: { query: q, adds: {}, applied: [], notApplied: [], avoid: [] },
+    spans: [],
+  };
+  const asking = readAsking(at);
+  readExcluded(at);
+  readPhrases(at);
+  readPriceOrder(at);
+  readExcludedBrands(at);
+  const softened = readSoftened(at);
+  readAvoided(at);
+  readBrands(at, brands);
+  if (held) readHeld(at, held);
+  const { reading } = at;
+  if (!asking && !softened && reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0) return null;
+  reading.query = remaining(q, at.spans);
+  return reading;
+}
+
+/** What only asks is taken out first, when anything is left to search. Whether there was any. */
+function readAsking({ q, spans }: Interpreting): boolean {
   const start = ASKING_START.exec(q.slice(0, ASKING_REACH))?.[0].length ?? 0;
   const tail = Math.max(start, q.length - ASKING_REACH);
   const end = ASKING_END.exec(q.slice(tail));
@@ -345,24 +378,35 @@ export function interpret(
   const letters = /[\p{L}\p{N}]/u;
   const asking = letters.test(q.slice(0, asked.start) + q.slice(asked.end)) && letters.test(q.slice(asked.start, asked.end));
   if (asking) spans.push({ start: 0, end: asked.start }, { start: asked.end, end: q.length });
+  return asking;
+}
 
-  const overlaps = (match: RegExpMatchArray & { index: number }) =>
-    spans.some((span) => match.index < span.end && span.start < match.index + match[0].length);
-  // Added to the caller's `exclude`, not replaced.
-  const exclude = (match: RegExpMatchArray & { index: number }, value: string) => {
-    spans.push({ start: match.index, end: match.index + match[0].length });
-    const shown = { filter: "exclude", value, text: match[0] };
-    const excluded = reading.adds.exclude ?? params.exclude ?? [];
-    if (excluded.length >= EXCLUDE_MAX) reading.notApplied.push({ ...shown, reason: `at most ${EXCLUDE_MAX} words can be excluded` });
-    else {
-      reading.adds.exclude = [...excluded, shown.value];
-      reading.applied.push(shown);
-    }
-  };
-  // Excluded words first, so that "-northpeak" is not read as the brand. A minus starts a word only after a space
-  // and before a letter: "t-shirt", "2-person" and "-10°C" keep theirs.
-  for (const match of q.matchAll(/(?<=^|\s)-(\p{L}[^\s,;]*)/gu)) exclude(match, match[1]!);
+function overlaps({ spans }: Interpreting, match: RegExpMatchArray & { index: number }): boolean {
+  return spans.some((span) => match.index < span.end && span.start < match.index + match[0].length);
+}
 
+/** Added to the caller's `exclude`, not replaced. */
+function exclude({ params, reading, spans }: Interpreting, match: RegExpMatchArray & { index: number }, value: string): void {
+  spans.push({ start: match.index, end: match.index + match[0].length });
+  const shown = { filter: "exclude", value, text: match[0] };
+  const excluded = reading.adds.exclude ?? params.exclude ?? [];
+  if (excluded.length >= EXCLUDE_MAX) reading.notApplied.push({ ...shown, reason: `at most ${EXCLUDE_MAX} words can be excluded` });
+  else {
+    reading.adds.exclude = [...excluded, shown.value];
+    reading.applied.push(shown);
+  }
+}
+
+/**
+ * Excluded words first, so that "-northpeak" is not read as the brand. A minus starts a word only after a space
+ * and before a letter: "t-shirt", "2-person" and "-10°C" keep theirs.
+ */
+function readExcluded(at: Interpreting): void {
+  for (const match of at.q.matchAll(/(?<=^|\s)-(\p{L}[^\s,;]*)/gu)) exclude(at, match, match[1]!);
+}
+
+/** The price and stock phrases (findPhrases), applied unless the caller or another phrase said otherwise. */
+function readPhrases({ q, params, given, currencies, reading, spans }: Interpreting): void {
   for (const phrase of findPhrases(q)) {
     spans.push(phrase);
     for (const constraint of phrase.constraints) {
@@ -404,11 +448,16 @@ export function interpret(
       }
     }
   }
+}
 
-  // "cheapest", "most expensive": a price order, in the currency a price in the query or the caller names, or the
-  // catalog's only one; a price sort orders one currency's prices (api.md). "cheap" is no order: it stays a word.
+/**
+ * "cheapest", "most expensive": a price order, in the currency a price in the query or the caller names, or the
+ * catalog's only one; a price sort orders one currency's prices (api.md). "cheap" is no order: it stays a word.
+ */
+function readPriceOrder(at: Interpreting): void {
+  const { q, params, currencies, reading, spans } = at;
   for (const match of q.matchAll(PRICE_ORDER)) {
-    if (overlaps(match)) continue;
+    if (overlaps(at, match)) continue;
     spans.push({ start: match.index, end: match.index + match[0].length });
     const shown = { filter: "sort", value: match[1] ? "price_asc" : "price_desc", text: match[0] } as const;
     const currency = params.currency ?? reading.adds.currency ?? (currencies.length === 1 ? currencies[0] : undefined);
@@ -420,35 +469,49 @@ export function interpret(
       reading.applied.push(shown);
     }
   }
+}
 
-  // "not from NorthPeak", "not by Copperleaf": the brand's products are left out, as "-northpeak" leaves them.
-  for (const match of q.matchAll(/(?<=^|\s)not\s+(?:from|by|made\s+by)\s+(\p{L}[\p{L}\p{N}'’-]*)/giu)) {
-    if (!overlaps(match)) exclude(match, match[1]!);
+/** "not from NorthPeak", "not by Copperleaf": the brand's products are left out, as "-northpeak" leaves them. */
+function readExcludedBrands(at: Interpreting): void {
+  for (const match of at.q.matchAll(/(?<=^|\s)not\s+(?:from|by|made\s+by)\s+(\p{L}[\p{L}\p{N}'’-]*)/giu)) {
+    if (!overlaps(at, match)) exclude(at, match, match[1]!);
   }
+}
 
-  // "not too expensive", "isn't very tall": a degree the shopper would rather not go to, which no page states. Taken
-  // out, neither searched nor avoided: "too" was avoided and "expensive" searched, which put the dearest knife first.
+/**
+ * "not too expensive", "isn't very tall": a degree the shopper would rather not go to, which no page states. Taken
+ * out, neither searched nor avoided: "too" was avoided and "expensive" searched, which put the dearest knife first.
+ * Whether there was any.
+ */
+function readSoftened(at: Interpreting): boolean {
   let softened = false;
-  for (const match of q.matchAll(/(?<=^|\s)(?:not|isn['’]t|aren['’]t)\s+(?:too|very|so|overly)\s+\p{L}[\p{L}'’-]*/giu)) {
-    if (overlaps(match)) continue;
-    spans.push({ start: match.index, end: match.index + match[0].length });
+  for (const match of at.q.matchAll(/(?<=^|\s)(?:not|isn['’]t|aren['’]t)\s+(?:too|very|so|overly)\s+\p{L}[\p{L}'’-]*/giu)) {
+    if (overlaps(at, match)) continue;
+    at.spans.push({ start: match.index, end: match.index + match[0].length });
     softened = true;
   }
+  return softened;
+}
 
-  // "not wireless", "without a hood", "with no hood", "jacket no hood", "not for trail", "except plush": what the
-  // shopper does not want. Not a filter, as "-word" is: a page saying what a product is without ("caffeine free" for
-  // "coffee without caffeine") holds the word too. The word is not searched. Prices and stock were read above ("not
-  // over £300", "not in stock"). "no" first in the query is no such word ("no show socks"), nor before a comparison
-  // ("no more than $50").
-  for (const match of q.matchAll(
+/**
+ * "not wireless", "without a hood", "with no hood", "jacket no hood", "not for trail", "except plush": what the
+ * shopper does not want. Not a filter, as "-word" is: a page saying what a product is without ("caffeine free" for
+ * "coffee without caffeine") holds the word too. The word is not searched. Prices and stock were read before ("not
+ * over £300", "not in stock"). "no" first in the query is no such word ("no show socks"), nor before a comparison
+ * ("no more than $50").
+ */
+function readAvoided(at: Interpreting): void {
+  for (const match of at.q.matchAll(
     /(?<=^|\s)(?:but\s+not|not(?:\s+for)?|isn['’]t|aren['’]t|without|except|excluding|other\s+than|(?:with|has|have|contains?)\s+no|(?<=\S\s+)no)\s+(?!(?:more|less|longer|than|over|under|above|below|in|out|from|by|at|available|cheaper)\b)(?:(?:a|an|the|any)\s+)?(\p{L}[\p{L}\p{N}'’-]*)/giu,
   )) {
-    if (overlaps(match)) continue;
-    spans.push({ start: match.index, end: match.index + match[0].length });
-    reading.avoid.push({ word: match[1]!.toLowerCase(), text: match[0] });
+    if (overlaps(at, match)) continue;
+    at.spans.push({ start: match.index, end: match.index + match[0].length });
+    at.reading.avoid.push({ word: match[1]!.toLowerCase(), text: match[0] });
   }
+}
 
-  // Brands: the longest run of the query's words that names one, outside the phrases above.
+/** Brands: the longest run of the query's words that names one, outside the phrases read before. */
+function readBrands({ q, params, reading, spans }: Interpreting, brands: BrandIndex): void {
   const tokens = [...q.matchAll(/[\p{L}\p{N}]+/gu)].filter((token) => !spans.some((span) => token.index >= span.start && token.index < span.end));
   for (let i = 0; i < tokens.length; i++) {
     for (let n = Math.min(brands.longest, tokens.length - i); n >= 1; n--) {
@@ -469,21 +532,23 @@ export function interpret(
       break;
     }
   }
+}
 
-  // Whom and what colour: filters for values the catalog holds, the words still searched (attributes.ts).
-  if (held) {
-    // Outside what was read above: "-red" and "not red" ask for no red.
-    const outside = q
-      .split("")
-      .map((unit, k) => (spans.some((span) => k >= span.start && k < span.end) ? " " : unit))
-      .join("");
-    const attributes = readAttributes(outside, params, held);
-    Object.assign(reading.adds, attributes.adds);
-    reading.applied.push(...attributes.applied);
-    reading.notApplied.push(...attributes.notApplied);
-  }
+/** Whom and what colour: filters for values the catalog holds, the words still searched (attributes.ts). */
+function readHeld({ q, params, reading, spans }: Interpreting, held: HeldAttributes): void {
+  // Outside what was read before: "-red" and "not red" ask for no red.
+  const outside = q
+    .split("")
+    .map((unit, k) => (spans.some((span) => k >= span.start && k < span.end) ? " " : unit))
+    .join("");
+  const attributes = readAttributes(outside, params, held);
+  Object.assign(reading.adds, attributes.adds);
+  reading.applied.push(...attributes.applied);
+  reading.notApplied.push(...attributes.notApplied);
+}
 
-  if (!asking && !softened && reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0) return null;
+/** The query with what was read taken out, and the words that only joined it to the rest. */
+function remaining(q: string, spans: readonly { start: number; end: number }[]): string {
   // Spans may overlap (what only asks, and a phrase ending the query): each character is taken out once.
   const taken = new Set(spans.flatMap((span) => Array.from({ length: span.end - span.start }, (_, k) => span.start + k)));
   // By UTF-16 unit, as the spans count.
@@ -491,6 +556,5 @@ export function interpret(
     .split("")
     .map((unit, k) => (taken.has(k) ? " " : unit))
     .join("");
-  reading.query = trimConnectors(kept.replace(/\s+/g, " ").trim());
-  return reading;
+  return trimConnectors(kept.replace(/\s+/g, " ").trim());
 }
