@@ -16,7 +16,7 @@ import { isCommonWord, isEnglishWord, STOP_WORDS } from "./common-words.js";
 import { closestTerm, corrections, heldCount, joined, split, writtenApart } from "./typos.js";
 import { isQuantity, isUnit, namesWhom } from "./product-type.js";
 import { goesWith } from "./goes-with.js";
-import { expand, singleWordTerms, type SynonymSet } from "./synonyms.js";
+import { expand, type Expansion, singleWordTerms, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
 import { languageData } from "./languages/data.js";
 import { queryLanguage } from "./languages/detect.js";
@@ -145,130 +145,214 @@ function languageOf(words: readonly string[], catalog: string, vocabulary: Vocab
   return queryLanguage(words, catalog, catalogWords ?? undefined);
 }
 
+/** What the steps of `understand` read, and the corrections they add as they go. */
+interface Understanding {
+  query: string;
+  found: Token[];
+  /** The query's words, lower-cased, as typed. */
+  words: string[];
+  deps: UnderstandDeps;
+  catalog: string;
+  ages: AskedAges | null;
+  /** Words a synonym rule knows: the shopper's language, not typos. */
+  known: Set<number>;
+  /** Words of an age counted in years or months: read by the ages, not searched. */
+  aged: Set<number>;
+  /** Corrections, and words written apart: the forms other than typed ones, synonyms, either's and goes-with's. */
+  forms: Form[];
+  fixes: QueryPlan["corrections"];
+  /** Words joined to a neighbour (joinNeighbours). */
+  inJoined: Set<number>;
+}
+
 export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   const found = tokens(query);
   const words = found.map((token) => token.word);
   const catalog = deps.catalogLanguage ?? languageData().detection.catalogFallback;
-  const held = (word: string) => (deps.vocabulary ? heldCount(word, deps.vocabulary) > 0 : false);
   const language = languageOf(words, catalog, deps.vocabulary);
   // A query in another language is read through the lexicons, never corrected into the catalog's words.
   if (language !== catalog) return readForeign(query, found, { ...deps, language, catalog });
-  const forms: Form[] = [];
-  const fixes: QueryPlan["corrections"] = [];
-  // A word a synonym rule knows is the shopper's language, not a typo ("couch" in a catalog that says "sofa").
-  const known = new Set(expand(words, deps.synonyms).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
-  const { vocabulary } = deps;
   // An age counted in years or months ("5 year old") is read by the ages, not searched: its "5" is no "5 Sides".
   const ages = askedAges(query);
-  const aged = new Set(
-    ages?.counted ? found.flatMap((token, i) => (token.index >= ages.index && token.index < ages.index + ages.text.length ? [i] : [])) : [],
-  );
-  const correctable = (token: Token, i: number) =>
-    !known.has(i) &&
-    !aged.has(i) &&
-    !token.code &&
-    /^\p{L}+$/u.test(token.word) &&
-    !STOP_WORDS.has(token.word) &&
-    !namesWhom(words, i) &&
-    !isQuantity(words, i);
-  const correct = (start: number, end: number, to: string[], read: Pick<Form, "apart" | "guessed" | "alternative"> = {}) => {
-    forms.push({
-      start,
-      end,
-      words: to,
-      kind: "correction",
-      ...(read.apart && { apart: true }),
-      ...(read.guessed && { guessed: true }),
-      ...(read.alternative && { alternative: true }),
-    });
-    fixes.push({ from: words.slice(start, end).join(" "), to: to.join(" ") });
-  };
-  // Two neighbouring words the catalog writes as one, read as typed or (changedOnly) as corrected.
-  const inJoined = new Set<number>();
-  const joinNeighbours = (read: readonly string[], changedOnly: boolean) => {
-    if (!vocabulary) return;
-    for (let i = 0; i + 1 < found.length; i++) {
-      // A letter alone may be a stop word ("i pad"): joined, it is no longer one.
-      const left = found[i]!;
-      const leftJoins = correctable(left, i) || (/^\p{L}$/u.test(left.word) && !known.has(i) && !left.code);
-      if (inJoined.has(i) || inJoined.has(i + 1) || !leftJoins || !correctable(found[i + 1]!, i + 1)) continue;
-      if (changedOnly && read[i] === words[i] && read[i + 1] === words[i + 1]) continue;
-      const word = joined(read[i]!, read[i + 1]!, vocabulary);
-      if (!word) continue;
-      correct(i, i + 2, [word]);
-      inJoined.add(i).add(i + 1);
-    }
+  const u: Understanding = {
+    query,
+    found,
+    words,
+    deps,
+    catalog,
+    ages,
+    // A word a synonym rule knows is the shopper's language, not a typo ("couch" in a catalog that says "sofa").
+    known: new Set(expand(words, deps.synonyms).flatMap(covered)),
+    aged: new Set(
+      ages?.counted ? found.flatMap((token, i) => (token.index >= ages.index && token.index < ages.index + ages.text.length ? [i] : [])) : [],
+    ),
+    forms: [],
+    fixes: [],
+    inJoined: new Set(),
   };
   // As typed first: neither word is then a typo ("soda" is no "sofa" beside "stream").
-  joinNeighbours(words, false);
-  // Each word as the rest of the plan reads it: its best correction when the catalog lacks it.
-  const primary = [...words];
-  let synonymTerms: string[] | undefined;
-  // The two English words an unknown word with no other correction splits into: what the sentence encoder reads for it.
-  const halvesRead = new Map<number, string>();
-  let looked = 0;
-  found.forEach((token, i) => {
-    if (!vocabulary || !correctable(token, i) || inJoined.has(i)) return;
-    // A shopper's query holds a typo or two; a long paste of unknown words is not worth 10 ms a word.
-    const unknown = vocabulary.count(token.word) === 0;
-    // The catalog's word with other accents is the word itself, common or not ("cafe" for café, "karcher" for Kärcher).
-    const alike = unknown ? vocabulary.accentedAlike(token.word) : [];
-    if (alike.length > 0) {
-      primary[i] = alike[0]!;
-      correct(i, i + 1, [alike[0]!]);
-      return;
-    }
-    // A common English word the catalog lacks is what the shopper meant: nothing in the catalog is it.
-    if (unknown && isCommonWord(token.word)) return;
-    if (unknown && ++looked > MAX_UNKNOWN_WORDS) return;
-    // An English word the catalog lacks is corrected one edit away at most ("pats" → pants, not "slippers" → sleepers).
-    const englishWord = isEnglishWord(token.word);
-    const english = unknown && englishWord;
-    // Nor to a word the query holds already: "thigh high boots" is no "high high boots".
-    const closest = corrections(token.word, vocabulary, { twoEdits: !english }).filter((to) => !words.includes(to));
-    if (unknown && closest.length > 0) primary[i] = closest[0]!;
-    for (const to of closest) correct(i, i + 1, [to], { guessed: english, alternative: !unknown });
-    // A typo of a word only the synonyms know ("rucksak" for rucksack, which the catalog calls a backpack) is that
-    // word, which the synonyms below then read.
-    if (unknown && closest.length === 0 && !englishWord) {
-      synonymTerms ??= singleWordTerms(deps.synonyms);
-      const term = closestTerm(token.word, synonymTerms);
-      if (term !== null) {
-        primary[i] = term;
-        correct(i, i + 1, [term]);
-        return;
-      }
-    }
-    const halves = split(token.word, vocabulary);
-    if (!halves) return;
-    // An English word split is a phrase of the catalog's two words at best ("sofabed" as "sofa bed"), never pieces
-    // no one would write apart: "lotion" is no "lot ion", "underwear" no "under wear" (a stop word drops out).
-    const pieces = halves.every((half) => [...half].length < ENGLISH_HALF) || halves.some((half) => STOP_WORDS.has(half));
-    if (englishWord && pieces) return;
-    // An English word run together is a word of its own: "bookcase" is no book and no case, "housewarming" no house.
-    const apart = !englishWord && halves.every((half) => isEnglishWord(half));
-    correct(i, i + 1, halves, { apart });
-    // The encoder reads "waterbottle" as noise, "water bottle" as a bottle.
-    if (apart && unknown && closest.length === 0) halvesRead.set(i, halves.join(" "));
-  });
+  joinNeighbours(u, words, false);
+  const { primary, halvesRead } = correctWords(u);
   // Then as corrected: "nutri syystem" is "nutri system", which the catalog writes "nutrisystem".
-  joinNeighbours(primary, true);
+  joinNeighbours(u, primary, true);
 
   // What a product is free of reads no synonyms: "fragrance-free lotion" asks for no perfume.
   const expansions = expand(
     primary.map((word, i) => (words[i + 1] === "free" ? "" : word)),
     deps.synonyms,
   );
-  const replaced = new Set(expansions.filter((e) => e.replaces).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
-  // A short word the catalog lacks, English lacks, and nothing corrects may be the letters of a code it writes with a
-  // number ("spf" in "SPF50+", which Postgres reads as one word "spf50"): it is searched as a word's start. The first
-  // few only: a pasted run of such words would each match every word they start.
-  const corrected = new Set(forms.map((form) => form.start));
-  const prefixes = new Set(
-    found
+  const replaced = new Set(expansions.filter((e) => e.replaces).flatMap(covered));
+  const prefixes = codePrefixes(u);
+  const either = eitherReadings(u, primary);
+  const typed = typedForms(u, replaced, either.joiners, prefixes);
+  addWrittenApart(u, replaced);
+  const synonymForms = synonymFormsOf(u, expansions);
+  const purposes = goesWith(primary);
+  const goesWithForms = purposes.flatMap(({ at, kinds }) =>
+    kinds.map((kind): Form => ({ start: at, end: at + 1, words: kind.split(" "), kind: "synonym", goesWith: true })),
+  );
+  return planOf(u, {
+    typed,
+    searched: [...typed, ...u.forms.filter((form) => !replaced.has(form.start)), ...synonymForms, ...either.forms, ...goesWithForms],
+    synonyms: [
+      ...expansions.map((e) => ({ from: primary.slice(e.start, e.end).join(" "), to: e.forms.map((form) => form.join(" ")) })),
+      ...either.synonyms,
+    ],
+    goesWith: purposes.map(({ at, kinds }) => ({ from: primary[at]!, to: [...kinds] })),
+    embedText: embedTextOf(u, primary, halvesRead),
+  });
+}
+
+/** The indices of the words an expansion stands for. */
+function covered(e: Expansion): number[] {
+  return Array.from({ length: e.end - e.start }, (_, j) => e.start + j);
+}
+
+/** Whether a word may be a typo: a word of letters, no code, stop word, age, quantity or whom, nor a synonym's. */
+function correctable({ known, aged, words }: Understanding, token: Token, i: number): boolean {
+  return (
+    !known.has(i) &&
+    !aged.has(i) &&
+    !token.code &&
+    /^\p{L}+$/u.test(token.word) &&
+    !STOP_WORDS.has(token.word) &&
+    !namesWhom(words, i) &&
+    !isQuantity(words, i)
+  );
+}
+
+/** Words [start, end) read as `to`: searched, and listed among the corrections. */
+function correct(u: Understanding, start: number, end: number, to: string[], read: Pick<Form, "apart" | "guessed" | "alternative"> = {}): void {
+  u.forms.push({
+    start,
+    end,
+    words: to,
+    kind: "correction",
+    ...(read.apart && { apart: true }),
+    ...(read.guessed && { guessed: true }),
+    ...(read.alternative && { alternative: true }),
+  });
+  u.fixes.push({ from: u.words.slice(start, end).join(" "), to: to.join(" ") });
+}
+
+/** Two neighbouring words the catalog writes as one, read as typed or (changedOnly) as corrected. */
+function joinNeighbours(u: Understanding, read: readonly string[], changedOnly: boolean): void {
+  const { found, words, known, inJoined } = u;
+  const { vocabulary } = u.deps;
+  if (!vocabulary) return;
+  for (let i = 0; i + 1 < found.length; i++) {
+    // A letter alone may be a stop word ("i pad"): joined, it is no longer one.
+    const left = found[i]!;
+    const leftJoins = correctable(u, left, i) || (/^\p{L}$/u.test(left.word) && !known.has(i) && !left.code);
+    if (inJoined.has(i) || inJoined.has(i + 1) || !leftJoins || !correctable(u, found[i + 1]!, i + 1)) continue;
+    if (changedOnly && read[i] === words[i] && read[i + 1] === words[i + 1]) continue;
+    const word = joined(read[i]!, read[i + 1]!, vocabulary);
+    if (!word) continue;
+    correct(u, i, i + 2, [word]);
+    inJoined.add(i).add(i + 1);
+  }
+}
+
+/** What correcting the words one by one leaves for the rest of the plan. */
+interface Corrected {
+  /** Each word as the rest of the plan reads it: its best correction when the catalog lacks it. */
+  primary: string[];
+  /** The two English words an unknown word with no other correction splits into: what the sentence encoder reads for it. */
+  halvesRead: Map<number, string>;
+  /** How many words the catalog lacks were looked up so far. */
+  looked: number;
+  /** The synonyms' one-word terms, listed the first time a typo is looked for among them. */
+  synonymTerms?: string[];
+}
+
+function correctWords(u: Understanding): Corrected {
+  const corrected: Corrected = { primary: [...u.words], halvesRead: new Map(), looked: 0 };
+  for (const [i, token] of u.found.entries()) correctWord(u, corrected, token, i);
+  return corrected;
+}
+
+/** A word's corrections: the catalog's word with other accents, words an edit or two away, a synonym's word, or halves. */
+function correctWord(u: Understanding, corrected: Corrected, token: Token, i: number): void {
+  const { words, deps } = u;
+  const { vocabulary } = deps;
+  const { primary } = corrected;
+  if (!vocabulary || !correctable(u, token, i) || u.inJoined.has(i)) return;
+  // A shopper's query holds a typo or two; a long paste of unknown words is not worth 10 ms a word.
+  const unknown = vocabulary.count(token.word) === 0;
+  // The catalog's word with other accents is the word itself, common or not ("cafe" for café, "karcher" for Kärcher).
+  const alike = unknown ? vocabulary.accentedAlike(token.word) : [];
+  if (alike.length > 0) {
+    primary[i] = alike[0]!;
+    correct(u, i, i + 1, [alike[0]!]);
+    return;
+  }
+  // A common English word the catalog lacks is what the shopper meant: nothing in the catalog is it.
+  if (unknown && isCommonWord(token.word)) return;
+  if (unknown && ++corrected.looked > MAX_UNKNOWN_WORDS) return;
+  // An English word the catalog lacks is corrected one edit away at most ("pats" → pants, not "slippers" → sleepers).
+  const englishWord = isEnglishWord(token.word);
+  const english = unknown && englishWord;
+  // Nor to a word the query holds already: "thigh high boots" is no "high high boots".
+  const closest = corrections(token.word, vocabulary, { twoEdits: !english }).filter((to) => !words.includes(to));
+  if (unknown && closest.length > 0) primary[i] = closest[0]!;
+  for (const to of closest) correct(u, i, i + 1, [to], { guessed: english, alternative: !unknown });
+  // A typo of a word only the synonyms know ("rucksak" for rucksack, which the catalog calls a backpack) is that
+  // word, which the synonyms then read.
+  if (unknown && closest.length === 0 && !englishWord) {
+    corrected.synonymTerms ??= singleWordTerms(deps.synonyms);
+    const term = closestTerm(token.word, corrected.synonymTerms);
+    if (term !== null) {
+      primary[i] = term;
+      correct(u, i, i + 1, [term]);
+      return;
+    }
+  }
+  const halves = split(token.word, vocabulary);
+  if (!halves) return;
+  // An English word split is a phrase of the catalog's two words at best ("sofabed" as "sofa bed"), never pieces
+  // no one would write apart: "lotion" is no "lot ion", "underwear" no "under wear" (a stop word drops out).
+  const pieces = halves.every((half) => [...half].length < ENGLISH_HALF) || halves.some((half) => STOP_WORDS.has(half));
+  if (englishWord && pieces) return;
+  // An English word run together is a word of its own: "bookcase" is no book and no case, "housewarming" no house.
+  const apart = !englishWord && halves.every((half) => isEnglishWord(half));
+  correct(u, i, i + 1, halves, { apart });
+  // The encoder reads "waterbottle" as noise, "water bottle" as a bottle.
+  if (apart && unknown && closest.length === 0) corrected.halvesRead.set(i, halves.join(" "));
+}
+
+/**
+ * A short word the catalog lacks, English lacks, and nothing corrects may be the letters of a code it writes with a
+ * number ("spf" in "SPF50+", which Postgres reads as one word "spf50"): it is searched as a word's start. The first
+ * few only: a pasted run of such words would each match every word they start.
+ */
+function codePrefixes(u: Understanding): Set<number> {
+  const { vocabulary } = u.deps;
+  const corrected = new Set(u.forms.map((form) => form.start));
+  return new Set(
+    u.found
       .flatMap((token, i) =>
         vocabulary !== null &&
-        correctable(token, i) &&
+        correctable(u, token, i) &&
         /^\p{L}{3,5}$/u.test(token.word) &&
         heldCount(token.word, vocabulary) === 0 &&
         !corrected.has(i) &&
@@ -278,11 +362,16 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
       )
       .slice(0, MAX_PREFIXES),
   );
-  // "vitamix vs blendtec", "canon or nikon camera": the words either side of "or" stand for each other, as synonyms
-  // do, so that a product holding either holds the query (rather than an accessory naming both coming first). One word
-  // a side: "ray ban or oakley" pairs "ban" and "oakley".
-  const eitherForms: Form[] = [];
-  const eitherSynonyms: QueryPlan["synonyms"] = [];
+}
+
+/**
+ * "vitamix vs blendtec", "canon or nikon camera": the words either side of "or" stand for each other, as synonyms
+ * do, so that a product holding either holds the query (rather than an accessory naming both coming first). One word
+ * a side: "ray ban or oakley" pairs "ban" and "oakley". `joiners`: the words joining them, not searched.
+ */
+function eitherReadings({ found, words, aged }: Understanding, primary: readonly string[]) {
+  const forms: Form[] = [];
+  const synonyms: QueryPlan["synonyms"] = [];
   const joiners = new Set<number>();
   for (let i = 1; i + 1 < found.length; i++) {
     const [left, right] = [found[i - 1]!, found[i + 1]!];
@@ -293,10 +382,17 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
       [i - 1, i + 1],
       [i + 1, i - 1],
     ] as const) {
-      eitherForms.push({ start: at, end: at + 1, words: [primary[other]!], kind: "synonym", either: true });
-      eitherSynonyms.push({ from: primary[at]!, to: [primary[other]!] });
+      forms.push({ start: at, end: at + 1, words: [primary[other]!], kind: "synonym", either: true });
+      synonyms.push({ from: primary[at]!, to: [primary[other]!] });
     }
   }
+  return { forms, synonyms, joiners };
+}
+
+/** The words as typed, but those a synonym replaces, ages and either's joiners, and as written the other way (spacings). */
+function typedForms(u: Understanding, replaced: ReadonlySet<number>, joiners: ReadonlySet<number>, prefixes: ReadonlySet<number>): Form[] {
+  const { words, aged } = u;
+  const { vocabulary } = u.deps;
   const typed: Form[] = words.flatMap((word, i) =>
     replaced.has(i) || aged.has(i) || joiners.has(i)
       ? []
@@ -307,60 +403,73 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
       (form) => !replaced.has(form.start) && !aged.has(form.start),
     ),
   );
-  // An English word the catalog holds, written apart as well when both halves are English words at least as common:
-  // some shops write "Bath Robe" where others write "Bathrobe". It weighs as a correction (weighed as typed, "doll
-  // house" put a doll house before the twins' bathtub for "dollhouse bathtub", and cut the rest), but is the same
-  // word: no correction to report.
-  for (const [i, token] of found.entries()) {
-    if (!vocabulary || !correctable(token, i) || replaced.has(i) || !isEnglishWord(token.word)) continue;
+  return typed;
+}
+
+/**
+ * An English word the catalog holds, written apart as well when both halves are English words at least as common:
+ * some shops write "Bath Robe" where others write "Bathrobe". It weighs as a correction (weighed as typed, "doll
+ * house" put a doll house before the twins' bathtub for "dollhouse bathtub", and cut the rest), but is the same
+ * word: no correction to report.
+ */
+function addWrittenApart(u: Understanding, replaced: ReadonlySet<number>): void {
+  const { vocabulary } = u.deps;
+  for (const [i, token] of u.found.entries()) {
+    if (!vocabulary || !correctable(u, token, i) || replaced.has(i) || !isEnglishWord(token.word)) continue;
     const halves = writtenApart(token.word, vocabulary);
-    if (halves?.every((half) => isEnglishWord(half))) forms.push({ start: i, end: i + 1, words: halves, kind: "correction" });
+    if (halves?.every((half) => isEnglishWord(half))) u.forms.push({ start: i, end: i + 1, words: halves, kind: "correction" });
   }
-  const synonymForms = expansions.flatMap((e) => {
+}
+
+function synonymFormsOf(u: Understanding, expansions: readonly Expansion[]): Form[] {
+  return expansions.flatMap((e) => {
     // Read from a guess (`primary` holds the first of a word's corrections), a synonym is one too: "racket" → jacket → shell.
-    const guessed = forms.some((form) => form.guessed && form.start < e.end && e.start < form.end);
+    const guessed = u.forms.some((form) => form.guessed && form.start < e.end && e.start < form.end);
     return e.forms.map(
       (words): Form => ({ start: e.start, end: e.end, words: letterCompounds(words), kind: "synonym", ...(guessed && { guessed }) }),
     );
   });
+}
 
-  const purposes = goesWith(primary);
-  const goesWithForms = purposes.flatMap(({ at, kinds }) =>
-    kinds.map((kind): Form => ({ start: at, end: at + 1, words: kind.split(" "), kind: "synonym", goesWith: true })),
-  );
-
+/** The query for the sentence encoder: as typed, each word replaced by what the plan reads it as. */
+function embedTextOf({ query, found, words }: Understanding, primary: readonly string[], halvesRead: ReadonlyMap<number, string>): string {
   let embedText = query;
   for (let i = found.length - 1; i >= 0; i--) {
     const token = found[i]!;
     const read = halvesRead.get(i) ?? primary[i]!;
     if (read !== words[i]) embedText = embedText.slice(0, token.index) + read + embedText.slice(token.index + token.length);
   }
-  const searched = [...typed, ...forms.filter((form) => !replaced.has(form.start)), ...synonymForms, ...eitherForms, ...goesWithForms];
-  const inLanguage = inCatalogLanguage(found, searched, catalog, held);
+  return embedText;
+}
+
+/** The plan of a query in the catalog's language, or of its typed words alone when most are in no language known. */
+function planOf(
+  { query, found, words, deps, catalog, ages, fixes }: Understanding,
+  read: Pick<QueryPlan, "synonyms" | "goesWith" | "embedText"> & { typed: Form[]; searched: Form[] },
+): QueryPlan {
+  const held = (word: string) => (deps.vocabulary ? heldCount(word, deps.vocabulary) > 0 : false);
+  const inLanguage = inCatalogLanguage(found, read.searched, catalog, held);
   // Most of it in no language known: nothing of it is guessed into the catalog's words ("plugh" is no typo of "plush").
   if (inLanguage.language.query === null) {
     return {
       words,
-      forms: typed,
+      forms: read.typed,
       corrections: [],
       synonyms: [],
       goesWith: [],
       embedText: query,
       ages,
       avoid: [...(deps.avoid ?? [])],
-      ...inCatalogLanguage(found, typed, catalog, held),
+      ...inCatalogLanguage(found, read.typed, catalog, held),
     };
   }
   return {
     words,
-    forms: searched,
+    forms: read.searched,
     corrections: fixes,
-    synonyms: [
-      ...expansions.map((e) => ({ from: primary.slice(e.start, e.end).join(" "), to: e.forms.map((form) => form.join(" ")) })),
-      ...eitherSynonyms,
-    ],
-    goesWith: purposes.map(({ at, kinds }) => ({ from: primary[at]!, to: [...kinds] })),
-    embedText,
+    synonyms: read.synonyms,
+    goesWith: read.goesWith,
+    embedText: read.embedText,
     ages,
     avoid: [...(deps.avoid ?? [])],
     ...inLanguage,
