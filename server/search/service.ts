@@ -20,7 +20,7 @@ import { brandIndex, loadPricePatterns, type Reading } from "./interpret.js";
 import { loadWordLists } from "./common-words.js";
 import { NO_SYNONYMS } from "./synonyms.js";
 import { vocabularyOf } from "./vocabulary.js";
-import { catalogLanguage } from "./languages/catalog.js";
+import { catalogLanguage, catalogLanguages } from "./languages/catalog.js";
 import { languageData } from "./languages/data.js";
 import { type Analysis, analyse, type CatalogFacts, priceOrderOf } from "./pipeline/analyse.js";
 import { byCount, RetrievalBudget } from "./pipeline/budget.js";
@@ -58,6 +58,7 @@ export function createSearchService(deps: SearchDeps): SearchService {
     held: refreshedEvery(() => heldAttributes(db), CATALOG_FACTS_TTL_MS),
     synonyms: deps.synonyms ?? NO_SYNONYMS,
     language: refreshedEvery(() => catalogLanguage(db), CATALOG_FACTS_TTL_MS),
+    languages: refreshedEvery(() => catalogLanguages(db), CATALOG_FACTS_TTL_MS),
     ...(deps.queryModel ? { queryModel: deps.queryModel } : {}),
   };
   let codec: Promise<CursorCodec> | undefined;

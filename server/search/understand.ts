@@ -20,7 +20,7 @@ import { expand, type Expansion, singleWordTerms, type SynonymSet } from "./syno
 import type { Vocabulary } from "./vocabulary.js";
 import { languageData } from "./languages/data.js";
 import { queryLanguage } from "./languages/detect.js";
-import { inCatalogLanguage, readForeign } from "./languages/reading.js";
+import { inCatalogLanguage, readForeign, readInto } from "./languages/reading.js";
 
 /** `translation`: the query's words read in the catalog's language through the lexicons (languages/reading.ts). */
 export type FormKind = "typed" | "correction" | "synonym" | "translation";
@@ -134,6 +134,8 @@ export interface UnderstandDeps {
   avoid?: readonly string[];
   /** The catalog's language (languages/catalog.ts); detection.json's fallback when absent. */
   catalogLanguage?: string;
+  /** The languages enough of the catalog's products are in (languages/catalog.ts): the words are searched in each too. */
+  catalogLanguages?: readonly string[];
 }
 
 /** The query's language (languages/detect.ts): a word the catalog holds, or holds one edit away, counts for its own. */
@@ -166,6 +168,15 @@ interface Understanding {
 }
 
 export function understand(query: string, deps: UnderstandDeps): QueryPlan {
+  const plan = readQuery(query, deps);
+  // A page is indexed in its own language: an English query's "walkie" finds an Italian page's only stemmed as Italian.
+  const others = (deps.catalogLanguages ?? []).filter((language) => !plan.languages.includes(language));
+  if (others.length === 0) return plan;
+  const across = readInto(plan.words, plan.language.query ?? plan.language.catalog, others);
+  return { ...plan, languages: [...plan.languages, ...others], forms: [...plan.forms, ...across] };
+}
+
+function readQuery(query: string, deps: UnderstandDeps): QueryPlan {
   const found = tokens(query);
   const words = found.map((token) => token.word);
   const catalog = deps.catalogLanguage ?? languageData().detection.catalogFallback;

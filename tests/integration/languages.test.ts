@@ -107,6 +107,12 @@ describe.each(PATHS)("on %s", (path) => {
     expect(urls(await search("q=cr%C3%A8mes+hydratantes"))[0]).toBe(FOREIGN[3]!.url);
   });
 
+  it("finds a page in another language than the query's by the query's words read through the lexicons into it", async () => {
+    // English words, French and German pages: "jewellery" is "bijou", "silver" "argent", "kettle" "Wasserkocher".
+    expect(urls(await search("q=silver+jewellery")).slice(0, 3)).toContain(FOREIGN[2]!.url);
+    expect(urls(await search("q=kettle"))).toContain(FOREIGN[1]!.url);
+  });
+
   it("folds accents: creme finds crème, as typed, with typo correction off", async () => {
     expect(urls(await search("q=creme+brulee&typos=false"))[0]).toBe(FOREIGN[4]!.url);
     expect(urls(await search("q=creme+hydratante&typos=false"))[0]).toBe(FOREIGN[3]!.url);

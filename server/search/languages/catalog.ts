@@ -11,6 +11,24 @@ import { languageData } from "./data.js";
 
 const KEY = "catalog_language";
 
+/**
+ * The languages the catalog's products are indexed in, each holding at least `searched.share` of them, commonest first,
+ * at most `searched.most` (detection.json): a query's words are searched in each, as each page is indexed in its own.
+ */
+export async function catalogLanguages(db: DbOrTx): Promise<string[]> {
+  const { share, most } = languageData().detection.searched;
+  const rows = await db
+    .select({ lang: products.searchLang, n: count() })
+    .from(products)
+    .groupBy(products.searchLang)
+    .orderBy(desc(count()), asc(products.searchLang));
+  const total = rows.reduce((sum, row) => sum + row.n, 0);
+  return rows
+    .filter((row) => row.n >= share * total)
+    .slice(0, most)
+    .map((row) => row.lang);
+}
+
 /** The catalog's language as last settled. */
 export async function catalogLanguage(db: DbOrTx): Promise<string> {
   return (await getMeta(db, KEY)) ?? languageData().detection.catalogFallback;

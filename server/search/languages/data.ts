@@ -59,6 +59,12 @@ const DetectionSchema = z.strictObject({
     coverage: z.number().min(0).max(1).describe("The share of a query's words it must explain"),
   }),
   catalogFallback: z.string().regex(/^[a-z]{2}$/, "must be an ISO 639-1 code"),
+  searched: z
+    .strictObject({
+      share: z.number().min(0).max(1).describe("The share of the catalog's products a language needs to be searched in"),
+      most: z.number().int().min(1).describe("The most languages a query is searched in beside its own and the catalog's"),
+    })
+    .describe("A query's words are searched in each language enough of the catalog is in: a French page by an English query's words"),
 });
 
 export type Detection = z.infer<typeof DetectionSchema>;
@@ -66,7 +72,7 @@ export type Detection = z.infer<typeof DetectionSchema>;
 export interface LanguageData {
   /** Stop words by language code. */
   stopWords: ReadonlyMap<string, ReadonlySet<string>>;
-  /** Lexicons by language code (English has none: it is the pivot). */
+  /** Lexicons by language code (English, the pivot, lists only its endings). */
   lexicons: ReadonlyMap<string, Lexicon>;
   detection: Detection;
 }

@@ -70,6 +70,19 @@ export function readForeign(query: string, found: readonly Token[], deps: Unders
 }
 
 /**
+ * The query's words read through the lexicons into each of `into` (the other languages enough of the catalog is in):
+ * an English query's "watch" is searched as "montre" too, where the catalog holds French pages.
+ */
+export function readInto(words: readonly string[], from: string, into: readonly string[]): Form[] {
+  const keys = words.map((word) => wordKey(from, word));
+  return into.flatMap((language) =>
+    readPhrases(keys, translations(from, language)).flatMap((e) =>
+      e.forms.map((to): Form => ({ start: e.start, end: e.end, words: letterCompounds(to), kind: "translation" })),
+    ),
+  );
+}
+
+/**
  * What the sentence encoder reads for a query in another language: each phrase read as its first translation, and of
  * the other words those the catalog holds (brands, codes); the query as typed when that leaves nothing.
  */

@@ -23,6 +23,8 @@ export interface CatalogFacts {
   synonyms: SynonymSet;
   /** The catalog's language: a query in another is read through the lexicons (languages/reading.ts). */
   language(): Promise<string>;
+  /** The languages enough of the catalog is in: the query's words are searched in each. */
+  languages(): Promise<string[]>;
   /** A language model that reads queries (QUERY_ANALYSER=model); absent: the rules alone. */
   queryModel?: QueryModel;
 }
@@ -58,6 +60,7 @@ export async function analyse(params: SearchParams, facts: CatalogFacts): Promis
       synonyms: facts.synonyms,
       avoid,
       catalogLanguage: await facts.language(),
+      catalogLanguages: await facts.languages(),
     });
   const plan = query ? await planOf(query) : null;
   const rules: Analysis = { query, reading, plan, planOf, read: { ...params, ...reading?.adds }, analyser: { name: "rules" } };

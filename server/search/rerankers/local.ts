@@ -718,7 +718,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & { score
     const named = candidates.map((candidate) => readName(candidate.name));
     const kinds = candidates.map((candidate, index) => [...named[index]!.kinds, ...categoryHeads(candidate.category)]);
     const byId = new Map(rows.map((row) => [row.id, row]));
-    const catalog = plan.languages.at(-1) ?? plan.language.catalog;
+    const catalog = plan.language.catalog;
     const langOf = (candidate: Product) => byId.get(candidate.id)?.lang ?? catalog;
     const queryTexts = [...plan.forms.map((form) => form.words.join(" ")), ...plan.avoid];
     const found = await stems([
