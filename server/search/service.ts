@@ -48,10 +48,10 @@ const CATALOG_FACTS_TTL_MS = 60_000;
 /** How often the vocabulary checks whether an import changed the catalog (it is read again only then). */
 const VOCABULARY_CHECK_MS = 5_000;
 
-export function createSearchService(deps: SearchDeps): SearchService {
-  const { db, embedder } = deps;
-  const queryVectors = new LruCache<string, Promise<number[]>>(deps.queryCacheSize ?? 1000);
-  const facts: CatalogFacts = {
+/** What the analyser reads of the catalog, each kept a while (or, the vocabulary, until an import changes it). */
+function catalogFactsOf(deps: SearchDeps): CatalogFacts {
+  const { db } = deps;
+  return {
     brands: refreshedEvery(async () => brandIndex(await brandNames(db)), CATALOG_FACTS_TTL_MS),
     currencies: refreshedEvery(() => priceCurrencies(db), CATALOG_FACTS_TTL_MS),
     vocabulary: vocabularyOf(db, VOCABULARY_CHECK_MS),
@@ -61,8 +61,14 @@ export function createSearchService(deps: SearchDeps): SearchService {
     languages: refreshedEvery(() => catalogLanguages(db), CATALOG_FACTS_TTL_MS),
     ...(deps.queryModel ? { queryModel: deps.queryModel } : {}),
   };
+}
+
+/** What the stages share: the database to read, the catalog's size, facet counts, the query vectors and the cursors. */
+function searchContextOf(deps: SearchDeps): SearchContext {
+  const { db, embedder } = deps;
+  const queryVectors = new LruCache<string, Promise<number[]>>(deps.queryCacheSize ?? 1000);
   let codec: Promise<CursorCodec> | undefined;
-  const ctx: SearchContext = {
+  return {
     deps,
     read: () => deps.reader?.() ?? db,
     catalogSize: catalogSizeEvery(db, CATALOG_FACTS_TTL_MS),
@@ -86,6 +92,11 @@ export function createSearchService(deps: SearchDeps): SearchService {
       return codec;
     },
   };
+}
+
+export function createSearchService(deps: SearchDeps): SearchService {
+  const facts = catalogFactsOf(deps);
+  const ctx = searchContextOf(deps);
 
   return {
     exchangeRates: deps.exchangeRates ?? null,
