@@ -87,7 +87,9 @@ function audienceAsked(q: string): { audience: string; text: string } | undefine
   const child = valuesIn(childWords(), q);
   const ages = askedAges(q);
   const young = child.length > 0 || (ages !== null && ages.to <= CHILD_UNTIL_MONTHS);
-  const only = sexes.size === 1 ? [...sexes][0] : undefined;
+  // Not young, the sex is read as an adult's only where a word names an adult: "for my daughter" may be a child.
+  const grown = young ? sexes : sexesAsked(q, { adults: true });
+  const only = grown.size === 1 ? [...grown][0] : undefined;
   const audience = young
     ? only === "female"
       ? "girls"

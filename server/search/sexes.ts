@@ -30,17 +30,20 @@ const lists = derived(({ sexes }) => {
     person: byWord(sexes.person),
     /** Words before "man" or "woman" that make it the person shopped for. */
     beforePerson: new Set(sexes.beforePerson),
+    /** People of any age ("daughter"): the sex they name is no sign the product is for adults. */
+    anyAge: new Set(sexes.anyAge),
     /** Words naming both ("unisex"). */
     both: new RegExp(String.raw`\b${anyOf(sexes.both)}\b`, "iu"),
   };
 });
 
-/** The sexes a query asks for, empty when it names none. */
-export function sexesAsked(query: string): Set<Sex> {
-  const { query: named, person, beforePerson } = lists();
+/** The sexes a query asks for, empty when it names none; `adults`: only by words that name adults ("wife", "men's"). */
+export function sexesAsked(query: string, options: { adults?: boolean } = {}): Set<Sex> {
+  const { query: named, person, beforePerson, anyAge } = lists();
   const asked = new Set<Sex>();
   const tokens = words(query);
   tokens.forEach((word, i) => {
+    if (options.adults && anyAge.has(word)) return;
     const sex = named[word] ?? (i === 0 || beforePerson.has(tokens[i - 1]!) ? person[word] : undefined);
     if (sex) asked.add(sex);
   });

@@ -128,6 +128,14 @@ describe.each(PATHS)("on %s", (path) => {
     expect(given.interpretation?.not_applied).toContainEqual(expect.objectContaining({ filter: "audience", reason: "audience was given" }));
   });
 
+  it("reads no adult's audience from a person of any age: running shoes for my daughter may be a child's, for my wife a woman's", async () => {
+    const daughter = await search("q=running+shoes+for+my+daughter&limit=20");
+    expect(names(daughter)).toContain("Tempo Jr Running Shoe, Kids', Cobalt Blue");
+    expect(daughter.interpretation?.applied ?? []).not.toContainEqual(expect.objectContaining({ filter: "audience" }));
+    const wife = await search("q=running+shoes+for+my+wife");
+    expect(wife.interpretation?.applied).toContainEqual({ filter: "audience", value: "women", text: "wife" });
+  });
+
   it("reads a colour the catalog holds: red Dutch oven, not the sage one; a colour it holds none of is no filter", async () => {
     const red = await search("q=red+dutch+oven");
     expect(names(red)).toContain("Enamelled Cast Iron Dutch Oven, 5.2 L, Cherry Red");

@@ -84,6 +84,7 @@ const SCHEMAS = {
     person: sexWords,
     beforePerson: words,
     both: words,
+    anyAge: words,
   }),
   "species.json": z.strictObject({ words: z.record(word, words) }),
   "bed-sizes.json": z.strictObject({
