@@ -44,6 +44,11 @@ export interface Lexicon {
    * the longest it ends in, leaving at least three letters, so "schwarze" and "schwarzen" are "schwarz".
    */
   endings: string[];
+  /**
+   * `compounds: head last`: the language joins words into one whose last part says what it is ("Wanderrucksack" is a
+   * rucksack): a word no entry names is read by the longest single-word entry it ends with (reading.ts).
+   */
+  compounds: boolean;
   entries: LexiconEntry[];
 }
 
@@ -105,11 +110,16 @@ export function parseStopWords(text: string, source: string): Set<string> {
 }
 
 export function parseLexicon(text: string, source: string): Lexicon {
-  const lexicon: Lexicon = { endings: [], entries: [] };
+  const lexicon: Lexicon = { endings: [], compounds: false, entries: [] };
   for (const { line, text: entry } of contentLines(text)) {
     const fail = (problem: string): never => {
       throw new LanguageDataError(`${source} line ${line}: ${problem} (in "${entry}")`);
     };
+    if (entry.startsWith("compounds:")) {
+      if (entry.slice("compounds:".length).trim() !== "head last") fail('compounds: the one value is "head last"');
+      lexicon.compounds = true;
+      continue;
+    }
     if (entry.startsWith("endings:")) {
       const endings = EndingsSchema.safeParse(
         entry

@@ -16,7 +16,7 @@
 import { isCommonWord } from "../common-words.js";
 import { withoutAccents, wordsIn } from "../lexical.js";
 import { languageData } from "./data.js";
-import { readPhrases, translations, wordKey } from "./lexicon.js";
+import { compoundHead, HEAD_LEAST, readPhrases, singleWordTerms, translations, wordKey } from "./lexicon.js";
 
 /** A page's text beyond this many words adds little to what its first ones say, and costs at import. */
 const TEXT_WORDS = 300;
@@ -101,13 +101,26 @@ function evidenceByLanguage(): Map<string, { stop: Set<string>; words: Set<strin
 
 /**
  * The languages a word is evidence of; empty when none. English, the pivot, has no lexicon of its own: a common English
- * word (common-words.ts) is evidence of it too.
+ * word (common-words.ts) is evidence of it too. `compounds` (a query's words, few): in a language that joins words, a
+ * word ending with one of its lexicon's is its too ("Wanderrucksack"); a page's many words are not scanned so.
  */
-export function languagesOf(word: string): string[] {
+export function languagesOf(word: string, options: { compounds?: boolean } = {}): string[] {
   const plain = withoutAccents(word);
   return [...evidenceByLanguage()].flatMap(([code, { stop, words }]) =>
-    stop.has(plain) || words.has(wordKey(code, word)) || (code === "en" && isCommonWord(word)) ? [code] : [],
+    stop.has(plain) ||
+    words.has(wordKey(code, word)) ||
+    (code === "en" && isCommonWord(word)) ||
+    (options.compounds === true && endsWithWord(code, wordKey(code, word), words))
+      ? [code]
+      : [],
   );
+}
+
+/** Whether a word of a language that joins words ends with a word of its lexicon of HEAD_LEAST letters or more. */
+function endsWithWord(code: string, key: string, words: ReadonlySet<string>): boolean {
+  if (languageData().lexicons.get(code)?.compounds !== true) return false;
+  for (const word of words) if (word.length >= HEAD_LEAST && key.length > word.length && key.endsWith(word)) return true;
+  return false;
 }
 
 /** The language a text is written in, or null when its words do not say clearly enough. */
@@ -145,7 +158,7 @@ export function queryLanguage(words: readonly string[], catalog: string, vocabul
   const add = (code: string, evidence: number) => score.set(code, (score.get(code) ?? 0) + evidence);
   const letters = words.filter((word) => /^\p{L}{2,}$/u.test(word));
   for (const word of letters) {
-    const codes = languagesOf(word);
+    const codes = languagesOf(word, { compounds: true });
     for (const code of codes) add(code, 1);
     if (codes.includes(catalog) || !vocabulary) continue;
     // A word the catalog holds is its language's, half so where another language has it too: the catalog's pages in
@@ -170,10 +183,11 @@ export function queryLanguage(words: readonly string[], catalog: string, vocabul
  * an English typo; "chaussures" alone is French). Without a vocabulary, any reading will do.
  */
 function readsHeld(language: string, words: readonly string[], catalog: string, vocabulary: CatalogWords | undefined, whole: boolean): boolean {
-  const read = readPhrases(
-    words.map((word) => wordKey(language, word)),
-    translations(language, catalog),
-  );
+  const rules = translations(language, catalog);
+  // A compound no entry names is read as its head ("Wandleuchte" as "Leuchte"), as the query will be (reading.ts).
+  const compounds = languageData().lexicons.get(language)?.compounds === true;
+  const keys = words.map((word) => wordKey(language, word));
+  const read = readPhrases(compounds ? keys.map((key) => (rules.has(key) ? key : (compoundHead(key, singleWordTerms(rules)) ?? key))) : keys, rules);
   if (whole && read.reduce((n, reading) => n + reading.end - reading.start, 0) !== words.length) return false;
   if (!vocabulary) return true;
   return (

@@ -12,7 +12,7 @@ import { withoutAccents } from "../lexical.js";
 import { type Form, letterCompounds, type QueryPlan, type Token, type UnderstandDeps } from "../understand.js";
 import { languageData } from "./data.js";
 import { languagesOf } from "./detect.js";
-import { type Reading, readPhrases, singleWordTerms, translations, wordKey } from "./lexicon.js";
+import { compoundHead, type Reading, readPhrases, singleWordTerms, translations, wordKey } from "./lexicon.js";
 
 type LanguageFields = Pick<QueryPlan, "language" | "languages" | "translations" | "unread">;
 
@@ -34,9 +34,17 @@ export function readForeign(query: string, found: readonly Token[], deps: Unders
   // A word no rule reads, the catalog lacks and the language does not stop may be a typo of a word a rule reads.
   const read = new Set(readPhrases(folded, set).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
   let terms: string[] | undefined;
+  const compounds = languageData().lexicons.get(language)?.compounds === true;
   found.forEach((token, i) => {
     if (read.has(i) || !isWord(token) || isStop(token.word) || held(token.word)) return;
     terms ??= singleWordTerms(set);
+    const head = compounds ? compoundHead(folded[i]!, terms) : null;
+    if (head !== null) {
+      // Its own language's word for what it is is searched too: a page may say "Rucksack" where the query joins it.
+      forms.push({ start: i, end: i + 1, words: [head], kind: "synonym" });
+      folded[i] = head;
+      return;
+    }
     const term = closestTerm(folded[i]!, terms);
     if (term === null) return;
     forms.push({ start: i, end: i + 1, words: [term], kind: "correction" });

@@ -101,6 +101,16 @@ describe("reading a query in another language", () => {
     expect(plan("scarpe da corsa donna nere").translations.at(-1)).toEqual({ from: "nere", to: ["black"] });
   });
 
+  it("reads a compound no entry names by the longest entry it ends with, in a language that joins words", () => {
+    const read = plan("wanderrucksack");
+    expect(read.language).toEqual({ query: "de", catalog: "en" });
+    expect(read.translations).toEqual([{ from: "wanderrucksack", to: ["backpack"] }]);
+    // Its own language's head is searched too, for pages in German.
+    expect(read.forms).toContainEqual({ start: 0, end: 1, words: ["rucksack"], kind: "synonym" });
+    // French joins no words: an unknown word is not read by its ending.
+    expect(plan("chaussures de supercourse").translations.map((t) => t.from)).not.toContain("supercourse");
+  });
+
   it("says which words it did not read", () => {
     expect(plan("Laufschuhe Damen zwoelftausend").unread).toEqual(["zwoelftausend"]);
     const unknown = plan("buty do biegania damskie");
