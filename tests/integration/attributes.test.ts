@@ -5,14 +5,12 @@
  */
 import { readFileSync } from "node:fs";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { backfillStructured } from "../../server/catalog/backfill.js";
-import { openPostgres } from "../../server/db/open.js";
 import { productFacets, products } from "../../server/db/schema.js";
 import { ProblemSchema, type SearchResponse, SearchResponseSchema } from "../../shared/schemas/index.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
 import type { TestRecord } from "../helpers/catalog.js";
-import { type SocketPostgres, startSocketPostgres } from "../helpers/pgsocket.js";
+import { appOnPath, DATABASE_PATHS } from "../helpers/paths.js";
 
 /** From the sample catalog: running shoes for women, men, kids and either; a black kettle; red and sage Dutch ovens. */
 const WANTED = /Running Shoe|Racing Shoe|Kettle|Dutch Oven|Teapot|Merino Base Layer|Fleece Hoodie/;
@@ -27,21 +25,10 @@ const RECORDS: TestRecord[] = readFileSync(new URL("../../server/sample/products
     { url: "https://socks.example/p/party-dress", name: "Sequin Party Dress, Gold", desc: "A sequinned dress." },
   ]);
 
-const PATHS = ["PGlite", "postgres.js"] as const;
+describe.each(DATABASE_PATHS)("on %s", (path) => {
+  const { app } = appOnPath(path, { records: RECORDS });
 
-describe.each(PATHS)("on %s", (path) => {
-  let t: TestApp;
-  let pg: SocketPostgres | undefined;
-  beforeAll(async () => {
-    pg = path === "postgres.js" ? await startSocketPostgres(4) : undefined;
-    t = await createTestApp({ records: RECORDS, ...(pg ? { database: openPostgres({ url: pg.url, max: 1 }) } : {}) });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await pg?.close();
-  });
-
-  const get = (url: string) => t.app.inject({ url, headers: { authorization: t.key } });
+  const get = (url: string) => app().app.inject({ url, headers: { authorization: app().key } });
   async function search(query: string): Promise<SearchResponse> {
     const answer = await get(`/api/v1/products/search?${query}`);
     expect(answer.statusCode, answer.body).toBe(200);
@@ -154,7 +141,7 @@ describe.each(PATHS)("on %s", (path) => {
   });
 
   it("derives the attributes of rows an older derivation wrote, and product_facets follows", async () => {
-    const db = t.database.db;
+    const db = app().database.db;
     const [row] = await db.select({ id: products.id }).from(products).where(eq(products.name, "Tempo Jr Running Shoe, Kids', Cobalt Blue"));
     const id = row!.id;
     await db.update(products).set({ audience: null, colours: [], kind: null, derivedVersion: 3 }).where(eq(products.id, id));
@@ -174,11 +161,11 @@ describe.each(PATHS)("on %s", (path) => {
 
   it("applies UCP's audience and colors filters as the search's, and refuses a colour no catalog has", async () => {
     const post = (body: unknown) =>
-      t.app.inject({
+      app().app.inject({
         method: "POST",
         url: "/ucp/catalog/search",
         headers: {
-          authorization: t.key,
+          authorization: app().key,
           "ucp-agent": 'profile="https://platform.example/.well-known/ucp"',
           "content-type": "application/json",
         },

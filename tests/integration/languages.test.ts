@@ -6,14 +6,12 @@
  */
 import { readFileSync } from "node:fs";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgres } from "../../server/db/open.js";
+import { describe, expect, it } from "vitest";
 import { products } from "../../server/db/schema.js";
 import { SAMPLE_CATALOG_PATH } from "../../server/sample/index.js";
-import { type SearchResponse, SearchResponseSchema } from "../../shared/schemas/index.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
+import type { SearchResponse } from "../../shared/schemas/index.js";
 import type { TestRecord } from "../helpers/catalog.js";
-import { startSocketPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
+import { appOnPath, DATABASE_PATHS } from "../helpers/paths.js";
 
 const SAMPLE: TestRecord[] = readFileSync(SAMPLE_CATALOG_PATH, "utf8")
   .split("\n")
@@ -49,29 +47,15 @@ const FOREIGN: TestRecord[] = [
   { url: "https://pantry.example/p/ramekins", name: "Ramekins, Set of 6" },
 ];
 
-const PATHS = ["PGlite", "postgres.js"] as const;
-
-describe.each(PATHS)("on %s", (path) => {
-  let t: TestApp;
-  let pg: SocketPostgres | undefined;
-  beforeAll(async () => {
-    pg = path === "postgres.js" ? await startSocketPostgres(4) : undefined;
-    t = await createTestApp({ records: [...SAMPLE, ...FOREIGN], ...(pg ? { database: openPostgres({ url: pg.url, max: 1 }) } : {}) });
-  }, 240_000);
-  afterAll(async () => {
-    await t?.close();
-    await pg?.close();
-  });
-
-  async function search(query: string): Promise<SearchResponse> {
-    const answer = await t.app.inject({ url: `/api/v1/products/search?${query}`, headers: { authorization: t.key } });
-    expect(answer.statusCode, answer.body).toBe(200);
-    return SearchResponseSchema.parse(answer.json());
-  }
+describe.each(DATABASE_PATHS)("on %s", (path) => {
+  const { app, search } = appOnPath(path, { records: [...SAMPLE, ...FOREIGN] });
   const urls = (body: SearchResponse) => body.products.map((hit) => hit.pdp.url);
   const categoryOf = (hit: SearchResponse["products"][number]) => ("category" in hit.pdp ? hit.pdp.category : undefined);
   const languagesOf = async (url: string) => {
-    const [row] = await t.database.db.select({ lang: products.lang, searchLang: products.searchLang }).from(products).where(eq(products.url, url));
+    const [row] = await app()
+      .database.db.select({ lang: products.lang, searchLang: products.searchLang })
+      .from(products)
+      .where(eq(products.url, url));
     return row;
   };
 
@@ -80,8 +64,8 @@ describe.each(PATHS)("on %s", (path) => {
     expect(await languagesOf(FOREIGN[2]!.url)).toEqual({ lang: "fr", searchLang: "fr" });
     expect(await languagesOf(SAMPLE[0]!.url)).toEqual({ lang: "en", searchLang: "en" });
     expect(await languagesOf(FOREIGN[5]!.url)).toEqual({ lang: null, searchLang: "en" });
-    const [row] = await t.database.db
-      .select({ search: sql<string>`${products.search}::text` })
+    const [row] = await app()
+      .database.db.select({ search: sql<string>`${products.search}::text` })
       .from(products)
       .where(eq(products.url, FOREIGN[0]!.url));
     // German's stemmer and stop words: "Tasche" is 'tasch', "aus" is no word.
@@ -134,7 +118,7 @@ describe.each(PATHS)("on %s", (path) => {
     expect(answer.interpretation?.not_read).toEqual(expect.arrayContaining(["buty", "biegania", "damskie"]));
     expect(answer.interpretation?.corrections).toBeUndefined();
     // Nothing read and nothing found: exactly empty, no word guessed ("plugh" is no typo of "plush").
-    expect((await t.app.inject({ url: "/api/v1/products/search?q=xyzzy+plugh+qwertz", headers: { authorization: t.key } })).json()).toEqual({
+    expect((await app().app.inject({ url: "/api/v1/products/search?q=xyzzy+plugh+qwertz", headers: { authorization: app().key } })).json()).toEqual({
       products: [],
     });
   });

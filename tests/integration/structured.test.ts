@@ -5,9 +5,8 @@
  * constraints read from the query, explain, views, and "nothing matches".
  */
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { bumpCatalogVersion } from "../../server/catalog/repository.js";
-import { openPostgres } from "../../server/db/open.js";
 import { productFacets, products } from "../../server/db/schema.js";
 import { importRecords } from "../../server/ingest/import.js";
 import { parseLine } from "../../server/ingest/ndjson.js";
@@ -19,27 +18,15 @@ import {
   SearchResponseSchema,
   type SearchResponse,
 } from "../../shared/schemas/index.js";
-import { createTestApp, type TestApp } from "../helpers/app.js";
 import type { TestRecord } from "../helpers/catalog.js";
+import { appOnPath, DATABASE_PATHS, type DatabasePath } from "../helpers/paths.js";
 import { sharedEmbedder } from "../helpers/embedder.js";
-import { startSocketPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
 import { STRUCTURED, urlOf } from "../helpers/structured.js";
 
-const PATHS = ["PGlite", "postgres.js"] as const;
+describe.each(DATABASE_PATHS)("on %s", (path) => {
+  const { app } = appOnPath(path, { records: STRUCTURED });
 
-describe.each(PATHS)("on %s", (path) => {
-  let t: TestApp;
-  let pg: SocketPostgres | undefined;
-  beforeAll(async () => {
-    pg = path === "postgres.js" ? await startSocketPostgres(4) : undefined;
-    t = await createTestApp({ records: STRUCTURED, ...(pg ? { database: openPostgres({ url: pg.url, max: 1 }) } : {}) });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await pg?.close();
-  });
-
-  const get = (url: string) => t.app.inject({ url, headers: { authorization: t.key } });
+  const get = (url: string) => app().app.inject({ url, headers: { authorization: app().key } });
   async function search(query: string): Promise<SearchResponse> {
     const answer = await get(`/api/v1/products/search?${query}`);
     expect(answer.statusCode, answer.body).toBe(200);
@@ -222,7 +209,7 @@ describe.each(PATHS)("on %s", (path) => {
         brands: ["NorthPeak"],
       }));
       const lines = added.map((record, index) => parseLine("test", index + 1, JSON.stringify(record)));
-      await importRecords({ db: t.database.db, embedder: await sharedEmbedder() }, lines);
+      await importRecords({ db: app().database.db, embedder: await sharedEmbedder() }, lines);
       let cursor = first.next_cursor;
       const rest: string[] = [];
       while (cursor) {
@@ -278,7 +265,7 @@ describe.each(PATHS)("on %s", (path) => {
     });
 
     it("reads facet rows the trigger keeps equal to the products, whoever writes them", async () => {
-      const { db } = t.database;
+      const { db } = app().database;
       const pick = (table: typeof products | typeof productFacets) => ({
         id: table.id,
         brandHost: table.brandHost,
@@ -319,24 +306,24 @@ describe.each(PATHS)("on %s", (path) => {
     it("keeps a browse's counts per catalog version: the same until this process sees an import, then counted again", async () => {
       const outdoor = async (query: string) =>
         (await search(`${query}&limit=1&facets=category,brand`)).facets?.category?.find((facet) => facet.value === "Outdoor")?.count;
-      await t.services.catalog.syncCache();
+      await app().services.catalog.syncCache();
       const before = await outdoor("category=outdoor");
       expect(before).toBe(5);
       const url = `https://www.northpeak.example/products/kept-facets-${path}`;
       const line = parseLine("test", 1, JSON.stringify({ url, name: "Trail Stool", brands: ["NorthPeak"], category: "Outdoor > Camp Furniture" }));
-      await importRecords({ db: t.database.db, embedder: await sharedEmbedder() }, [line]);
+      await importRecords({ db: app().database.db, embedder: await sharedEmbedder() }, [line]);
       try {
         // Until the server's once-a-second check sees the catalog's version move, the kept counts answer (as cached products do);
         // other filters are other sets, counted afresh.
         expect(await outdoor("category=outdoor")).toBe(before);
         expect(await outdoor("category=outdoor&brand=NorthPeak")).toBe(before! + 1);
-        await t.services.catalog.syncCache();
+        await app().services.catalog.syncCache();
         expect(await outdoor("category=outdoor")).toBe(before! + 1);
       } finally {
         // A hand-written delete does not move the version (imports do): it is moved here, as an operator would have to.
-        await t.database.db.delete(products).where(eq(products.url, url));
-        await bumpCatalogVersion(t.database.db);
-        await t.services.catalog.syncCache();
+        await app().database.db.delete(products).where(eq(products.url, url));
+        await bumpCatalogVersion(app().database.db);
+        await app().services.catalog.syncCache();
       }
       expect(await outdoor("category=outdoor")).toBe(before);
     });
@@ -344,10 +331,10 @@ describe.each(PATHS)("on %s", (path) => {
 
   describe("lookups", () => {
     const post = (payload: unknown) =>
-      t.app.inject({
+      app().app.inject({
         method: "POST",
         url: "/api/v1/products/lookup",
-        headers: { authorization: t.key, "content-type": "application/json" },
+        headers: { authorization: app().key, "content-type": "application/json" },
         payload: JSON.stringify(payload),
       });
 
@@ -572,24 +559,15 @@ describe.each(PATHS)("on %s", (path) => {
 });
 
 /** A catalog of `records` on `path`, searched through the REST API, for the describe it is called in. */
-function searchOn(path: (typeof PATHS)[number], records: () => TestRecord[]) {
-  let t: TestApp;
-  let pg: SocketPostgres | undefined;
-  beforeAll(async () => {
-    pg = path === "postgres.js" ? await startSocketPostgres(4) : undefined;
-    t = await createTestApp({ records: records(), ...(pg ? { database: openPostgres({ url: pg.url, max: 1 }) } : {}) });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await pg?.close();
-  });
+function searchOn(path: DatabasePath, records: () => TestRecord[]) {
+  const { app } = appOnPath(path, { records: records() });
   return async (q: string) => {
-    const answer = await t.app.inject({ url: `/api/v1/products/search?q=${encodeURIComponent(q)}`, headers: { authorization: t.key } });
+    const answer = await app().app.inject({ url: `/api/v1/products/search?q=${encodeURIComponent(q)}`, headers: { authorization: app().key } });
     return SearchResponseSchema.parse(answer.json());
   };
 }
 
-describe.each(PATHS)("a catalog with one currency written kr among others, on %s", (path) => {
+describe.each(DATABASE_PATHS)("a catalog with one currency written kr among others, on %s", (path) => {
   // The kitchen shop prices in kronor here: the catalog has GBP, SEK and USD.
   const search = searchOn(path, () =>
     STRUCTURED.map((record) =>
@@ -605,7 +583,7 @@ describe.each(PATHS)("a catalog with one currency written kr among others, on %s
   });
 });
 
-describe.each(PATHS)("a catalog priced only in Canadian dollars, on %s", (path) => {
+describe.each(DATABASE_PATHS)("a catalog priced only in Canadian dollars, on %s", (path) => {
   const search = searchOn(path, () =>
     STRUCTURED.filter((record) => record.offers?.currency === "USD").map((record) => ({
       ...record,
@@ -628,7 +606,7 @@ describe.each(PATHS)("a catalog priced only in Canadian dollars, on %s", (path) 
   });
 });
 
-describe.each(PATHS)("a catalog priced in one currency, on %s", (path) => {
+describe.each(DATABASE_PATHS)("a catalog priced in one currency, on %s", (path) => {
   const search = searchOn(path, () => STRUCTURED.filter((record) => record.offers?.currency === "EUR"));
 
   it("reads a price written without a currency in that one", async () => {
