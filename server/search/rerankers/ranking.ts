@@ -178,7 +178,10 @@ export function rankScored(given: readonly Scored[], ids: readonly string[], wei
   // head word names, lacking the head word, once a product of the kind asked holds every such word (the knives for
   // "knife sharpener"). A structural fact of the query, which the encoder, finding sofas like cushions, cannot judge.
   const kindHoldsSorts = scored.some((f) => f.type === 1 && f.sorts.every((sort) => sort.held));
-  const target = (f: Scored) => (f.isTarget || (f.goesWith && kindHoldsSorts)) && f.department !== null;
+  // Only where the kind asked is sold among the candidates, or sold nowhere: where the head word read is no kind at all
+  // ("loves pretending *to* cook: play kitchen"), what follows "to" may be what is asked.
+  const kindRead = scored.some((f) => f.kindAsked || f.headUnsold);
+  const target = (f: Scored) => kindRead && (f.isTarget || (f.goesWith && kindHoldsSorts)) && f.department !== null;
   const cut = weights.cutOff;
   const best = Math.max(...order.filter((o) => !target(o.features)).map((o) => relevance(o.features, o.score)));
   // The encoder ties a candidate to the query when it finds it close, and closer than the candidates' usual (their
