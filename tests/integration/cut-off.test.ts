@@ -53,6 +53,12 @@ describe.each(["PGlite", "postgres.js"] as const)("on %s", (path) => {
     expect(codes(body)).not.toContain("weak_matches");
   });
 
+  it("cuts no product as what the query's kind is for when no kind is read: a verb before 'to' names none", async () => {
+    expect(names(await search("loves pretending to cook play kitchen"))[0]).toBe("Birch Plywood Pretend Play Kitchen");
+    // Where the kind asked is sold, what it is for is still cut: the sofa for "cushion for the sofa".
+    expect(names(await search("cushion for the sofa")).join(" ")).not.toMatch(/Sofa/u);
+  });
+
   it("answers nothing when nothing in the catalog is related", async () => {
     const body = await search("wedding dress");
     expect(body.products).toEqual([]);
