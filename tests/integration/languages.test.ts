@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { products } from "../../server/db/schema.js";
+import { configOf } from "../../server/search/languages/sql.js";
 import { SAMPLE_CATALOG_PATH } from "../../server/sample/index.js";
 import type { SearchResponse } from "../../shared/schemas/index.js";
 import type { TestRecord } from "../helpers/catalog.js";
@@ -71,6 +72,16 @@ describe.each(DATABASE_PATHS)("on %s", (path) => {
     // German's stemmer and stop words: "Tasche" is 'tasch', "aus" is no word.
     expect(row!.search).toContain("'tasch'");
     expect(row!.search).not.toContain("'aus'");
+  });
+
+  it("names each language's configuration as the database's search_config does", async () => {
+    for (const code of ["en", "de", "fr", "es", "it", "nl", "pt", "ru", "nb", "nn", "xx", "simple"]) {
+      const [row] = await app()
+        .database.db.select({ same: sql<boolean>`${configOf(code)}::text = search_config(${code})::text` })
+        .from(products)
+        .limit(1);
+      expect(row?.same, code).toBe(true);
+    }
   });
 
   it("finds a German page by a German query, stemmed by German", async () => {
