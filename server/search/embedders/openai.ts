@@ -57,7 +57,48 @@ class EmbeddingError extends Error {
   override readonly name = "EmbeddingError";
 }
 
+/** What an embedder's requests share: its settings, with their defaults filled in, and its label for errors. */
+interface EmbedderContext {
+  client: OpenAI;
+  model: string;
+  /** The `dimensions` parameter sent with each request, when the deps set one. */
+  dimensions: number | undefined;
+  batchSize: number;
+  maxRetries: number;
+  retryBaseMs: number;
+  timeoutMs: number;
+  /** `openai:model`, completed with @dimensions once they are known; used in every error message. */
+  label: string;
+}
+
 export async function createOpenAiEmbedder(deps: OpenAiEmbedderDeps): Promise<Embedder> {
+  const context = contextOf(deps);
+  const { model } = deps;
+  let dimensions = deps.dimensions ?? NATIVE_DIMENSIONS[model];
+  if (dimensions === undefined) {
+    const [probe] = await request(context, ["dimension probe"], undefined);
+    if (!probe || probe.length === 0) throw new EmbeddingError(`${context.label}: the probe embedding is empty`);
+    dimensions = probe.length;
+  }
+  const size = dimensions;
+  context.label = `openai:${model}@${size}`;
+
+  let closed = false;
+  return {
+    model: context.label,
+    dimensions: size,
+    async embed(texts) {
+      if (closed) throw new EmbeddingError(`${context.label}: embedder is closed`);
+      return embedAll(context, size, texts);
+    },
+    async close() {
+      closed = true; // the client belongs to the caller
+    },
+  };
+}
+
+/** The deps with their defaults, checked. */
+function contextOf(deps: OpenAiEmbedderDeps): EmbedderContext {
   const { client, model } = deps;
   const batchSize = deps.batchSize ?? DEFAULT_BATCH_SIZE;
   const maxRetries = deps.maxRetries ?? DEFAULT_MAX_RETRIES;
@@ -73,104 +114,88 @@ export async function createOpenAiEmbedder(deps: OpenAiEmbedderDeps): Promise<Em
   if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new RangeError(`maxRetries must be a non-negative integer, got ${maxRetries}`);
   if (!(retryBaseMs >= 0)) throw new RangeError(`retryBaseMs must be non-negative, got ${retryBaseMs}`);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`timeoutMs must be a positive integer, got ${timeoutMs}`);
+  return { client, model, dimensions: deps.dimensions, batchSize, maxRetries, retryBaseMs, timeoutMs, label: `openai:${model}` };
+}
 
-  let label = `openai:${model}`; // completed with @dimensions below; used in every error message
+/** Unit vectors in input order: empty texts without a request, the rest in batches. */
+async function embedAll(context: EmbedderContext, size: number, texts: readonly string[]): Promise<number[][]> {
+  const out = new Array<number[]>(texts.length);
+  const pending: number[] = [];
+  texts.forEach((text, index) => {
+    if (text.trim() === "") out[index] = emptyVector(size);
+    else pending.push(index);
+  });
+  for (let start = 0; start < pending.length; start += context.batchSize) {
+    const slice = pending.slice(start, start + context.batchSize);
+    const vectors = await request(
+      context,
+      slice.map((index) => texts[index] ?? ""),
+      size,
+    );
+    for (const [k, index] of slice.entries()) out[index] = normalise(context.label, vectors[k] ?? [], index);
+  }
+  return out;
+}
 
-  /** One request, retried; returns raw (unnormalised) vectors in input order. */
-  async function request(input: readonly string[], expected: number | undefined): Promise<number[][]> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const raw: unknown = await client.embeddings.create(
-          {
-            model,
-            input: [...input],
-            encoding_format: "base64",
-            ...(deps.dimensions === undefined ? {} : { dimensions: deps.dimensions }),
-          },
-          { maxRetries: 0, timeout: timeoutMs },
-        );
-        return vectorsOf(raw, input.length, expected);
-      } catch (error) {
-        if (error instanceof EmbeddingError) throw error; // a bad answer: retrying would not help
-        const retryable = isRetryable(error);
-        if (!retryable || attempt >= maxRetries) {
-          const tries = attempt === 0 ? "" : ` after ${attempt + 1} attempts`;
-          throw new EmbeddingError(`${label}: embeddings request failed${tries}: ${describe(error, client.apiKey)}`, { cause: error });
-        }
-        await sleep(pause(attempt, error, retryBaseMs));
+/** One request, retried; returns raw (unnormalised) vectors in input order. */
+async function request(context: EmbedderContext, input: readonly string[], expected: number | undefined): Promise<number[][]> {
+  const { client, model, dimensions, maxRetries, retryBaseMs, timeoutMs } = context;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const raw: unknown = await client.embeddings.create(
+        {
+          model,
+          input: [...input],
+          encoding_format: "base64",
+          ...(dimensions === undefined ? {} : { dimensions }),
+        },
+        { maxRetries: 0, timeout: timeoutMs },
+      );
+      return vectorsOf(context.label, raw, input.length, expected);
+    } catch (error) {
+      if (error instanceof EmbeddingError) throw error; // a bad answer: retrying would not help
+      const retryable = isRetryable(error);
+      if (!retryable || attempt >= maxRetries) {
+        const tries = attempt === 0 ? "" : ` after ${attempt + 1} attempts`;
+        throw new EmbeddingError(`${context.label}: embeddings request failed${tries}: ${describe(error, client.apiKey)}`, { cause: error });
       }
+      await sleep(pause(attempt, error, retryBaseMs));
     }
   }
+}
 
-  function vectorsOf(raw: unknown, count: number, expected: number | undefined): number[][] {
-    const parsed = EmbeddingResponseSchema.safeParse(raw);
-    if (!parsed.success) throw new EmbeddingError(`${label}: the answer is not an embeddings list`);
-    const { data } = parsed.data;
-    if (data.length !== count) throw new EmbeddingError(`${label}: ${data.length} embeddings returned for ${count} inputs`);
-    const out = new Array<number[] | undefined>(count);
-    for (const item of data) {
-      if (item.index >= count || out[item.index]) throw new EmbeddingError(`${label}: embedding index ${item.index} is out of range or repeated`);
-      const vector = typeof item.embedding === "string" ? decodeBase64(item.embedding) : item.embedding;
-      if (!vector) throw new EmbeddingError(`${label}: embedding ${item.index} is not valid base64 float32`);
-      if (expected !== undefined && vector.length !== expected) {
-        throw new EmbeddingError(`${label}: embedding ${item.index} has ${vector.length} dimensions, expected ${expected}`);
-      }
-      out[item.index] = vector;
+function vectorsOf(label: string, raw: unknown, count: number, expected: number | undefined): number[][] {
+  const parsed = EmbeddingResponseSchema.safeParse(raw);
+  if (!parsed.success) throw new EmbeddingError(`${label}: the answer is not an embeddings list`);
+  const { data } = parsed.data;
+  if (data.length !== count) throw new EmbeddingError(`${label}: ${data.length} embeddings returned for ${count} inputs`);
+  const out = new Array<number[] | undefined>(count);
+  for (const item of data) {
+    if (item.index >= count || out[item.index]) throw new EmbeddingError(`${label}: embedding index ${item.index} is out of range or repeated`);
+    const vector = typeof item.embedding === "string" ? decodeBase64(item.embedding) : item.embedding;
+    if (!vector) throw new EmbeddingError(`${label}: embedding ${item.index} is not valid base64 float32`);
+    if (expected !== undefined && vector.length !== expected) {
+      throw new EmbeddingError(`${label}: embedding ${item.index} has ${vector.length} dimensions, expected ${expected}`);
     }
-    return out.map((vector) => vector ?? []);
+    out[item.index] = vector;
   }
+  return out.map((vector) => vector ?? []);
+}
 
-  let dimensions = deps.dimensions ?? NATIVE_DIMENSIONS[model];
-  if (dimensions === undefined) {
-    const [probe] = await request(["dimension probe"], undefined);
-    if (!probe || probe.length === 0) throw new EmbeddingError(`${label}: the probe embedding is empty`);
-    dimensions = probe.length;
-  }
-  const size = dimensions;
-  label = `openai:${model}@${size}`;
+function normalise(label: string, vector: readonly number[], index: number): number[] {
+  let sum = 0;
+  for (const x of vector) sum += x * x;
+  const norm = Math.sqrt(sum);
+  if (!Number.isFinite(norm) || norm === 0) throw new EmbeddingError(`${label}: embedding ${index} has norm ${norm}`);
+  return vector.map((x) => x / norm);
+}
 
-  function normalise(vector: readonly number[], index: number): number[] {
-    let sum = 0;
-    for (const x of vector) sum += x * x;
-    const norm = Math.sqrt(sum);
-    if (!Number.isFinite(norm) || norm === 0) throw new EmbeddingError(`${label}: embedding ${index} has norm ${norm}`);
-    return vector.map((x) => x / norm);
-  }
-
-  // An empty text means nothing, and the API rejects it: it gets a fixed unit
-  // vector (the first axis), far from any real text, without a request.
-  const emptyVector = (): number[] => {
-    const vector = new Array<number>(size).fill(0);
-    vector[0] = 1;
-    return vector;
-  };
-
-  let closed = false;
-  return {
-    model: label,
-    dimensions: size,
-    async embed(texts) {
-      if (closed) throw new EmbeddingError(`${label}: embedder is closed`);
-      const out = new Array<number[]>(texts.length);
-      const pending: number[] = [];
-      texts.forEach((text, index) => {
-        if (text.trim() === "") out[index] = emptyVector();
-        else pending.push(index);
-      });
-      for (let start = 0; start < pending.length; start += batchSize) {
-        const slice = pending.slice(start, start + batchSize);
-        const vectors = await request(
-          slice.map((index) => texts[index] ?? ""),
-          size,
-        );
-        for (const [k, index] of slice.entries()) out[index] = normalise(vectors[k] ?? [], index);
-      }
-      return out;
-    },
-    async close() {
-      closed = true; // the client belongs to the caller
-    },
-  };
+// An empty text means nothing, and the API rejects it: it gets a fixed unit
+// vector (the first axis), far from any real text, without a request.
+function emptyVector(size: number): number[] {
+  const vector = new Array<number>(size).fill(0);
+  vector[0] = 1;
+  return vector;
 }
 
 function decodeBase64(text: string): number[] | null {

@@ -133,110 +133,131 @@ function spawn(entry: URL): Worker {
   return new Worker(boot, { eval: true });
 }
 
+/** What the threads of one embedder share: where they start from, who is told of deaths, the slots, and the phase. */
+interface Pool {
+  entry: URL;
+  warn: (message: string) => void;
+  slots: (Thread | null)[];
+  /** Until every thread is first ready: a death then is the caller's failure, not restarted. */
+  booting: boolean;
+  closing: boolean;
+}
+
 export async function createThreadedEmbedder(options: ThreadedEmbedderOptions): Promise<Embedder> {
   if (!Number.isInteger(options.threads) || options.threads < 1) throw new RangeError(`threads must be a positive integer, got ${options.threads}`);
-  const entry = options.entry ?? new URL("./encoder-thread.ts", import.meta.url);
-  const warn = options.warn ?? warnOnStderr;
-  const slots: (Thread | null)[] = [];
+  const pool: Pool = {
+    entry: options.entry ?? new URL("./encoder-thread.ts", import.meta.url),
+    warn: options.warn ?? warnOnStderr,
+    slots: [],
+    booting: true,
+    closing: false,
+  };
   const inFlight = new Set<Promise<unknown>>();
   let nextId = 0;
-  let booting = true;
-  let closing = false;
-
-  function send(call: Call): void {
-    let thread: Thread | undefined;
-    for (const t of slots) if (t && (!thread || t.calls.size < thread.calls.size)) thread = t;
-    if (!thread) {
-      call.reject(new EncoderCrashedError("no encoder thread is running (each failed to start)"));
-      return;
-    }
-    thread.calls.set(call.id, call);
-    // Posted at once: a thread still loading its model reads its messages once it is ready.
-    thread.worker.postMessage({ id: call.id, texts: call.texts, alone: call.deaths > 0 } satisfies ToThread);
-  }
-
-  /** Starts the slot's thread; resolves with the model once it is ready, rejects if it dies first. */
-  function start(slot: number, failedStarts: number): Promise<{ model: string; dimensions: number }> {
-    const thread: Thread = { worker: spawn(entry), ready: false, calls: new Map(), started: new Set() };
-    slots[slot] = thread;
-    let cause = "";
-    return new Promise((resolve, reject) => {
-      thread.worker.on("message", (message: FromThread) => {
-        if ("ready" in message) {
-          thread.ready = true;
-          resolve(message.ready);
-          return;
-        }
-        if ("started" in message) {
-          thread.started = new Set(message.started);
-          return;
-        }
-        const call = thread.calls.get(message.id);
-        if (!call) return;
-        thread.calls.delete(message.id);
-        thread.started.delete(message.id);
-        if ("error" in message) call.reject(new Error(message.error));
-        else call.resolve(message.vectors);
-      });
-      thread.worker.on("error", (error) => {
-        cause = error.message;
-      });
-      thread.worker.on("exit", (code) => {
-        slots[slot] = null;
-        const why = cause || `exit code ${code}`;
-        reject(new Error(`the encoder thread failed to start: ${why}`));
-        // At boot the failure is the caller's (the server does not come up without its encoder); at close it is expected.
-        if (closing || booting) return;
-        const failed = thread.ready ? 0 : failedStarts + 1;
-        const calls = [...thread.calls.values()];
-        if (failed >= FAILED_STARTS) {
-          warn(`encoder thread ${slot} failed to start ${failed} times in a row (${why}); not restarted`);
-        } else {
-          warn(`encoder thread ${slot} died (${why}); restarting it and sending its ${calls.length} calls again`);
-          start(slot, failed).catch(() => undefined);
-        }
-        for (const call of calls) {
-          if (thread.started.has(call.id)) call.deaths++;
-          if (call.deaths >= DEATHS) call.reject(new EncoderCrashedError(`the encoder thread died on this call twice (${why})`));
-          else send(call);
-        }
-      });
-    });
-  }
-
-  async function terminateAll(): Promise<void> {
-    closing = true;
-    await Promise.all(slots.map((thread) => thread?.worker.terminate()));
-  }
 
   // The threads load their models side by side; the embedder is ready once all are.
   let info: { model: string; dimensions: number } | undefined;
   try {
-    [info] = await Promise.all(Array.from({ length: options.threads }, (_, slot) => start(slot, 0)));
+    [info] = await Promise.all(Array.from({ length: options.threads }, (_, slot) => start(pool, slot, 0)));
   } catch (error) {
-    await terminateAll();
+    await terminateAll(pool);
     throw error;
   }
-  booting = false;
+  pool.booting = false;
   if (!info) throw new Error("no encoder thread started"); // unreachable: threads ≥ 1
 
   return {
     model: info.model,
     dimensions: info.dimensions,
     embed(texts) {
-      if (closing) return Promise.reject(new Error("embedder is closed"));
+      if (pool.closing) return Promise.reject(new Error("embedder is closed"));
       if (texts.length === 0) return Promise.resolve([]);
-      const vectors = new Promise<number[][]>((resolve, reject) => send({ id: nextId++, texts, deaths: 0, resolve, reject }));
+      const vectors = new Promise<number[][]>((resolve, reject) => send(pool, { id: nextId++, texts, deaths: 0, resolve, reject }));
       inFlight.add(vectors);
       const done = () => inFlight.delete(vectors);
       vectors.then(done, done);
       return vectors;
     },
     async close() {
-      if (closing) return;
+      if (pool.closing) return;
       // Calls made before close() still finish.
       await Promise.allSettled([...inFlight]);
-      await terminateAll();
+      await terminateAll(pool);
     },
   };
+}
+
+function send(pool: Pool, call: Call): void {
+  let thread: Thread | undefined;
+  for (const t of pool.slots) if (t && (!thread || t.calls.size < thread.calls.size)) thread = t;
+  if (!thread) {
+    call.reject(new EncoderCrashedError("no encoder thread is running (each failed to start)"));
+    return;
+  }
+  thread.calls.set(call.id, call);
+  // Posted at once: a thread still loading its model reads its messages once it is ready.
+  thread.worker.postMessage({ id: call.id, texts: call.texts, alone: call.deaths > 0 } satisfies ToThread);
+}
+
+/** Starts the slot's thread; resolves with the model once it is ready, rejects if it dies first. */
+function start(pool: Pool, slot: number, failedStarts: number): Promise<{ model: string; dimensions: number }> {
+  const thread: Thread = { worker: spawn(pool.entry), ready: false, calls: new Map(), started: new Set() };
+  pool.slots[slot] = thread;
+  let cause = "";
+  return new Promise((resolve, reject) => {
+    thread.worker.on("message", (message: FromThread) => {
+      if ("ready" in message) {
+        thread.ready = true;
+        resolve(message.ready);
+        return;
+      }
+      received(thread, message);
+    });
+    thread.worker.on("error", (error) => {
+      cause = error.message;
+    });
+    thread.worker.on("exit", (code) => {
+      pool.slots[slot] = null;
+      const why = cause || `exit code ${code}`;
+      reject(new Error(`the encoder thread failed to start: ${why}`));
+      // At boot the failure is the caller's (the server does not come up without its encoder); at close it is expected.
+      if (pool.closing || pool.booting) return;
+      died(pool, slot, thread, thread.ready ? 0 : failedStarts + 1, why);
+    });
+  });
+}
+
+/** A thread's message other than `ready`: what it is embedding now, or a call's answer. */
+function received(thread: Thread, message: Exclude<FromThread, { ready: unknown }>): void {
+  if ("started" in message) {
+    thread.started = new Set(message.started);
+    return;
+  }
+  const call = thread.calls.get(message.id);
+  if (!call) return;
+  thread.calls.delete(message.id);
+  thread.started.delete(message.id);
+  if ("error" in message) call.reject(new Error(message.error));
+  else call.resolve(message.vectors);
+}
+
+/** A thread died after boot: restarts its slot (unless it keeps failing to start) and sends its calls again. */
+function died(pool: Pool, slot: number, thread: Thread, failed: number, why: string): void {
+  const calls = [...thread.calls.values()];
+  if (failed >= FAILED_STARTS) {
+    pool.warn(`encoder thread ${slot} failed to start ${failed} times in a row (${why}); not restarted`);
+  } else {
+    pool.warn(`encoder thread ${slot} died (${why}); restarting it and sending its ${calls.length} calls again`);
+    start(pool, slot, failed).catch(() => undefined);
+  }
+  for (const call of calls) {
+    if (thread.started.has(call.id)) call.deaths++;
+    if (call.deaths >= DEATHS) call.reject(new EncoderCrashedError(`the encoder thread died on this call twice (${why})`));
+    else send(pool, call);
+  }
+}
+
+async function terminateAll(pool: Pool): Promise<void> {
+  pool.closing = true;
+  await Promise.all(pool.slots.map((thread) => thread?.worker.terminate()));
 }

@@ -16,7 +16,7 @@ import { z } from "zod";
 import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
 import { isRetryableStatus, retryAfter } from "../openai-errors.js";
-import type { Reranker, RerankResult } from "../reranker.js";
+import type { RerankContext, Reranker, RerankResult } from "../reranker.js";
 
 export interface LlmRerankerDeps {
   client: OpenAI;
@@ -108,7 +108,31 @@ interface Card {
 
 type Attempt = { ok: true; ids: string[] } | { ok: false; reason: string; retryable: boolean; retryAfterMs?: number };
 
+/** What a reranker's calls share: its settings, with their defaults filled in, and its cache. */
+interface LlmContext {
+  client: OpenAI;
+  model: string;
+  timeoutMs: number;
+  descriptionChars: number;
+  maxRanked: number;
+  temperature: number | null;
+  clock: () => number;
+  /** Full rankings (every candidate's product id once), by cache key. Only successes go in. */
+  cache: LruCache<string, readonly string[]>;
+  /** Identical searches arriving together share one call. */
+  inflight: Map<string, Promise<RerankResult>>;
+}
+
 export function createLlmReranker(deps: LlmRerankerDeps): Reranker {
+  const llm = contextOf(deps);
+  return {
+    name: "llm",
+    rerank: (typed, candidates, context) => rerank(llm, typed, candidates, context),
+  };
+}
+
+/** The deps with their defaults, checked, and an empty cache. */
+function contextOf(deps: LlmRerankerDeps): LlmContext {
   const { client, model, timeoutMs } = deps;
   const cacheSize = deps.cacheSize ?? DEFAULT_CACHE_SIZE;
   const descriptionChars = deps.descriptionChars ?? DEFAULT_DESCRIPTION_CHARS;
@@ -122,107 +146,102 @@ export function createLlmReranker(deps: LlmRerankerDeps): Reranker {
     throw new RangeError(`descriptionChars must be a non-negative integer, got ${descriptionChars}`);
   }
   if (!Number.isInteger(maxRanked) || maxRanked < 1) throw new RangeError(`maxRanked must be a positive integer, got ${maxRanked}`);
-
-  /** Full rankings (every candidate's product id once), by cache key. Only successes go in. */
   const cache = new LruCache<string, readonly string[]>(cacheSize);
-  /** Identical searches arriving together share one call. */
-  const inflight = new Map<string, Promise<RerankResult>>();
+  return { client, model, timeoutMs, descriptionChars, maxRanked, temperature, clock, cache, inflight: new Map() };
+}
 
-  async function callOnce(query: string, cards: readonly Card[], signal: AbortSignal, deadline: number): Promise<Attempt> {
-    const labels = cards.map((card) => card.label);
-    const wanted = Math.min(maxRanked, cards.length);
-    try {
-      const raw: unknown = await client.chat.completions.create(
-        {
-          model,
-          messages: [
-            { role: "system", content: SYSTEM_PROMPT },
-            { role: "user", content: userPrompt(query, cards, wanted) },
-          ],
-          response_format: responseFormat(labels),
-          // Room for every label, should the model list them all: a cut-off answer is unusable.
-          max_completion_tokens: 64 + cards.length * 8,
-          ...(temperature === null ? {} : { temperature }),
-        },
-        // Our own deadline and retry policy, whatever the client was built with.
-        { signal, timeout: Math.max(1, Math.ceil(deadline - clock())), maxRetries: 0 },
-      );
-      return parseAnswer(raw, cards, wanted);
-    } catch (error) {
-      return classify(error);
-    }
+async function rerank(llm: LlmContext, typed: string, candidates: readonly Product[], context: RerankContext | undefined): Promise<RerankResult> {
+  // Words read out of the query as unwanted ("not wireless") are not searched, but the model should know them.
+  const avoid = context?.plan?.avoid ?? [];
+  const query = avoid.length > 0 ? `${typed}, without ${avoid.join(", ")}` : typed;
+  const retrieval = candidates.map((candidate) => candidate.id);
+  if (candidates.length < 2) return { ids: retrieval, outcome: "reranked" }; // nothing to order
+  const cards = candidates.map((candidate, index) => ({
+    label: `c${index + 1}`,
+    id: candidate.id,
+    text: cardText(candidate, llm.descriptionChars),
+  }));
+  const key = cacheKey(llm.model, query, cards);
+  const cached = llm.cache.get(key);
+  if (cached) return { ids: [...cached], outcome: "cached" };
+  let pending = llm.inflight.get(key);
+  if (!pending) {
+    const call = rankWithDeadline(llm, query, cards, key);
+    pending = call;
+    llm.inflight.set(key, call);
+    void call.finally(() => llm.inflight.delete(key));
   }
+  const result = await pending;
+  // A shared call's fallback is in its own retrieval order; ours may differ.
+  return result.outcome === "fallback" ? { ...result, ids: retrieval } : { ...result, ids: [...result.ids] };
+}
 
-  async function rankWithDeadline(query: string, cards: readonly Card[], key: string): Promise<RerankResult> {
-    const started = clock();
-    const deadline = started + timeoutMs;
-    const controller = new AbortController();
-    const fallback = (reason: string): RerankResult => ({ ids: cards.map((card) => card.id), outcome: "fallback", reason });
+async function rankWithDeadline(llm: LlmContext, query: string, cards: readonly Card[], key: string): Promise<RerankResult> {
+  const { timeoutMs, clock } = llm;
+  const deadline = clock() + timeoutMs;
+  const controller = new AbortController();
+  const fallback = (reason: string): RerankResult => ({ ids: cards.map((card) => card.id), outcome: "fallback", reason });
 
-    const attempts = async (): Promise<RerankResult> => {
-      for (let attempt = 1; ; attempt++) {
-        const result = await callOnce(query, cards, controller.signal, deadline);
-        if (result.ok) {
-          cache.set(key, result.ids);
-          return { ids: [...result.ids], outcome: "reranked" };
-        }
-        if (controller.signal.aborted) return fallback(`timeout after ${timeoutMs}ms`);
-        if (!result.retryable) return fallback(result.reason);
-        if (attempt >= MAX_ATTEMPTS) return fallback(`${result.reason} (after ${attempt} attempts)`);
-        const pause = result.retryAfterMs ?? RETRY_PAUSE_MS;
-        const left = deadline - clock();
-        if (pause + MIN_ATTEMPT_MS > left) {
-          return fallback(`${result.reason}; no retry: ${Math.round(left)}ms left, retry after ${Math.round(pause)}ms`);
-        }
-        await sleep(pause, controller.signal);
+  const attempts = async (): Promise<RerankResult> => {
+    for (let attempt = 1; ; attempt++) {
+      const result = await callOnce(llm, query, cards, controller.signal, deadline);
+      if (result.ok) {
+        llm.cache.set(key, result.ids);
+        return { ids: [...result.ids], outcome: "reranked" };
       }
-    };
-
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<RerankResult>((resolve) => {
-      timer = setTimeout(
-        () => {
-          controller.abort(); // the SDK passes this to fetch: the socket is closed, not left to the server
-          resolve(fallback(`timeout after ${timeoutMs}ms`));
-        },
-        Math.max(0, deadline - clock()),
-      );
-    });
-    try {
-      return await Promise.race([attempts(), expired]);
-    } finally {
-      clearTimeout(timer);
+      if (controller.signal.aborted) return fallback(`timeout after ${timeoutMs}ms`);
+      if (!result.retryable) return fallback(result.reason);
+      if (attempt >= MAX_ATTEMPTS) return fallback(`${result.reason} (after ${attempt} attempts)`);
+      const pause = result.retryAfterMs ?? RETRY_PAUSE_MS;
+      const left = deadline - clock();
+      if (pause + MIN_ATTEMPT_MS > left) {
+        return fallback(`${result.reason}; no retry: ${Math.round(left)}ms left, retry after ${Math.round(pause)}ms`);
+      }
+      await sleep(pause, controller.signal);
     }
-  }
-
-  return {
-    name: "llm",
-    async rerank(typed, candidates, context) {
-      // Words read out of the query as unwanted ("not wireless") are not searched, but the model should know them.
-      const avoid = context?.plan?.avoid ?? [];
-      const query = avoid.length > 0 ? `${typed}, without ${avoid.join(", ")}` : typed;
-      const retrieval = candidates.map((candidate) => candidate.id);
-      if (candidates.length < 2) return { ids: retrieval, outcome: "reranked" }; // nothing to order
-      const cards = candidates.map((candidate, index) => ({
-        label: `c${index + 1}`,
-        id: candidate.id,
-        text: cardText(candidate, descriptionChars),
-      }));
-      const key = cacheKey(model, query, cards);
-      const cached = cache.get(key);
-      if (cached) return { ids: [...cached], outcome: "cached" };
-      let pending = inflight.get(key);
-      if (!pending) {
-        const call = rankWithDeadline(query, cards, key);
-        pending = call;
-        inflight.set(key, call);
-        void call.finally(() => inflight.delete(key));
-      }
-      const result = await pending;
-      // A shared call's fallback is in its own retrieval order; ours may differ.
-      return result.outcome === "fallback" ? { ...result, ids: retrieval } : { ...result, ids: [...result.ids] };
-    },
   };
+
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<RerankResult>((resolve) => {
+    timer = setTimeout(
+      () => {
+        controller.abort(); // the SDK passes this to fetch: the socket is closed, not left to the server
+        resolve(fallback(`timeout after ${timeoutMs}ms`));
+      },
+      Math.max(0, deadline - clock()),
+    );
+  });
+  try {
+    return await Promise.race([attempts(), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function callOnce(llm: LlmContext, query: string, cards: readonly Card[], signal: AbortSignal, deadline: number): Promise<Attempt> {
+  const { client, model, temperature, clock } = llm;
+  const labels = cards.map((card) => card.label);
+  const wanted = Math.min(llm.maxRanked, cards.length);
+  try {
+    const raw: unknown = await client.chat.completions.create(
+      {
+        model,
+        messages: [
+          { role: "system", content: SYSTEM_PROMPT },
+          { role: "user", content: userPrompt(query, cards, wanted) },
+        ],
+        response_format: responseFormat(labels),
+        // Room for every label, should the model list them all: a cut-off answer is unusable.
+        max_completion_tokens: 64 + cards.length * 8,
+        ...(temperature === null ? {} : { temperature }),
+      },
+      // Our own deadline and retry policy, whatever the client was built with.
+      { signal, timeout: Math.max(1, Math.ceil(deadline - clock())), maxRetries: 0 },
+    );
+    return parseAnswer(raw, cards, wanted);
+  } catch (error) {
+    return classify(error);
+  }
 }
 
 // ---------------------------------------------------------------- prompt
