@@ -391,8 +391,6 @@ function classify(error: unknown): Attempt {
   return { ok: false, reason: `unexpected error (${error instanceof Error ? error.name : typeof error})`, retryable: false };
 }
 
-// Now in ../openai-errors.ts; still exported here, as it was before the move.
-
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
