@@ -142,7 +142,7 @@ export interface UnderstandDeps {
 function languageOf(words: readonly string[], catalog: string, vocabulary: Vocabulary | null): string {
   const catalogWords = vocabulary && {
     held: (word: string) => heldCount(word, vocabulary) > 0,
-    near: (word: string) => corrections(word, vocabulary).length > 0,
+    near: (word: string) => corrections(word, vocabulary, { twoEdits: false }).length > 0,
   };
   return queryLanguage(words, catalog, catalogWords ?? undefined);
 }
