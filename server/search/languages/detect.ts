@@ -16,7 +16,7 @@
 import { isCommonWord } from "../common-words.js";
 import { withoutAccents, wordsIn } from "../lexical.js";
 import { languageData } from "./data.js";
-import { compoundHead, HEAD_LEAST, readPhrases, singleWordTerms, translations, wordKey } from "./lexicon.js";
+import { compoundHead, readPhrases, singleWordTerms, translations, wordKey } from "./lexicon.js";
 
 /** A page's text beyond this many words adds little to what its first ones say, and costs at import. */
 const TEXT_WORDS = 300;
@@ -110,17 +110,10 @@ export function languagesOf(word: string, options: { compounds?: boolean } = {})
     stop.has(plain) ||
     words.has(wordKey(code, word)) ||
     (code === "en" && isCommonWord(word)) ||
-    (options.compounds === true && endsWithWord(code, wordKey(code, word), words))
+    (options.compounds === true && languageData().lexicons.get(code)?.compounds === true && compoundHead(wordKey(code, word), words) !== null)
       ? [code]
       : [],
   );
-}
-
-/** Whether a word of a language that joins words ends with a word of its lexicon of HEAD_LEAST letters or more. */
-function endsWithWord(code: string, key: string, words: ReadonlySet<string>): boolean {
-  if (languageData().lexicons.get(code)?.compounds !== true) return false;
-  for (const word of words) if (word.length >= HEAD_LEAST && key.length > word.length && key.endsWith(word)) return true;
-  return false;
 }
 
 /** The language a text is written in, or null when its words do not say clearly enough. */
@@ -187,7 +180,8 @@ function readsHeld(language: string, words: readonly string[], catalog: string, 
   // A compound no entry names is read as its head ("Wandleuchte" as "Leuchte"), as the query will be (reading.ts).
   const compounds = languageData().lexicons.get(language)?.compounds === true;
   const keys = words.map((word) => wordKey(language, word));
-  const read = readPhrases(compounds ? keys.map((key) => (rules.has(key) ? key : (compoundHead(key, singleWordTerms(rules)) ?? key))) : keys, rules);
+  const terms = compounds ? singleWordTerms(rules) : [];
+  const read = readPhrases(compounds ? keys.map((key) => (rules.has(key) ? key : (compoundHead(key, terms) ?? key))) : keys, rules);
   if (whole && read.reduce((n, reading) => n + reading.end - reading.start, 0) !== words.length) return false;
   if (!vocabulary) return true;
   return (

@@ -108,10 +108,10 @@ export function singleWordTerms(rules: Translations): string[] {
 }
 
 /** Words shorter than this are no compound's head: "jas" would end too many words that are no jacket. */
-export const HEAD_LEAST = 4;
+const HEAD_LEAST = 4;
 
 /** The longest of `terms` (single-word lexicon keys) a compound ends with, leaving a part before it; null when none. */
-export function compoundHead(word: string, terms: readonly string[]): string | null {
+export function compoundHead(word: string, terms: Iterable<string>): string | null {
   let head: string | null = null;
   for (const term of terms) {
     if (term.length >= HEAD_LEAST && word.length > term.length && word.endsWith(term) && term.length > (head?.length ?? 0)) head = term;

@@ -15,9 +15,7 @@ import type { Page } from "./page.js";
 
 /**
  * The interpretation, when constraints were read, a typo corrected, a synonym applied, ages or unwanted words read, a
- * model asked (`analyser`), or `explain=true` (the whole parsed query).
- */
-/**
+ * model asked (`analyser`), a query read in another language, or `explain=true` (the whole parsed query).
  * `answered`: whether the answer holds products. A query in no language known that matched nothing is answered
  * exactly `{"products":[]}` (docs/api.md): naming its words as not read adds nothing to an empty answer.
  */
