@@ -234,8 +234,8 @@ function readQuery(query: string, deps: UnderstandDeps): QueryPlan {
   });
 }
 
-/** The indices of the words an expansion stands for. */
-function covered(e: Expansion): number[] {
+/** The indices of the query's words a run of them (an expansion, a translated phrase) stands for. */
+export function covered(e: { start: number; end: number }): number[] {
   return Array.from({ length: e.end - e.start }, (_, j) => e.start + j);
 }
 

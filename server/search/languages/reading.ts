@@ -9,7 +9,7 @@
 import { closestTerm } from "../typos.js";
 import { isEnglishWord } from "../common-words.js";
 import { withoutAccents } from "../lexical.js";
-import { type Form, letterCompounds, type QueryPlan, type Token, type UnderstandDeps } from "../understand.js";
+import { covered, type Form, letterCompounds, type QueryPlan, type Token, type UnderstandDeps } from "../understand.js";
 import { languageData } from "./data.js";
 import { languagesOf } from "./detect.js";
 import { compoundHead, type Reading, readPhrases, singleWordTerms, translations, wordKey } from "./lexicon.js";
@@ -32,7 +32,7 @@ export function readForeign(query: string, found: readonly Token[], deps: Unders
   const forms: Form[] = [];
   const corrections: QueryPlan["corrections"] = [];
   // A word no rule reads, the catalog lacks and the language does not stop may be a typo of a word a rule reads.
-  const read = new Set(readPhrases(folded, set).flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
+  const read = new Set(readPhrases(folded, set).flatMap(covered));
   let terms: string[] | undefined;
   const compounds = languageData().lexicons.get(language)?.compounds === true;
   found.forEach((token, i) => {
@@ -52,7 +52,7 @@ export function readForeign(query: string, found: readonly Token[], deps: Unders
     folded[i] = term;
   });
   const expansions = readPhrases(folded, set);
-  const translated = new Set(expansions.flatMap((e) => Array.from({ length: e.end - e.start }, (_, j) => e.start + j)));
+  const translated = new Set(expansions.flatMap(covered));
   // The language's stop words are not searched: "de" and "pour" are words in English ("pour-over").
   const typed: Form[] = found.flatMap((token, i) =>
     isStop(token.word) ? [] : [{ start: i, end: i + 1, words: [token.word], kind: "typed" as const }],
