@@ -36,6 +36,11 @@ export interface Filters {
   categories?: string[];
   /** Brand keys, any of them. */
   brands?: string[];
+  /**
+   * The brands were read from the query's words ("babybjorn carier"): a product of a brand the shopper named is
+   * plausibly what they want, so where nothing else is kept, the brand's products are the weak matches (rank.ts).
+   */
+  brandsNamed?: boolean;
   /** Only products with a price in `currency` (a price sort needs one). */
   priced?: boolean;
   /** Only products whose record changed at or after this instant. */

@@ -201,7 +201,12 @@ function notComparedWith(reading: Reading, hits: readonly SearchHitResult[], cur
 function filtersOf(effective: SearchParams, reading: Reading | null, priced: boolean, rates: ExchangeRates | null): Filters {
   const unstatedPass = { audience: reading?.adds.audience !== undefined, colour: reading?.adds.colour !== undefined };
   const namedColours = reading?.applied.filter((shown) => shown.filter === "colour").map((shown) => shown.text);
-  return { ...filtersFrom(effective, { priced, rates, unstatedPass }), ...(namedColours?.length ? { namedColours } : {}) };
+  const brandsNamed = reading?.adds.brand !== undefined;
+  return {
+    ...filtersFrom(effective, { priced, rates, unstatedPass }),
+    ...(namedColours?.length ? { namedColours } : {}),
+    ...(brandsNamed ? { brandsNamed } : {}),
+  };
 }
 
 /** What a page depends on: a cursor continues only the query, filters and sort it came from. */

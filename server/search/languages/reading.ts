@@ -109,7 +109,8 @@ function embedded(query: string, found: readonly Token[], expansions: readonly R
 /**
  * The language fields of a query read in the catalog's language. Where most of its words (at least UNREAD_LEAST) are
  * in no language the data knows, the catalog does not hold them, and nothing corrected them or read them as a synonym,
- * the query is in a language not known, and those words are named as not read.
+ * the query is in a language not known, and those words are named as not read. `unread` lists such words whatever
+ * their number ("asdfgh").
  */
 export function inCatalogLanguage(found: readonly Token[], forms: readonly Form[], catalog: string, held: (word: string) => boolean): LanguageFields {
   const known: LanguageFields = { language: { query: catalog, catalog }, languages: [catalog], translations: [], unread: [] };
@@ -124,6 +125,7 @@ export function inCatalogLanguage(found: readonly Token[], forms: readonly Form[
       ? [token.word]
       : [],
   );
-  if (unread.length < UNREAD_LEAST || 2 * unread.length < words.length) return known;
-  return { ...known, language: { query: null, catalog }, unread: [...new Set(unread)] };
+  const fields = { ...known, unread: [...new Set(unread)] };
+  if (unread.length < UNREAD_LEAST || 2 * unread.length < words.length) return fields;
+  return { ...fields, language: { query: null, catalog } };
 }

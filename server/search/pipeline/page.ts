@@ -88,7 +88,13 @@ export async function searchPage(
   const depth = Math.min(deps.maxResults, whole ? deps.maxResults : Math.max(MIN_RETRIEVAL, rerankCount, seen.size + params.limit));
   const started = performance.now();
   const retrieved = await retrieveStage(ctx, plan, filters, depth, rerankCount, started);
-  const { ranked, matched, rerank, scores: rerankScores, weak } = await rankStage(deps.reranker, query, plan, retrieved);
+  const {
+    ranked,
+    matched,
+    rerank,
+    scores: rerankScores,
+    weak,
+  } = await rankStage(deps.reranker, query, plan, retrieved, filters.brandsNamed === true);
   const seconds = (from: number, to: number) => (to - from) / 1000;
   const { embeddedAt, retrievedAt } = retrieved;
   deps.observe?.({
@@ -145,7 +151,10 @@ export async function searchedWithout(
       ? { ...params, price_min: undefined, price_max: undefined, currency: undefined, sort: undefined, facets: ["price"] }
       : { ...params, availability: undefined, sort: undefined, facets: ["availability"] };
   const filters = filtersFrom(loosened, { rates: ctx.deps.exchangeRates });
-  return query && plan ? searchPage(ctx, query, plan, filters, loosened, "relevance") : browsePage(ctx, filters, "newest", loosened);
+  if (!query || !plan) return browsePage(ctx, filters, "newest", loosened);
+  const page = await searchPage(ctx, query, plan, filters, loosened, "relevance");
+  // Weak matches are what the search found nearest, not what it matches: an empty answer's note counts none of them.
+  return page.weak ? { ...page, ids: [], facetScope: () => ({ where: inArray(productFacets.id, [""]) }) } : page;
 }
 
 /** How many of the products a page's search matched are priced in each currency. */

@@ -20,19 +20,57 @@ export interface RankedMatches {
   weak?: boolean;
 }
 
-export async function rankStage(reranker: Reranker, query: string, plan: QueryPlan, retrieved: Retrieved): Promise<RankedMatches> {
-  const { candidates, beside, queryVector, similarities, fused } = retrieved;
-  const reranked = await reranker.rerank(query, candidates, queryVector ? { queryVector, similarities, plan, beside } : { plan, beside });
+export async function rankStage(
+  reranker: Reranker,
+  query: string,
+  plan: QueryPlan,
+  retrieved: Retrieved,
+  brandsNamed: boolean,
+): Promise<RankedMatches> {
+  const { candidates, fused } = retrieved;
+  const reranked = await rerankOf(reranker, query, plan, retrieved, candidates);
   // The reranker's floor: once it finds candidates unrelated, what retrieval ranked below them all is too.
   const unrelated = reranked.unrelated ?? new Set<string>();
   const rerankedIds = repairOrder(reranked.ids, candidates).filter((id) => !unrelated.has(id));
+  const rerank = { name: reranker.name, outcome: reranked.outcome, ...(reranked.reason ? { reason: reranked.reason } : {}) };
+  const ranked = [...rerankedIds, ...(unrelated.size > 0 ? [] : fused.slice(candidates.length))];
+  if (ranked.length === 0) {
+    const weak = await weakMatches(reranker, query, plan, retrieved, brandsNamed);
+    if (weak) return { ...weak, rerank };
+  }
   return {
-    ranked: [...rerankedIds, ...(unrelated.size > 0 ? [] : fused.slice(candidates.length))],
+    ranked,
     matched: unrelated.size > 0 ? rerankedIds : fused,
-    rerank: { name: reranker.name, outcome: reranked.outcome, ...(reranked.reason ? { reason: reranked.reason } : {}) },
+    rerank,
     ...(reranked.scores ? { scores: reranked.scores } : {}),
     ...(reranked.weak ? { weak: true } : {}),
   };
+}
+
+function rerankOf(reranker: Reranker, query: string, plan: QueryPlan, retrieved: Retrieved, candidates: readonly Product[]) {
+  const { beside, queryVector, similarities } = retrieved;
+  return reranker.rerank(query, candidates, queryVector ? { queryVector, similarities, plan, beside } : { plan, beside });
+}
+
+/**
+ * When nothing above the relevance floor is kept, what vector retrieval ranked under it, judged by the reranker's own
+ * cut-off: those it ties to the query are answered as weak matches rather than nothing ("valentine's flowers" and the
+ * roses). Only a reranker that judges relevance (names some unrelated) may keep them, and only for a query some of
+ * whose words are read: the encoder's similarity to words in no known language ("asdfgh") is no evidence. Where the
+ * query named a brand, the brand's products are all plausibly wanted ("karcher k3" and the Kärcher "K 3").
+ */
+async function weakMatches(reranker: Reranker, query: string, plan: QueryPlan, retrieved: Retrieved, brandsNamed: boolean) {
+  const words = plan.words.filter((word) => /\p{L}/u.test(word));
+  const nothingRead = words.every((word) => plan.unread.includes(word));
+  if (plan.language.query === null || (nothingRead && !brandsNamed)) return undefined;
+  const under = await retrieved.belowFloor();
+  if (under.length === 0) return undefined;
+  const reranked = await rerankOf(reranker, query, plan, retrieved, under);
+  if (reranked.unrelated === undefined) return undefined;
+  const unrelated = brandsNamed ? new Set<string>() : reranked.unrelated;
+  const ids = repairOrder(reranked.ids, under).filter((id) => !unrelated.has(id));
+  if (ids.length === 0) return undefined;
+  return { ranked: ids, matched: ids, ...(reranked.scores ? { scores: reranked.scores } : {}), weak: true };
 }
 
 /** Keeps the reranker's order for ids it knows, once each; candidates it left out follow in retrieval order. */

@@ -27,6 +27,11 @@ export interface Retrieved {
   fused: string[];
   candidates: Product[];
   beside: Product[];
+  /**
+   * What vector retrieval ranked under the relevance floor, best first (at most as many as the candidates): loaded
+   * only when the reranker keeps nothing above the floor, as the answer's weak matches (rank.ts).
+   */
+  belowFloor: () => Promise<Product[]>;
   queryVector?: number[];
   similarities: Map<string, number>;
   /** performance.now() when the query's vector was ready, and when retrieval ended. */
@@ -74,6 +79,7 @@ export async function retrieveStage(
   const similar = semantic.filter((item) => item.score >= deps.minSimilarity);
   const fused = reciprocalRankFusion([lexical, similar]).slice(0, deps.maxResults);
   const retrievedIds = new Set(fused);
+  const under = semantic.filter((item) => !retrievedIds.has(item.id)).slice(0, rerankCount);
   const [candidates, beside] = await Promise.all([
     findProductsByIds(read, fused.slice(0, rerankCount), false),
     findProductsByIds(
@@ -88,6 +94,12 @@ export async function retrieveStage(
     fused,
     candidates,
     beside,
+    belowFloor: () =>
+      findProductsByIds(
+        read,
+        under.map((item) => item.id),
+        false,
+      ),
     ...(queryVector ? { queryVector } : {}),
     similarities,
     embeddedAt,
