@@ -304,6 +304,13 @@ function kindSignals(reading: Reading, query: Query, headHeld: boolean) {
   };
 }
 
+/** Scored's `showsKind`: it is of the kind asked, or its name or category holds the query's head word; true without one. */
+function showsKind(reading: Reading, query: Query, ofKindAsked: boolean): boolean {
+  const headClause = query.head === undefined ? undefined : query.clauses[query.head];
+  if (!headClause || ofKindAsked) return true;
+  return headClause.forms.some((form) => holds(reading, form, "name") || inCategory(reading.document, form));
+}
+
 /** Raw features of one candidate (all but `accessory`, `ages`, `sex`, `bedSize` and `avoided`). */
 export function features(
   query: Query,
@@ -341,6 +348,7 @@ export function features(
     // Only beside every other word: the Hi-Lite high chair holds "lites" as typed, the Christmas lights hold the rest.
     typedHeld: !query.clauses.some((clause) => clause.alsoRead) || (typedHeld && heldAll),
     headUnsold: query.headUnsold,
+    showsKind: showsKind(reading, query, kind.ofKindAsked),
     ...(fitted !== undefined && !kind.ofKindAsked && total > 0 && { fitted: (anywhere + fitted) / total }),
   };
 }

@@ -60,6 +60,12 @@ export type Scored = Features & {
    * thing the catalog may not sell ("lawn *mower*"). A fact about the query, carried on each candidate.
    */
   headUnsold: boolean;
+  /**
+   * It is of the kind asked, or its name or category holds the query's head word in some form; true when the query
+   * has no head word. Where no candidate shows the kind, none is what was asked ("espresso *machine*" among espresso
+   * beans and tampers): the answer's matches are weak.
+   */
+  showsKind: boolean;
   /** Its name or category names only an animal other than the one the query names (species.ts): cat food for "dog food". */
   otherAnimal: boolean;
   /**
@@ -191,10 +197,17 @@ export function rankScored(given: readonly Scored[], ids: readonly string[], wei
   // The words tie it when it holds enough of the query, or the word saying what a described use is ("cold" for
   // "something to keep drinks cold on a camping trip"), however little of the rest.
   const tied = (f: Scored) => (f.cosine >= cut.encoder && f.cosine - usual >= cut.margin) || f.coverageAll >= cut.words - ROUNDING || f.use === 1;
+  const kindShown = scored.some((f) => f.showsKind);
   const ranked = order.map(({ id, score, features: f }) => {
     const r = relevance(f, score);
     const below = r < cut.relevance || r < best - cut.gap;
-    return { id, score, features: f, weak: r < cut.relevance, unrelated: f.otherAnimal || target(f) || (below && !tied(f)) };
+    return {
+      id,
+      score,
+      features: f,
+      weak: r < cut.relevance || f.headUnsold || !kindShown,
+      unrelated: f.otherAnimal || target(f) || (below && !tied(f)),
+    };
   });
   // Whom a product is made for orders the products of a kind asked or holding the head word among themselves, but
   // puts none below a product kept that is neither: the queen duvet cover came after a frying pan (similar by the

@@ -37,6 +37,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
   isTarget: false,
   goesWith: false,
   headUnsold: false,
+  showsKind: true,
   ...features,
 });
 
@@ -117,6 +118,14 @@ describe("the relevance cut-off", () => {
       ["p1", false, true],
       ["p2", true, true],
     ]);
+  });
+
+  it("calls every match weak when no candidate shows the kind the query's head word asks for", () => {
+    // "espresso machine": beans and a tamper hold "espresso", none is (or names) a machine.
+    const beans = { showsKind: false, kindAsked: false, type: 0 };
+    expect(ranked([candidate(beans), candidate(beans)]).map((o) => o.weak)).toEqual([true, true]);
+    // One candidate that names it is enough for the others to be judged by their relevance alone.
+    expect(ranked([candidate({}), candidate(beans)]).map((o) => o.weak)).toEqual([false, false]);
   });
 
   it("measures relevance without the signals that only order related products", () => {
