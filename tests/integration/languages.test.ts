@@ -123,6 +123,14 @@ describe.each(DATABASE_PATHS)("on %s", (path) => {
     expect(answer.interpretation?.not_read).toBeUndefined();
   });
 
+  it("reads whom and what colour from words the lexicons read, as from the catalog's own: donsjas voor heren is men's", async () => {
+    // "heren" is no word the English rules know; read as "men", it filters as "men's" does.
+    const answer = await search(`q=${encodeURIComponent("donsjas voor heren")}`);
+    expect(answer.interpretation?.applied).toEqual([{ filter: "audience", value: "men", text: "heren" }]);
+    expect(answer.products[0]!.pdp.name).toMatch(/Down Jacket.*Men's/);
+    expect(answer.products.map((hit) => hit.pdp.name).join(" ")).not.toMatch(/Women's/);
+  });
+
   it("says what it did not read of a query in a language it does not know, and guesses none of it", async () => {
     const answer = await search(`q=${encodeURIComponent("buty biegania damskie running")}`);
     expect(answer.interpretation?.language).toEqual({ query: null, catalog: "en" });

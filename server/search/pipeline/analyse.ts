@@ -5,7 +5,7 @@
  */
 import type { SearchParams } from "../../../shared/schemas/index.js";
 import { type BrandIndex, interpret, NEEDS_CURRENCY, type Reading, spelledOut } from "../interpret.js";
-import type { HeldAttributes } from "../attributes.js";
+import { type HeldAttributes, readAttributes } from "../attributes.js";
 import type { SynonymSet } from "../synonyms.js";
 import { type QueryPlan, understand } from "../understand.js";
 import type { Vocabulary } from "../vocabulary.js";
@@ -51,9 +51,10 @@ export async function analyse(params: SearchParams, facts: CatalogFacts): Promis
   const q = (params.q && spelledOut(params.q.replaceAll("\u0000", " ")).trim()) || undefined;
   // The model reads while the rules do; the rules' reading stands whenever the model's cannot be used.
   const asked = q && params.parse_query && facts.queryModel ? facts.queryModel.read(q) : undefined;
-  const reading = q && params.parse_query ? interpret({ ...params, q }, await facts.brands(), await facts.currencies(), await facts.held()) : null;
-  const query = reading ? reading.query || undefined : q;
-  const avoid = reading?.avoid.map((avoided) => avoided.word);
+  const interpreted =
+    q && params.parse_query ? interpret({ ...params, q }, await facts.brands(), await facts.currencies(), await facts.held()) : null;
+  const query = interpreted ? interpreted.query || undefined : q;
+  const avoid = interpreted?.avoid.map((avoided) => avoided.word);
   const planOf = async (words: string) =>
     understand(words, {
       vocabulary: params.typos ? await facts.vocabulary() : null,
@@ -63,11 +64,30 @@ export async function analyse(params: SearchParams, facts: CatalogFacts): Promis
       catalogLanguages: await facts.languages(),
     });
   const plan = query ? await planOf(query) : null;
+  const reading = query && plan && params.parse_query ? readTranslated(interpreted, query, plan, params, await facts.held()) : interpreted;
   const rules: Analysis = { query, reading, plan, planOf, read: { ...params, ...reading?.adds }, analyser: { name: "rules" } };
   const outcome = await asked;
   if (!outcome) return rules;
   if ("fallback" in outcome) return { ...rules, analyser: { name: "rules_fallback", reason: outcome.fallback } };
   return withModelReading(rules, outcome.reading, facts);
+}
+
+/**
+ * Whom and what colour, in words of another language the lexicons read ("donsjas voor *heren*": men): read from their
+ * reading as from the catalog's own words, where the query's words set neither; shown with the words as typed.
+ */
+function readTranslated(interpreted: Reading | null, query: string, plan: QueryPlan, params: SearchParams, held: HeldAttributes) {
+  if (plan.translations.length === 0) return interpreted;
+  const reading = interpreted ?? { query, adds: {}, applied: [], notApplied: [], avoid: [] };
+  const read = readAttributes(plan.translations.map((t) => t.to[0]).join(" "), { ...params, ...reading.adds }, held);
+  const typed = (text: string) => plan.translations.find((t) => t.to.some((to) => to.split(" ").includes(text)))?.from ?? text;
+  for (const shown of read.applied) {
+    if (shown.filter === "audience" && reading.adds.audience === undefined) reading.adds.audience = read.adds.audience;
+    else if (shown.filter === "colour" && reading.adds.colour === undefined) reading.adds.colour = read.adds.colour;
+    else continue;
+    reading.applied.push({ ...shown, text: shown.text.split(" ").map(typed).join(" ") });
+  }
+  return reading.applied.length > 0 || interpreted ? reading : null;
 }
 
 /**
