@@ -20,7 +20,8 @@ import { expand, type Expansion, singleWordTerms, type SynonymSet } from "./syno
 import type { Vocabulary } from "./vocabulary.js";
 import { languageData } from "./languages/data.js";
 import { queryLanguage } from "./languages/detect.js";
-import { inCatalogLanguage, readForeign, readInto } from "./languages/reading.js";
+import { inCatalogLanguage, readAbroad, readForeign, readInto } from "./languages/reading.js";
+import { escapeRegExp } from "./rules/files.js";
 
 /** `translation`: the query's words read in the catalog's language through the lexicons (languages/reading.ts). */
 export type FormKind = "typed" | "correction" | "synonym" | "translation";
@@ -474,16 +475,20 @@ function planOf(
       ...inCatalogLanguage(found, read.typed, catalog, held),
     };
   }
+  const abroad = readAbroad(found, read.searched, catalog, held);
+  const readWords = new Set(abroad.translations.map((t) => t.from));
   return {
     words,
-    forms: read.searched,
+    forms: [...read.searched, ...abroad.forms],
     corrections: fixes,
     synonyms: read.synonyms,
     goesWith: read.goesWith,
-    embedText: read.embedText,
+    embedText: abroad.translations.reduce((text, t) => text.replace(new RegExp(escapeRegExp(t.from), "iu"), t.to[0]!), read.embedText),
     ages,
     avoid: [...(deps.avoid ?? [])],
     ...inLanguage,
+    translations: [...inLanguage.translations, ...abroad.translations],
+    unread: inLanguage.unread.filter((word) => !readWords.has(word)),
   };
 }
 

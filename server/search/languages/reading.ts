@@ -78,6 +78,46 @@ export function readForeign(query: string, found: readonly Token[], deps: Unders
 }
 
 /**
+ * Words of a query in the catalog's language that the catalog does not hold, English does not know and nothing else
+ * read, each read through the lexicon of any language that reads it (or, for compounding languages, its head) into
+ * words the catalog holds: "Wanderrucksack 60 Liter" searches "backpack". A shopper mixes languages; one word is not
+ * enough to call the query another language's (detect.ts), but it is read where a lexicon knows it.
+ */
+export function readAbroad(
+  found: readonly Token[],
+  forms: readonly Form[],
+  catalog: string,
+  held: (word: string) => boolean,
+): { forms: Form[]; translations: QueryPlan["translations"] } {
+  const readOtherwise = (i: number) => forms.some((form) => form.kind !== "typed" && form.start <= i && i < form.end);
+  const read: Form[] = [];
+  const shown: QueryPlan["translations"] = [];
+  found.forEach((token, i) => {
+    if (!isWord(token) || held(token.word) || (catalog === "en" && isEnglishWord(token.word)) || readOtherwise(i)) return;
+    const to = [...languageData().lexicons.keys()]
+      .filter((language) => language !== catalog)
+      .flatMap((language) => wordAbroad(token.word, language, catalog))
+      .filter((words) => words.every(held));
+    const distinct = [...new Map(to.map((words) => [words.join(" "), words])).values()];
+    if (distinct.length === 0) return;
+    read.push(...distinct.map((words): Form => ({ start: i, end: i + 1, words: letterCompounds(words), kind: "translation" })));
+    shown.push({ from: token.word, to: distinct.map((words) => words.join(" ")) });
+  });
+  return { forms: read, translations: shown };
+}
+
+/** What `language`'s lexicon reads one word as in `catalog`'s: by an entry, or by the longest entry it ends with. */
+function wordAbroad(word: string, language: string, catalog: string): string[][] {
+  const rules = translations(language, catalog);
+  const key = wordKey(language, word);
+  const direct = readPhrases([key], rules);
+  if (direct.length > 0) return direct.flatMap((reading) => reading.forms);
+  if (languageData().lexicons.get(language)?.compounds !== true) return [];
+  const head = compoundHead(key, singleWordTerms(rules));
+  return head === null ? [] : readPhrases([head], rules).flatMap((reading) => reading.forms);
+}
+
+/**
  * The query's words read through the lexicons into each of `into` (the other languages enough of the catalog is in):
  * an English query's "watch" is searched as "montre" too, where the catalog holds French pages.
  */

@@ -1,3 +1,4 @@
+import { buildVocabulary } from "../../../server/search/vocabulary.js";
 import { describe, expect, it } from "vitest";
 import { LanguageDataError, languageData, parseDetection, parseLexicon, parseStopWords } from "../../../server/search/languages/data.js";
 import { declaredLanguage, productLanguage, queryLanguage, textLanguage } from "../../../server/search/languages/detect.js";
@@ -109,6 +110,20 @@ describe("reading a query in another language", () => {
     expect(read.forms).toContainEqual({ start: 0, end: 1, words: ["rucksack"], kind: "synonym" });
     // French joins no words: an unknown word is not read by its ending.
     expect(plan("chaussures de supercourse").translations.map((t) => t.from)).not.toContain("supercourse");
+  });
+
+  it("reads a foreign word in a query of the catalog's language where a lexicon reads it into words the catalog holds", () => {
+    const holding = (words: string[]) => buildVocabulary(words.map((word) => [word, 3]));
+    const mixed = (vocabulary: ReturnType<typeof holding>) =>
+      understand("Wanderrucksack 60 Liter", { vocabulary, synonyms: NO_SYNONYMS, catalogLanguage: "en" });
+    const read = mixed(holding(["backpack", "litre", "tent"]));
+    expect(read.language).toEqual({ query: "en", catalog: "en" });
+    expect(read.translations).toEqual([{ from: "wanderrucksack", to: ["backpack"] }]);
+    expect(read.forms).toContainEqual({ start: 0, end: 1, words: ["backpack"], kind: "translation" });
+    expect(read.embedText).toMatch(/^backpack 60/u);
+    expect(read.unread).toEqual([]);
+    // Where the catalog holds no backpack, the word is not read so.
+    expect(mixed(holding(["litre", "tent"])).forms.filter((form) => form.kind === "translation")).toEqual([]);
   });
 
   it("says which words it did not read", () => {
