@@ -5,6 +5,7 @@
  *   npm run bench:extract              everything below
  *   npm run bench:extract -- --errors  also list every cross-validated miss of the working part
  *   npm run bench:extract -- --quality only the page figures (no throughput, no string parsers)
+ *   npm run bench:extract -- --working not the frozen part (while developing: the frozen part is scored once)
  *
  * Two parts (issue 51). The FROZEN part, bench/extract-frozen.json, is whole sites nobody reads while writing
  * rules or fitting weights: it is scored once, as pages of sites never seen (with the rules the working part
@@ -543,7 +544,7 @@ async function main(): Promise<number> {
   if (!qualityOnly) await throughput(pages);
   const { working, frozen } = splitFrozen(pages);
   const off = await crossValidate(working, process.argv.includes("--errors"));
-  frozenPart(frozen, off);
+  if (!process.argv.includes("--working")) frozenPart(frozen, off);
   if (qualityOnly) return 0;
   priceStrings();
   brandStrings();
