@@ -547,15 +547,15 @@ function stockEvidence(page: Page, button: Element | undefined): StockEvidence {
     inStockWording: stated === "InStock",
     outOfStockWording: stated === "OutOfStock" || (button !== undefined && (STOCK.outOfStock.test(textOf(button, 200)) || soldOutAround(button))),
   };
-  const away = someAncestor(
-    (parent) =>
-      parent.name !== "body" &&
-      parent.name !== "html" &&
-      (CHROME.has(parent.name) ||
-        parent.name === "template" ||
-        NOT_THE_PRODUCTS_BUTTON.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`) ||
-        OTHER_PRODUCTS.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`)),
-  );
+  const notThisProducts = (element: Element) =>
+    element.name !== "body" &&
+    element.name !== "html" &&
+    (CHROME.has(element.name) ||
+      element.name === "template" ||
+      NOT_THE_PRODUCTS_BUTTON.test(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`) ||
+      OTHER_PRODUCTS.test(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`));
+  const inOthers = someAncestor(notThisProducts);
+  const away = (element: Element) => notThisProducts(element) || inOthers(element);
   for (const element of page.elements) {
     page.budget.tick();
     if (["script", "style", "option", "template", "noscript"].includes(element.name)) continue;
