@@ -15,8 +15,6 @@ import type { DecimalMark } from "./locale.js";
 import { type Crumb, stripUndefined } from "./schema-org.js";
 import { STOCK } from "./wording.js";
 
-const BUY =
-  /add(ing)? to (cart|bag|basket|trolley)|buy[-_]?(btn|button)|add[-_]?to[-_]?(cart|bag|basket)|立即購買|直接購買|加入購物車|放入購物車|立即购买|购买|구매하기|장바구니|購入手続き|今すぐ購入|buy (it )?now|in den (warenkorb|einkaufswagen)|jetzt kaufen|ajouter au panier|aggiungi al carrello|a[ñn]adir a(l carrito| la cesta)|agregar al carrito|comprar|(toevoegen aan|in) (de )?winkelwagen|dodaj do koszyka|kos[áa]rba|do ko[sš][ií]ku|l[äa]gg i varukorg|l[æa]g i kurv|legg i handlekurv|lis[äa][äa] ostoskoriin|adaug[ăa] [îi]n co[sș]|u ko[sš]aricu|v ko[sš]arico|sepete ekle|в корзину|купить|カートに入れる|加入购物车|addtocart|add-to-cart|add_to_cart|buy-button|buybutton|btn-buy|product-form__submit/i;
 const PRICE_HINT = /price|preis|prix|prezzo|precio|prijs|cena|pris|hinta|fiyat|цена|amount/i;
 const NOT_CURRENT =
   /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list[-_]?price|original|crossed|saving|(?<![a-z])save|rrp|uvp|msrp|unit-?price|per-|shipping|delivery|installment|monthly|vorher|statt|rabatt|discount|tax|vat|netto|excl/i;
@@ -289,7 +287,7 @@ export function findBuyButton(page: Page): Element | undefined {
     if (element.name === "input" && !["submit", "button", "image"].includes((element.attribs.type ?? "").toLowerCase())) continue;
     const label = element.name === "input" ? (element.attribs.value ?? "") : textOf(element, 200);
     if (label.length > 60) continue;
-    if (BUY.test(label) || BUY.test(describe(element))) {
+    if (STOCK.buy.test(label) || STOCK.buy.test(describe(element))) {
       // Buttons of other products (carousels, "you may also like"), of the mini-cart and of templates do not count.
       if (elsewhere(element)) continue;
       if (!best || (best.name === "a" && element.name !== "a")) best = element;

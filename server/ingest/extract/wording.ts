@@ -1,5 +1,5 @@
 /**
- * What pages say about stock, in many languages, from data/stock-wording.json: validated when first read (a
+ * What pages say about buying and stock, in many languages, from data/stock-wording.json: validated when first read (a
  * broken file is refused with its name and what is wrong) and compiled into one case-insensitive test per kind.
  * Fragments may not repeat (`*`, `+`, `{}`), so every test is linear in the text it reads.
  */
@@ -24,6 +24,8 @@ const byLanguage = z.record(z.string().regex(/^[a-z]{2}$/), z.array(fragment).mi
 export const WordingSchema = z.strictObject({
   version: z.literal(1),
   about: z.string(),
+  buy: byLanguage,
+  buy_attributes: z.array(fragment).min(1),
   out_of_stock: byLanguage,
   notify: byLanguage,
   in_stock: byLanguage,
@@ -48,6 +50,8 @@ const alternation = (fragments: string[]) => new RegExp(fragments.join("|"), "iu
 const all = (lists: Record<string, string[]>) => Object.values(lists).flat();
 
 export interface StockTests {
+  /** A buy control, by its label (in the languages listed) or its class, id or name. */
+  buy: RegExp;
   /** Out-of-stock wording, "notify me" included (a page offering to notify has nothing to sell). */
   outOfStock: RegExp;
   notify: RegExp;
@@ -58,6 +62,7 @@ export interface StockTests {
 
 export function compileWording(wording: Wording): StockTests {
   return {
+    buy: alternation([...all(wording.buy), ...wording.buy_attributes]),
     outOfStock: alternation([...all(wording.out_of_stock), ...all(wording.notify)]),
     notify: alternation(all(wording.notify)),
     inStock: alternation(all(wording.in_stock)),
