@@ -1,7 +1,7 @@
 /**
  * npm run fit:extract — fits the two small logistic models of server/ingest/extract/evidence.ts on the WORKING
  * part of the labelled pages (never the frozen part, bench/extract-frozen.json) and writes them, with the date,
- * the data and the figures, to server/ingest/extract/data/evidence-weights.json.
+ * the data and the figures, to server/ingest/extract/evidence-weights.json.
  *
  * - availability: one example per page whose availability is labelled and that gives any stock signal; the
  *   label is whether the product can be bought;

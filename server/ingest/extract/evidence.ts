@@ -1,6 +1,6 @@
 /**
  * Availability and price decided by weighing evidence (issue 51), with weights fitted on labelled pages by `npm
- * run fit:extract` (bench/fit-extract.ts) and read from data/evidence-weights.json, validated at load.
+ * run fit:extract` (bench/fit-extract.ts) and read from evidence-weights.json, validated at load.
  *
  * Availability: the signals a page gives of whether it sells (markup, the buy control enabled or disabled, a
  * quantity selector, a delivery estimate, "notify me", stock wording) are each present or not; a logistic model
@@ -75,7 +75,7 @@ export const EvidenceWeightsSchema = z.strictObject({
 export type EvidenceWeights = z.infer<typeof EvidenceWeightsSchema>;
 export type Model = { bias: number; weights: Record<string, number> };
 
-export const WEIGHTS_PATH = fileURLToPath(new URL("data/evidence-weights.json", import.meta.url));
+export const WEIGHTS_PATH = fileURLToPath(new URL("evidence-weights.json", import.meta.url));
 
 export function parseWeights(text: string, source: string): EvidenceWeights {
   const parsed = EvidenceWeightsSchema.safeParse(JSON.parse(text));

@@ -1,6 +1,6 @@
 /**
  * The mark a page writes between whole and fraction (`,` in `24,99 €`, `.` in `$24.99`), from what the page says
- * of its locale: its `lang`, then its domain's country, then its currency (data/locales.json, validated when
+ * of its locale: its `lang`, then its domain's country, then its currency (locales.json, validated when
  * first read). It decides the one reading a price text leaves open — one separator followed by exactly three
  * digits (`2.449`, `5,000`) — and nothing else (price.ts `parseAmount`).
  */
@@ -20,7 +20,7 @@ export const LocalesSchema = z
     "a language, country or currency is listed on both sides",
   );
 
-export const LOCALES_PATH = fileURLToPath(new URL("data/locales.json", import.meta.url));
+export const LOCALES_PATH = fileURLToPath(new URL("locales.json", import.meta.url));
 
 export type DecimalMark = "," | ".";
 

@@ -1,5 +1,5 @@
 /**
- * What pages say about buying and stock, in many languages, from data/stock-wording.json: validated when first read (a
+ * What pages say about buying and stock, in many languages, from stock-wording.json: validated when first read (a
  * broken file is refused with its name and what is wrong) and compiled into one case-insensitive test per kind.
  * Fragments may not repeat (`*`, `+`, `{}`), so every test is linear in the text it reads.
  */
@@ -35,7 +35,7 @@ export const WordingSchema = z.strictObject({
 });
 export type Wording = z.infer<typeof WordingSchema>;
 
-export const WORDING_PATH = fileURLToPath(new URL("data/stock-wording.json", import.meta.url));
+export const WORDING_PATH = fileURLToPath(new URL("stock-wording.json", import.meta.url));
 
 export function parseWording(text: string, source: string): Wording {
   const parsed = WordingSchema.safeParse(JSON.parse(text));
