@@ -147,6 +147,19 @@ function extructTruth(json: unknown): Omit<LabelledPage, "dataset" | "path"> | u
   return { id: `extruct/${siteOf(url)}`, site: siteOf(url), url, truth };
 }
 
+const FrozenSchema = z.object({ made: z.string(), how: z.string(), sites: z.array(z.string()), pages: z.array(z.string()) });
+
+/**
+ * The frozen part (issue 51): the pages in bench/extract-frozen.json, whole sites that nobody reads while writing
+ * rules or fitting weights — never their HTML, never their per-page misses, only the aggregate figures. Everything
+ * else is the working part that rules and weights come from.
+ */
+export function splitFrozen(pages: LabelledPage[]): { working: LabelledPage[]; frozen: LabelledPage[] } {
+  const list = FrozenSchema.parse(JSON.parse(readFileSync(join(import.meta.dirname, "extract-frozen.json"), "utf8")));
+  const frozen = new Set(list.pages);
+  return { working: pages.filter((page) => !frozen.has(page.id)), frozen: pages.filter((page) => frozen.has(page.id)) };
+}
+
 export function readLabelledPage(page: LabelledPage): string {
   return decodePage(new Uint8Array(readFileSync(page.path)));
 }

@@ -78,4 +78,11 @@ export const HOSTILE_PAGES: Record<string, (bytes: number) => string> = {
     shell(repeatTo(`<div class="${"c".repeat(500)}">`, bytes / 2) + repeatTo('<i class="price">x</i>', bytes / 2)),
   /** A JSON-LD block ending in a long run of semicolons, trimmed by a regex retried from each one. */
   "trailing semicolons": (bytes) => shell(`<script type="application/ld+json">{"@type":"Product","name":"Widget"}${repeatTo(";", bytes)} x</script>`),
+  /** Issue 51's stock evidence: "notify me" in every element of a deep nest (each one's ancestors tested). */
+  "notify me nested": (bytes) => shell(`<button class="add-to-cart">Add to cart</button>${repeatTo('<div class="x">Notify me when back', bytes)}`),
+  /** Delivery wording in many other products' boxes with long class names. */
+  "delivery in other boxes": (bytes) =>
+    shell(repeatTo(`<div class="${"related-".repeat(20)}"><p>Delivery by Tuesday, ships in 2 days</p></div>`, bytes)),
+  /** Quantity selectors with long names. */
+  "quantity inputs": (bytes) => shell(repeatTo(`<input name="quantity-${"q".repeat(60)}" class="${"qty ".repeat(20)}">`, bytes)),
 };

@@ -20,6 +20,8 @@ export interface Candidate {
   brands?: string[];
   /** Decimal string; the lowest current price when there are several. */
   price?: string;
+  /** Visible layer only: the text the price was read from, for its other reading (`2.449`: 2449 or 2.449). */
+  priceText?: string;
   currency?: string;
   /** When the currency was read from a symbol several share (`$`, `kr`): the currencies it may be; another layer's code decides. */
   currencies?: string[];
@@ -28,10 +30,8 @@ export interface Candidate {
   /** The regular price when the page shows a lower sale price. */
   was?: string;
   availability?: string;
-  /** Visible layer only: an enabled buy button with no out-of-stock wording around it. */
-  buyButton?: boolean;
-  /** Visible layer only: the page says out of stock and offers no enabled buy button. */
-  soldOut?: boolean;
+  /** Visible layer only: what the page shows of whether it sells, weighed by evidence.ts. */
+  stock?: StockEvidence;
   sku?: string;
   gtin?: string;
   mpn?: string;
@@ -45,11 +45,23 @@ export interface Candidate {
 
 export type LayerName = ExtractionLayer;
 
+/** Signals the visible page gives about stock, each present or not (visible.ts `stockEvidence`). */
+export interface StockEvidence {
+  buyEnabled: boolean;
+  buyDisabled: boolean;
+  quantity: boolean;
+  delivery: boolean;
+  notify: boolean;
+  inStockWording: boolean;
+  outOfStockWording: boolean;
+}
+
 /**
  * How a field was found beyond its layer's plain statement: a rule (rules.ts), a loose microdata
- * `itemprop` outside any item, or a currency read from a symbol several currencies share.
+ * `itemprop` outside any item, a currency read from a symbol several currencies share, availability
+ * decided by the weighed evidence against the markup or without any, or a shown price's other reading.
  */
-export type How = Rule | "itemprop" | "shared_symbol";
+export type How = Rule | "itemprop" | "shared_symbol" | "weighed_evidence" | "other_reading";
 
 /** Most reliable first. */
 export const LAYER_ORDER: readonly LayerName[] = EXTRACTION_LAYERS;

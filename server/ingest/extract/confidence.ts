@@ -27,8 +27,6 @@ const RULE_PRIOR: Partial<Record<How, number>> = {
   "visible.stock_wording": 0.65,
   "visible.brand_byline": 0.6,
   "visible.enabled_button_in_stock": 0.6,
-  "availability.enabled_button_beats_markup": 0.6,
-  "availability.sold_out_beats_markup": 0.6,
   "visible.price_near_title": 0.55,
   "visible.price_labelled": 0.55,
   "visible.brand_element": 0.55,

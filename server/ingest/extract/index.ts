@@ -20,7 +20,9 @@ import { type Candidate, type Field, type How, LAYER_ORDER, type LayerName } fro
 import { withoutProduct } from "./category.js";
 import { confidenceOf } from "./confidence.js";
 import { type Page, parsePage } from "./dom.js";
+import { type Evidence, type WeighedPrice, weighAvailability, weighPrice } from "./evidence.js";
 import { jsonLdLayer } from "./jsonld.js";
+import { type PageLocale, pageLocale } from "./locale.js";
 import type { Json } from "./lenient-json.js";
 import { microdataLayer } from "./microdata.js";
 import { metaTags, openGraphLayer } from "./opengraph.js";
@@ -62,9 +64,24 @@ export interface ExtractedRecord {
   provenance: Provenance;
 }
 
-/** Per field: the value chosen, its provenance, and what each layer stated. */
+/** Per field: the value chosen, its provenance, what each layer stated, and for weighed fields the evidence. */
 export type ExplainedRecord = Partial<
-  Record<Field, { value: string; source: LayerName; confidence: number; rule?: How; layers: Partial<Record<LayerName, string>> }>
+  Record<
+    Field,
+    {
+      value: string;
+      source: LayerName;
+      confidence: number;
+      rule?: How;
+      layers: Partial<Record<LayerName, string>>;
+      /** Availability: each signal the page gave, with its fitted weight. */
+      evidence?: Evidence[];
+      /** Price: every candidate amount, its probability and the signals behind it. */
+      candidates?: WeighedPrice["candidates"];
+      /** Price: the page's locale, which decided the shown price's reading. */
+      locale?: PageLocale;
+    }
+  >
 >;
 
 export type ExtractResult = { ok: true; record: ExtractedRecord; explained?: ExplainedRecord } | { ok: false; error: string };
@@ -95,7 +112,7 @@ function failed(error: unknown): ExtractResult {
 }
 
 /** The layers' findings, most reliable first. */
-export function extractLayers(page: Page, options: ExtractOptions = {}): { layers: Candidate[]; urls: PageUrls } {
+export function extractLayers(page: Page, options: ExtractOptions = {}): { layers: Candidate[]; urls: PageUrls; locale: PageLocale } {
   const rules = options.rules ?? ALL_RULES;
   const tags = metaTags(page);
   const urls = pageUrls(page, tags);
@@ -113,10 +130,12 @@ export function extractLayers(page: Page, options: ExtractOptions = {}): { layer
   const knownName = layers.find((layer) => layer.name)?.name;
   if (rules.on("page_state")) push(pageStateLayer(page, knownName, hint));
   budget.check();
-  push(visibleLayer(page, rules));
+  const lang = page.byTag("html")[0]?.attribs.lang;
+  const locale = pageLocale(lang, hint, layers.find((layer) => layer.currency && !layer.currencies)?.currency);
+  push(visibleLayer(page, rules, locale.decimal));
   budget.check();
   layers.sort((a, b) => LAYER_ORDER.indexOf(a.layer) - LAYER_ORDER.indexOf(b.layer));
-  return { layers, urls };
+  return { layers, urls, locale };
 }
 
 /** A field's value, the layer that stated it, and the rule within that layer (if any). */
@@ -128,7 +147,7 @@ interface Chosen<T> {
 
 function extract(page: Page, options: ExtractOptions): ExtractResult {
   const rules = options.rules ?? ALL_RULES;
-  const { layers, urls } = extractLayers(page, options);
+  const { layers, urls, locale } = extractLayers(page, options);
   const jsonLdUrl = layers.find((layer) => layer.layer === "ld_json")?.url;
   const url = resolvePageUrl([urls.canonical, urls.og, jsonLdUrl], options.url);
   if ("error" in url) return { ok: false, error: url.error };
@@ -143,11 +162,17 @@ function extract(page: Page, options: ExtractOptions): ExtractResult {
   const name = rawName ? htmlToText(rawName.value).slice(0, 1000) : "";
   if (name === "") return { ok: false, error: "no product name: the page has no JSON-LD/microdata/Open Graph name, h1 or title" };
 
-  const priced = choosePriceLayer(layers, rules);
+  const weighedPrice = weighPrice(layers);
+  const priced = weighedPrice?.chosen;
   const currency = chooseCurrency(layers, priced);
   const price = priced?.price ?? null;
   const was = priced?.was ?? null;
-  const availability = chooseAvailability(layers, rules);
+  const weighedStock = weighAvailability(layers);
+  const availability: Chosen<string> | undefined = weighedStock && {
+    value: weighedStock.value,
+    layer: weighedStock.layer,
+    rule: weighedStock.markupStands ? layers.find((layer) => layer.layer === weighedStock.layer)?.how?.availability : "weighed_evidence",
+  };
 
   // The site's own name (og:site_name) is never taken for the brand: on the labelled pages it named a
   // retailer (eBay, craigslist, Leroy Merlin) whenever the page stated no brand of its own.
@@ -191,12 +216,14 @@ function extract(page: Page, options: ExtractOptions): ExtractResult {
     shown: string | undefined,
     stated: (layer: Candidate) => string | undefined,
     same: Same,
+    weighed?: { confidence: number; evidence?: Evidence[]; candidates?: WeighedPrice["candidates"]; locale?: PageLocale },
   ) => {
     if (!chosen || shown === undefined) return;
     const others = layers.filter((layer) => layer.layer !== chosen.layer).map(stated);
     const agreeing = others.filter((value) => value !== undefined && same(value, shown)).length;
     const disagreeing = others.filter((value) => value !== undefined && !same(value, shown)).length;
-    const confidence = confidenceOf(chosen.layer, chosen.rule, agreeing, disagreeing);
+    // A weighed field's confidence is its fitted model's probability; the others' come from the layers' priors.
+    const confidence = weighed?.confidence ?? confidenceOf(chosen.layer, chosen.rule, agreeing, disagreeing);
     const provenance = { source: chosen.layer, confidence, ...(chosen.rule ? { rule: chosen.rule } : {}) };
     record.provenance[field] = provenance;
     if (options.explain) {
@@ -205,7 +232,8 @@ function extract(page: Page, options: ExtractOptions): ExtractResult {
         const value = stated(layer);
         if (value !== undefined) perLayer[layer.layer] = value;
       }
-      explained[field] = { value: shown, ...provenance, layers: perLayer };
+      const { confidence: _, ...why } = weighed ?? {};
+      explained[field] = { value: shown, ...provenance, layers: perLayer, ...why };
     }
   };
   const exact: Same = (a, b) => a === b;
@@ -215,10 +243,24 @@ function extract(page: Page, options: ExtractOptions): ExtractResult {
   note("name", rawName, name, (layer) => layer.name, folded);
   note("brand", brands, cleanBrandList[0], (layer) => layer.brands?.[0], folded);
   note("category", categoryFound, record.category, (layer) => layer.category?.join(CATEGORY_SEPARATOR), folded);
-  note("price", priced && { value: price, layer: priced.layer, rule: priced.how?.price }, price ?? undefined, (layer) => layer.price, amount);
+  note(
+    "price",
+    priced && { value: price, layer: priced.layer, rule: priced.how?.price },
+    price ?? undefined,
+    (layer) => layer.price,
+    amount,
+    weighedPrice && { confidence: weighedPrice.confidence, candidates: weighedPrice.candidates, locale },
+  );
   note("currency", currency, currency?.value, (layer) => layer.currency, exact);
   note("was_price", priced && { value: was, layer: priced.layer, rule: priced.how?.was_price }, was ?? undefined, (layer) => layer.was, amount);
-  note("availability", availability, availability?.value, (layer) => layer.availability, buyable);
+  note(
+    "availability",
+    availability,
+    availability?.value,
+    (layer) => layer.availability,
+    buyable,
+    weighedStock && { confidence: weighedStock.confidence, evidence: weighedStock.evidence },
+  );
   note("sku", sku, sku?.value, (layer) => layer.sku, exact);
   note("gtin", gtin, gtin?.value, (layer) => layer.gtin, exact);
   note("mpn", mpn, mpn?.value, (layer) => layer.mpn, exact);
@@ -292,48 +334,6 @@ function collectMedia(layers: Candidate[], pageUrl: string): Media[] {
   if (media.length === 0) for (const layer of layers) for (const image of layer.images ?? []) add(image, "image");
   for (const layer of layers) for (const video of layer.videos ?? []) add(video, "video");
   return media.slice(0, MAX_MEDIA);
-}
-
-/**
- * Availability from the most trustworthy layer, except where the page itself
- * contradicts stale markup: markup saying "out of stock" loses to an enabled
- * buy button with no out-of-stock wording around it, and markup saying "in
- * stock" loses to out-of-stock wording with no enabled buy button. A page
- * that says nothing gets no availability, never a guess.
- */
-function chooseAvailability(layers: Candidate[], rules: RuleSet): Chosen<string> | undefined {
-  const stated = layers.find((layer) => layer.availability !== undefined);
-  if (!stated?.availability) return undefined;
-  const visible = layers.find((layer) => layer.layer === "visible");
-  if (stated.layer !== "visible") {
-    if (!isBuyable(stated.availability) && visible?.buyButton && rules.on("availability.enabled_button_beats_markup")) {
-      return { value: "InStock", layer: "visible", rule: "availability.enabled_button_beats_markup" };
-    }
-    if (isBuyable(stated.availability) && visible?.soldOut && rules.on("availability.sold_out_beats_markup")) {
-      return { value: "OutOfStock", layer: "visible", rule: "availability.sold_out_beats_markup" };
-    }
-  }
-  return { value: stated.availability, layer: stated.layer, rule: stated.how?.availability };
-}
-
-/**
- * The layer whose price stands: the most trustworthy one that has a price,
- * unless two other layers agree on another amount and none agrees with it
- * (markup left at the regular or starting price while the page shows
- * another is the commonest disagreement).
- */
-function choosePriceLayer(layers: Candidate[], rules: RuleSet): Candidate | undefined {
-  // A zero price is a placeholder, not a price.
-  const priced = layers.filter((layer) => layer.price !== undefined && Number(layer.price) > 0);
-  const top = priced[0];
-  if (!top || priced.length < 3 || !rules.on("price.agreeing_layers")) return top;
-  const same = (a: Candidate, b: Candidate) => Number(a.price) === Number(b.price);
-  if (priced.slice(1).some((layer) => same(layer, top))) return top;
-  for (let i = 1; i < priced.length; i++) {
-    const layer = priced[i]!;
-    if (priced.slice(i + 1).some((other) => same(other, layer))) return layer;
-  }
-  return top;
 }
 
 /**

@@ -11,6 +11,7 @@
  * usual one (`€119.01`, `£450.00`, `CHF 19.50`); no currency → the bare amount.
  */
 import { isCurrencyCode, minorUnitExponent } from "../../../shared/currency.js";
+import type { DecimalMark } from "./locale.js";
 
 const SYMBOLS: [string, string][] = [
   ["US$", "USD"],
@@ -130,10 +131,12 @@ export function parseStatedAmount(raw: unknown, currency?: string | null): strin
  * A decimal string from an amount as a page shows it: `1.234,56`, `1,234.56`,
  * `19,-`, `CHF 1'299.–`, `35€99`, `.75`, `Free`. One separator followed by
  * exactly three digits groups thousands (`1.299 €`, `$23,450`), except in a
- * currency with three decimals (`KWD 1.250`) or after a lone zero (`0.750`).
+ * currency with three decimals (`KWD 1.250`), after a lone zero (`0.750`), or
+ * where the page's locale writes that separator as its decimal mark (`5,000 €`
+ * on a German page, `$2.449` on an English one) and the currency has decimals.
  * Null when there is no amount.
  */
-export function parseAmount(raw: unknown, currency?: string | null): string | null {
+export function parseAmount(raw: unknown, currency?: string | null, decimal?: DecimalMark): string | null {
   if (typeof raw === "number") return Number.isFinite(raw) && raw >= 0 ? canonical(String(raw)) : null;
   if (typeof raw !== "string") return null;
   const text = raw.replace(/[\u00a0\u202f\u2009\u2007 ]/g, " ").trim();
@@ -161,8 +164,9 @@ export function parseAmount(raw: unknown, currency?: string | null): string | nu
       const last = parts[parts.length - 1]!;
       // `8.998.99` is two amounts run together (`$8.99` twice), not a number.
       if (parts.length > 2 && parts.slice(1).some((part) => part.length !== 3)) return null;
-      const threeDecimals = minorUnitExponent((currency ?? "").toUpperCase()) === 3;
-      const thousands = parts.length > 2 || (last.length === 3 && parts[0] !== "0" && parts[0] !== "" && !threeDecimals);
+      const exponent = minorUnitExponent((currency ?? "").toUpperCase());
+      const localeDecimal = decimal === separator && exponent !== 0;
+      const thousands = parts.length > 2 || (last.length === 3 && parts[0] !== "0" && parts[0] !== "" && exponent !== 3 && !localeDecimal);
       number = thousands ? parts.join("") : parts.join(".");
     }
   }

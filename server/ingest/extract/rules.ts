@@ -9,11 +9,8 @@
  */
 
 export const RULES = {
-  "price.agreeing_layers": "the layers' price stands unless two other layers agree on another amount",
   "offers.lowest_buyable": "among several offers, the lowest one a shopper can buy now, not the lowest of all",
   "ld_json.same_name_in_stock": "products of the same name (one per size or colour) are in stock when any of them is",
-  "availability.enabled_button_beats_markup": "markup saying out of stock loses to an enabled buy button with no out-of-stock wording",
-  "availability.sold_out_beats_markup": "markup saying in stock loses to out-of-stock wording where nothing can be bought",
   "sku.label_beats_markup": 'a SKU labelled for shoppers ("Item no.: …") beats the markup\'s, often an internal variant id',
   "sku.from_url": "the id in the page's URL is the SKU when nothing else states one",
   "mpn.not_the_sku": "an MPN equal to the SKU is the shop's SKU copied, not a manufacturer's number",

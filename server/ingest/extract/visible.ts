@@ -5,16 +5,16 @@
  * that sit outside any microdata item.
  */
 import type { Budget } from "./budget.js";
-import { cleanGtin, cleanIdentifier, type Candidate } from "./candidate.js";
+import { type Candidate, cleanGtin, cleanIdentifier, type StockEvidence } from "./candidate.js";
 import { ancestors, attr, descendants, type Element, fold, isTag, isText, type Page, someAncestor, textOf } from "./dom.js";
 import { propertyValue } from "./microdata.js";
 import { categoryFromCrumbs } from "./category.js";
 import { currencyInText, normaliseAvailability, parseAmount, sharedSymbolCurrencies, toCurrencyCode } from "./price.js";
 import type { Rule, RuleSet } from "./rules.js";
+import type { DecimalMark } from "./locale.js";
 import { type Crumb, stripUndefined } from "./schema-org.js";
+import { STOCK } from "./wording.js";
 
-const BUY =
-  /add(ing)? to (cart|bag|basket|trolley)|buy[-_]?(btn|button)|add[-_]?to[-_]?(cart|bag|basket)|立即購買|直接購買|加入購物車|放入購物車|立即购买|购买|구매하기|장바구니|購入手続き|今すぐ購入|buy (it )?now|in den (warenkorb|einkaufswagen)|jetzt kaufen|ajouter au panier|aggiungi al carrello|a[ñn]adir a(l carrito| la cesta)|agregar al carrito|comprar|(toevoegen aan|in) (de )?winkelwagen|dodaj do koszyka|kos[áa]rba|do ko[sš][ií]ku|l[äa]gg i varukorg|l[æa]g i kurv|legg i handlekurv|lis[äa][äa] ostoskoriin|adaug[ăa] [îi]n co[sș]|u ko[sš]aricu|v ko[sš]arico|sepete ekle|в корзину|купить|カートに入れる|加入购物车|addtocart|add-to-cart|add_to_cart|buy-button|buybutton|btn-buy|product-form__submit/i;
 const PRICE_HINT = /price|preis|prix|prezzo|precio|prijs|cena|pris|hinta|fiyat|цена|amount/i;
 const NOT_CURRENT =
   /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list[-_]?price|original|crossed|saving|(?<![a-z])save|rrp|uvp|msrp|unit-?price|per-|shipping|delivery|installment|monthly|vorher|statt|rabatt|discount|tax|vat|netto|excl/i;
@@ -22,11 +22,6 @@ const NOT_CURRENT =
 const OTHER_PRODUCTS =
   /related|recommend|similar|upsell|up-sell|cross-?sell|also-?(viewed|bought|like)|bought-?together|bundle|recently|suggest|accessor|carousel/i;
 const WAS_HINT = /(?<!b)old|was|strike|regular|compare|before|(?<![a-z])list[-_]?price|original|crossed|rrp|uvp|msrp|vorher|statt/i;
-const OUT_OF_STOCK =
-  /out of stock|out-of-stock|sold out|currently unavailable|no longer available|temporarily unavailable|notify me when (?:it(?:'s| is) )?(?:back|available)|email me when (?:back|available)|benachrichtigen,? (?:sobald|wenn)|me pr[ée]venir|m'avertir|av[íi]same cuando|avvisami|meld (?:mij|me) (?:als|wanneer)|powiadom (?:mnie|o dost[ęe]pno[śs]ci)|ausverkauft|nicht (mehr )?(verf[üu]gbar|lieferbar)|[ée]puis[ée]|rupture de stock|esaurito|non disponibile|agotado|sin stock|uitverkocht|niet (meer )?(op voorraad|leverbaar)|niedost[ęe]pny|brak w magazynie|wyprzedan|sluts[åa]ld|udsolgt|utsolgt|loppuunmyyty|нет в наличии/i;
-const IN_STOCK =
-  /\bin stock\b|\bavailable\b|auf lager|lieferbar|verf[üu]gbar|en stock|disponib|op voorraad|leverbaar|na stanie|dost[ęe]pn|i lager|på lager|varastossa|skladem|raktáron|в наличии/i;
-
 type LabelKind = "sku" | "mpn" | "gtin" | "brand";
 
 const ID_LABELS: [string, LabelKind][] = [
@@ -58,7 +53,8 @@ const LABELS = ID_LABELS.map(([label, kind]) => {
   };
 });
 
-export function visibleLayer(page: Page, rules: RuleSet): Candidate {
+/** `decimal`: the page's decimal mark (locale.ts), for the price texts that leave it open. */
+export function visibleLayer(page: Page, rules: RuleSet, decimal?: DecimalMark): Candidate {
   const candidate: Candidate = { layer: "visible" };
   const how: NonNullable<Candidate["how"]> = {};
   const titleTag = page.byTag("title")[0];
@@ -80,7 +76,7 @@ export function visibleLayer(page: Page, rules: RuleSet): Candidate {
   const descText = description ? fold(description.attribs.content ?? "") : "";
   if (descText) candidate.desc = descText;
 
-  const loose = looseItemprops(page);
+  const loose = looseItemprops(page, decimal);
   Object.assign(candidate, loose);
   for (const field of ["price", "availability", "sku", "mpn", "gtin", "brand"] as const) {
     if (field === "brand" ? loose.brands : loose[field]) how[field] = "itemprop";
@@ -88,7 +84,7 @@ export function visibleLayer(page: Page, rules: RuleSet): Candidate {
   const title = titled ?? h1Element;
   const button = findBuyButton(page);
   if (candidate.price === undefined) {
-    const found = priceNear(page, button, title, rules) ?? priceInDescription(page, rules);
+    const found = priceNear(page, button, title, rules, decimal) ?? priceInDescription(page, rules, decimal);
     if (found) {
       Object.assign(candidate, found.facts);
       how.price = found.how;
@@ -99,8 +95,7 @@ export function visibleLayer(page: Page, rules: RuleSet): Candidate {
     candidate.availability = stock.availability;
     how.availability = stock.how;
   }
-  if (button && stock?.availability === "InStock" && !buttonDisabled(button)) candidate.buyButton = true;
-  if (stock?.availability === "OutOfStock" && (!button || buttonDisabled(button))) candidate.soldOut = true;
+  candidate.stock = stockEvidence(page, button);
   const labelled = rules.on("visible.labelled_identifiers") ? labelledIdentifiers(page) : {};
   for (const field of ["sku", "mpn", "gtin"] as const) {
     if (candidate[field] === undefined && labelled[field] !== undefined) {
@@ -240,7 +235,7 @@ function insideItem(element: Element): boolean {
   return ancestors(element).some((parent) => parent.attribs.itemscope !== undefined);
 }
 
-function looseItemprops(page: Page): Partial<Candidate> {
+function looseItemprops(page: Page, decimal: DecimalMark | undefined): Partial<Candidate> {
   const found: Partial<Candidate> = {};
   for (const element of page.elements) {
     page.budget.tick();
@@ -252,7 +247,7 @@ function looseItemprops(page: Page): Partial<Candidate> {
     for (const name of names.toLowerCase().split(/\s+/)) {
       if ((name === "price" || name === "lowprice") && found.price === undefined) {
         const currency = currencyInText(value);
-        found.price = parseAmount(value, currency) ?? undefined;
+        found.price = parseAmount(value, currency, decimal) ?? undefined;
         if (found.price && currency) {
           found.currency ??= currency;
           found.currencies ??= sharedSymbolCurrencies(value);
@@ -292,7 +287,7 @@ export function findBuyButton(page: Page): Element | undefined {
     if (element.name === "input" && !["submit", "button", "image"].includes((element.attribs.type ?? "").toLowerCase())) continue;
     const label = element.name === "input" ? (element.attribs.value ?? "") : textOf(element, 200);
     if (label.length > 60) continue;
-    if (BUY.test(label) || BUY.test(describe(element))) {
+    if (STOCK.buy.test(label) || STOCK.buy.test(describe(element))) {
       // Buttons of other products (carousels, "you may also like"), of the mini-cart and of templates do not count.
       if (elsewhere(element)) continue;
       if (!best || (best.name === "a" && element.name !== "a")) best = element;
@@ -346,10 +341,12 @@ interface PriceScope {
   budget: Budget;
   /** Inside a container of other products (related, recommended…), remembered across the searches of one page. */
   amongOthers: (element: Element) => boolean;
+  decimal: DecimalMark | undefined;
 }
 
 /** The first price among the elements, and whether its element was only labelled as one. */
 function priceFrom(elements: Element[], scope: PriceScope, labels = false): { facts: Partial<Candidate>; labelled: boolean } | undefined {
+  const { decimal } = scope;
   for (const element of elements) {
     scope.budget.tick();
     const kind = priceElementKind(element, labels);
@@ -365,9 +362,9 @@ function priceFrom(elements: Element[], scope: PriceScope, labels = false): { fa
       continue;
     const currency = currencyInText(text);
     if (!currency && !element.attribs.content) continue;
-    const amount = parseAmount(text, currency);
+    const amount = parseAmount(text, currency, decimal);
     if (!amount || Number(amount) === 0) continue;
-    const found: Partial<Candidate> = { price: amount };
+    const found: Partial<Candidate> = { price: amount, priceText: text };
     if (currency) found.currency = currency;
     const shared = sharedSymbolCurrencies(text);
     if (shared) found.currencies = shared;
@@ -403,9 +400,11 @@ export function priceNear(
   button: Element | undefined,
   title: Element | undefined,
   rules: RuleSet,
+  decimal?: DecimalMark,
 ): { facts: Partial<Candidate>; how: Rule } | undefined {
   const labels = rules.on("visible.price_labelled");
   const scope: PriceScope = {
+    decimal,
     budget: page.budget,
     amongOthers: someAncestor((parent) => OTHER_PRODUCTS.test(`${parent.attribs.class ?? ""} ${parent.attribs.id ?? ""}`)),
   };
@@ -440,7 +439,7 @@ const NOT_THE_PRICE_BEFORE = /(?:over|above|from|ab|d[èe]s|save|spare|sparen|é
  * "… : 74,95 €", "直購價：$2320"), when the page shows no price element: the first amount written
  * with its currency that is not a delivery charge, a threshold or a saving.
  */
-function priceInDescription(page: Page, rules: RuleSet): { facts: Partial<Candidate>; how: Rule } | undefined {
+function priceInDescription(page: Page, rules: RuleSet, decimal: DecimalMark | undefined): { facts: Partial<Candidate>; how: Rule } | undefined {
   if (!rules.on("visible.price_in_description")) return undefined;
   const descriptions = page
     .byTag("meta")
@@ -452,10 +451,13 @@ function priceInDescription(page: Page, rules: RuleSet): { facts: Partial<Candid
       const written = match[0].trim().replace(/[.,' ]+$/, "");
       if (NOT_A_PRICE_TEXT.test(`${before}${written}`) || NOT_THE_PRICE_BEFORE.test(before)) continue;
       const currency = currencyInText(written);
-      const amount = currency ? parseAmount(written, currency) : null;
+      const amount = currency ? parseAmount(written, currency, decimal) : null;
       if (!currency || !amount || Number(amount) === 0) continue;
       const shared = sharedSymbolCurrencies(written);
-      return { facts: { price: amount, currency, ...(shared ? { currencies: shared } : {}) }, how: "visible.price_in_description" };
+      return {
+        facts: { price: amount, priceText: written, currency, ...(shared ? { currencies: shared } : {}) },
+        how: "visible.price_in_description",
+      };
     }
   }
   return undefined;
@@ -477,7 +479,7 @@ function stockStatement(page: Page): string | undefined {
     if (!STOCK_HINT.test(description) || STOCK_STATE_LABEL.test(description) || isHidden(element)) continue;
     const text = textOf(element, 300);
     if (text.length === 0 || text.length > 100) continue;
-    const verdict = OUT_OF_STOCK.test(text) ? "OutOfStock" : IN_STOCK.test(text) ? "InStock" : undefined;
+    const verdict = STOCK.outOfStock.test(text) ? "OutOfStock" : STOCK.inStock.test(text) ? "InStock" : undefined;
     if (!verdict) continue;
     const entry = verdicts.get(text);
     if (entry) entry.count++;
@@ -518,11 +520,59 @@ function stockNear(button: Element | undefined, page: Page, rules: RuleSet): { a
   if (stated === "InStock" || (stated === "OutOfStock" && !enabled)) return { availability: stated, how: "visible.stock_wording" };
   if (!button || stated === "OutOfStock") return undefined;
   if (!enabled) {
-    const says = OUT_OF_STOCK.test(textOf(button, 200)) || soldOutAround(button);
+    const says = STOCK.outOfStock.test(textOf(button, 200)) || soldOutAround(button);
     return says && rules.on("visible.stock_wording") ? { availability: "OutOfStock", how: "visible.stock_wording" } : undefined;
   }
   if (rules.on("visible.stock_wording") && soldOutAround(button)) return undefined;
   return rules.on("visible.enabled_button_in_stock") ? { availability: "InStock", how: "visible.enabled_button_in_stock" } : undefined;
+}
+
+/**
+ * What the page shows of whether it sells (issue 51), each signal yes or no, for evidence.ts to weigh: the buy
+ * control and whether it can be used, a quantity selector, a delivery estimate, "notify me", and stock wording
+ * (an element named for stock, or the words by the buy control). Hidden elements, templates, chrome and other
+ * products' boxes say nothing about this product. One pass over the page.
+ */
+function stockEvidence(page: Page, button: Element | undefined): StockEvidence {
+  const stated = stockStatement(page);
+  const enabled = button !== undefined && !buttonDisabled(button);
+  const evidence: StockEvidence = {
+    buyEnabled: enabled,
+    buyDisabled: button !== undefined && !enabled,
+    quantity: false,
+    delivery: false,
+    notify: false,
+    inStockWording: stated === "InStock",
+    outOfStockWording: stated === "OutOfStock" || (button !== undefined && (STOCK.outOfStock.test(textOf(button, 200)) || soldOutAround(button))),
+  };
+  const notThisProducts = (element: Element) =>
+    element.name !== "body" &&
+    element.name !== "html" &&
+    (CHROME.has(element.name) ||
+      element.name === "template" ||
+      NOT_THE_PRODUCTS_BUTTON.test(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`) ||
+      OTHER_PRODUCTS.test(`${element.attribs.class ?? ""} ${element.attribs.id ?? ""}`));
+  const inOthers = someAncestor(notThisProducts);
+  const away = (element: Element) => notThisProducts(element) || inOthers(element);
+  for (const element of page.elements) {
+    page.budget.tick();
+    if (["script", "style", "option", "template", "noscript"].includes(element.name)) continue;
+    const quantity =
+      !evidence.quantity &&
+      (element.name === "select" || (element.name === "input" && (element.attribs.type ?? "").toLowerCase() !== "hidden")) &&
+      STOCK.quantity.test(`${element.attribs.name ?? ""} ${element.attribs.id ?? ""} ${element.attribs.class ?? ""}`);
+    const own = element.children
+      .filter(isText)
+      .map((node) => node.data)
+      .join(" ");
+    const worded = own.length >= 3 && own.length < 160 && (STOCK.delivery.test(own) || STOCK.notify.test(own));
+    if (!quantity && !worded) continue;
+    if (isHidden(element) || away(element)) continue;
+    if (quantity) evidence.quantity = true;
+    if (worded && STOCK.delivery.test(own)) evidence.delivery = true;
+    if (worded && STOCK.notify.test(own)) evidence.notify = true;
+  }
+  return evidence;
 }
 
 /** Out-of-stock wording in the buy button's neighbourhood (not in option lists). */
@@ -535,7 +585,7 @@ function soldOutAround(button: Element): boolean {
       .filter(isText)
       .map((node) => node.data)
       .join(" ");
-    if (own.length > 0 && own.length < 120 && OUT_OF_STOCK.test(own)) return true;
+    if (own.length > 0 && own.length < 120 && STOCK.outOfStock.test(own)) return true;
   }
   return false;
 }
