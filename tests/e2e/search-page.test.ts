@@ -165,6 +165,19 @@ describe("/search in chromium", () => {
     await expect.poll(() => chip.count()).toBe(0);
     expect(await v.page.getByRole("listitem").filter({ hasText: "Availability: in_stock" }).count()).toBe(1);
     expect(await v.page.getByRole("searchbox").inputValue()).toBe("tent in stock");
+
+    // A synonym's chip searches without synonyms, a correction's as typed.
+    await search(v.page, "jakcet");
+    const synonym = v.page.getByRole("listitem").filter({ hasText: /^jacket ≈ shell/ });
+    const correction = v.page.getByRole("listitem").filter({ hasText: "jakcet → jacket" });
+    await expect.poll(() => synonym.count()).toBe(1);
+    await synonym.getByRole("button", { name: /^Remove/ }).click();
+    await expect.poll(() => synonym.count()).toBe(0);
+    expect(new URL(v.page.url()).searchParams.get("synonyms")).toBe("false");
+    expect(await correction.count()).toBe(1);
+    await correction.getByRole("button", { name: /^Remove/ }).click();
+    await expect.poll(() => new URL(v.page.url()).searchParams.get("typos")).toBe("false");
+    await expect.poll(() => correction.count()).toBe(0);
     await finish(v);
   });
 

@@ -9,7 +9,7 @@ import { describeTrouble } from "./errors.js";
 import { productView } from "./product.js";
 import { type ChipRemoval, card, chips, type FilterChange, facetsPanel, messageList } from "./results.js";
 import type { Facets, SearchAnswer } from "./types.js";
-import { emptyFilters, type PageState, PAGE_SIZE, readState, type SearchState, searchParams, writeState } from "./state.js";
+import { emptyFilters, newSearch, type PageState, readState, type SearchState, searchParams, writeState } from "./state.js";
 
 const KEY_STORAGE = "catalog-search:api-key";
 
@@ -199,6 +199,7 @@ function filtered(search: SearchState, change: FilterChange): SearchState {
 
 function withoutChip(search: SearchState, removal: ChipRemoval): SearchState {
   if (removal.kind === "typos") return { ...search, typos: false };
+  if (removal.kind === "synonyms") return { ...search, synonyms: false };
   const at = search.q.toLowerCase().indexOf(removal.text.toLowerCase());
   if (at < 0) return search;
   const q = `${search.q.slice(0, at)} ${search.q.slice(at + removal.text.length)}`.replace(/\s+/g, " ").trim();
@@ -211,19 +212,8 @@ on(form, "submit", (event) => {
   if (!q) return;
   const current = readState(location.search);
   const sort = current.view === "search" ? current.search.sort : null;
-  navigate({
-    view: "search",
-    search: {
-      q,
-      filters: emptyFilters(),
-      currency: null,
-      priceMin: null,
-      priceMax: null,
-      sort: sort?.startsWith("price_") ? null : sort,
-      typos: true,
-      limit: PAGE_SIZE,
-    },
-  });
+  // A new query starts afresh, keeping only the order asked (a price order needs the currency of the new matches).
+  navigate({ view: "search", search: { ...newSearch(q), sort: sort?.startsWith("price_") ? null : sort } });
 });
 
 on(keyForm, "submit", (event) => {

@@ -127,8 +127,8 @@ export function facetsPanel(facets: Facets | undefined, search: SearchState, cha
   ];
 }
 
-/** What removing a chip asks: search again without the words a constraint was read from, or with the words as typed. */
-export type ChipRemoval = { kind: "words"; text: string } | { kind: "typos" };
+/** What removing a chip asks: search again without the words a constraint was read from, as typed, or without synonyms. */
+export type ChipRemoval = { kind: "words"; text: string } | { kind: "typos" } | { kind: "synonyms" };
 
 const CONSTRAINT_WORDS: Record<string, string> = {
   price_min: "From",
@@ -152,7 +152,10 @@ function constraintChip(constraint: AppliedConstraint, remove: (removal: ChipRem
   return chip(label, `Read from “${constraint.text}”`, () => remove({ kind: "words", text: constraint.text }));
 }
 
-/** `interpretation` as chips: constraints and unwanted words remove their words from the query, corrections search as typed. */
+/**
+ * `interpretation` as chips: constraints and unwanted words remove their words from the query, corrections search it
+ * as typed (`typos=false`), synonyms without synonyms (`synonyms=false`); translations are shown, not removable.
+ */
 export function chips(interpretation: Interpretation | undefined, remove: (removal: ChipRemoval) => void): HTMLElement | null {
   if (!interpretation) return null;
   const items = [
@@ -163,7 +166,9 @@ export function chips(interpretation: Interpretation | undefined, remove: (remov
     ...(interpretation.corrections ?? []).map((correction) =>
       chip(`${correction.from} → ${correction.to}`, "Also searched as corrected; remove to search only as typed", () => remove({ kind: "typos" })),
     ),
-    ...(interpretation.synonyms ?? []).map((synonym) => chip(`${synonym.from} ≈ ${synonym.to.join(", ")}`, "Also searched as", null)),
+    ...(interpretation.synonyms ?? []).map((synonym) =>
+      chip(`${synonym.from} ≈ ${synonym.to.join(", ")}`, "Also searched as; remove to search without synonyms", () => remove({ kind: "synonyms" })),
+    ),
     ...(interpretation.translations ?? []).map((translation) => chip(`${translation.from} → ${translation.to.join(", ")}`, "Translated", null)),
   ];
   if (items.length === 0) return null;

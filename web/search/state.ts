@@ -17,6 +17,8 @@ export interface SearchState {
   sort: Sort | null;
   /** false after the shopper removed a correction: the words are searched as typed. */
   typos: boolean;
+  /** false after the shopper removed a synonym: the words are searched without their synonyms. */
+  synonyms: boolean;
   /** Results per page; the page's own default unless the URL gives one. */
   limit: number;
 }
@@ -32,6 +34,11 @@ function isSort(value: string | null): value is Sort {
 
 export function emptyFilters(): Record<ListFilter, string[]> {
   return { brand: [], category: [], availability: [], audience: [], colour: [], material: [] };
+}
+
+/** A search for `q`, with nothing else asked. */
+export function newSearch(q: string): SearchState {
+  return { q, filters: emptyFilters(), currency: null, priceMin: null, priceMax: null, sort: null, typos: true, synonyms: true, limit: PAGE_SIZE };
 }
 
 export function readState(query: string): PageState {
@@ -50,6 +57,7 @@ export function readState(query: string): PageState {
     priceMax: url.get("price_max"),
     sort: isSort(sort) ? sort : null,
     typos: url.get("typos") !== "false",
+    synonyms: url.get("synonyms") !== "false",
     limit: Number.isInteger(limit) && limit > 0 ? limit : PAGE_SIZE,
   };
   return hasSearch(search) ? { view: "search", search } : { view: "start" };
@@ -72,6 +80,7 @@ export function writeState(state: PageState): string {
     if (search.priceMax) url.set("price_max", search.priceMax);
     if (search.sort) url.set("sort", search.sort);
     if (!search.typos) url.set("typos", "false");
+    if (!search.synonyms) url.set("synonyms", "false");
     if (search.limit !== PAGE_SIZE) url.set("limit", String(search.limit));
   }
   const text = url.toString();
@@ -105,6 +114,7 @@ export function searchParams(search: SearchState, cursor?: string): SearchParams
     price_max: search.priceMax ?? undefined,
     sort: search.sort ?? undefined,
     typos: search.typos,
+    synonyms: search.synonyms,
     facets: Object.keys(FACETS_ASKED) as Facet[],
     limit: search.limit,
     cursor,
