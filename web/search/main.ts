@@ -140,9 +140,10 @@ function sortControl(search: SearchState, facets: Facets | undefined): HTMLEleme
 }
 
 function paint(catalog: CatalogClient, search: SearchState, answer: SearchAnswer): void {
-  facetsArea.replaceChildren(
-    ...(facetsPanel(answer.facets, search, (change) => navigate({ view: "search", search: filtered(search, change) })).filter(Boolean) as Node[]),
-  );
+  const wide = matchMedia("(min-width: 45rem)").matches;
+  const filters = facetsPanel(answer.facets, search, wide, (change) => navigate({ view: "search", search: filtered(search, change) }));
+  facetsArea.replaceChildren(...(filters ? [filters] : []));
+
   const open = (id: string) => navigate({ view: "product", id });
   const list = h("ul", { class: "cards" }, ...answer.products.map((hit) => card(hit, open)));
   const more = answer.next_cursor ? moreButton(catalog, search, answer.next_cursor, list, open) : null;
@@ -151,7 +152,7 @@ function paint(catalog: CatalogClient, search: SearchState, answer: SearchAnswer
     h(
       "div",
       { class: "bar" },
-      h("p", { class: "count" }, count === 0 ? "No results" : `${count}${more ? "+" : ""} results`),
+      h("p", { class: "count", role: "status" }, count === 0 ? "No results" : `${count}${more ? "+" : ""} result${count === 1 && !more ? "" : "s"}`),
       sortControl(search, answer.facets),
     ),
     chips(answer.interpretation, (removal) => navigate({ view: "search", search: withoutChip(search, removal) })) ?? "",

@@ -84,8 +84,14 @@ const FACET_TITLES: Record<Exclude<ListFilter, "availability">, string> = {
   material: "Material",
 };
 
-export function facetsPanel(facets: Facets | undefined, search: SearchState, change: (change: FilterChange) => void): Child[] {
-  if (!facets) return [];
+/** The facets as filters, in one "Filters" disclosure: open beside the results, closed above them on a phone (`open`). */
+export function facetsPanel(
+  facets: Facets | undefined,
+  search: SearchState,
+  open: boolean,
+  change: (change: FilterChange) => void,
+): HTMLElement | null {
+  if (!facets) return null;
   const list = (filter: Exclude<ListFilter, "availability">) =>
     group(
       FACET_TITLES[filter],
@@ -115,7 +121,10 @@ export function facetsPanel(facets: Facets | undefined, search: SearchState, cha
     return option(label, bucket.count, checked, () => change({ kind: "price", currency: bucket.currency, min: bucket.min, max: bucket.max }));
   });
   const filtered = Object.values(search.filters).some((values) => values.length > 0) || search.priceMin !== null || search.priceMax !== null;
-  return [
+  return h(
+    "details",
+    { class: "filters", open },
+    h("summary", {}, "Filters"),
     filtered && on(h("button", { type: "button", class: "clear" }, "Clear filters"), "click", () => change({ kind: "clear" })),
     list("brand"),
     list("category"),
@@ -124,7 +133,7 @@ export function facetsPanel(facets: Facets | undefined, search: SearchState, cha
     list("audience"),
     list("colour"),
     list("material"),
-  ];
+  );
 }
 
 /** What removing a chip asks: search again without the words a constraint was read from, as typed, or without synonyms. */
@@ -147,8 +156,17 @@ function chip(text: string, title: string, remove: (() => void) | null): HTMLEle
   return h("li", { class: remove ? "chip" : "chip fixed", title }, text, button);
 }
 
+/** A constraint's value in words: a price in its currency ("400 USD" is $400.00), an availability group by its name. */
+function constraintValue({ filter, value }: AppliedConstraint): string {
+  if (filter === "price_min" || filter === "price_max") {
+    const [amount, currency] = value.split(" ");
+    return money(amount, currency) ?? value;
+  }
+  return filter === "availability" && value in GROUP_WORDS ? GROUP_WORDS[value as keyof typeof GROUP_WORDS] : value;
+}
+
 function constraintChip(constraint: AppliedConstraint, remove: (removal: ChipRemoval) => void): HTMLElement {
-  const label = `${CONSTRAINT_WORDS[constraint.filter] ?? constraint.filter}: ${constraint.value}`;
+  const label = `${CONSTRAINT_WORDS[constraint.filter] ?? constraint.filter}: ${constraintValue(constraint)}`;
   return chip(label, `Read from “${constraint.text}”`, () => remove({ kind: "words", text: constraint.text }));
 }
 

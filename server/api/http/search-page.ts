@@ -67,7 +67,7 @@ function shell(title: string, scriptUrl: string, stylesUrl: string): string {
     <p id="notice" role="alert" hidden></p>
     <div id="main">
       <aside id="facets" aria-label="Filters"></aside>
-      <main id="results" aria-live="polite"></main>
+      <main id="results"></main>
     </div>
     <noscript><p>This page needs JavaScript.</p></noscript>
   </body>
