@@ -14,7 +14,7 @@ export function picture(url: string | undefined, name: string, className: string
 }
 
 /** A link to one product's view (`?product=id`): a real link, so it opens in a new tab too. */
-export function productLink(id: string, text: string, open: (id: string) => void): HTMLAnchorElement {
+function productLink(id: string, text: string, open: (id: string) => void): HTMLAnchorElement {
   const link = h("a", { href: `?product=${encodeURIComponent(id)}` }, text);
   return on(link, "click", (event) => {
     if (event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
