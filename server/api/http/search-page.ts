@@ -1,6 +1,6 @@
 /**
  * /search: the search page for people (web/search). Its TypeScript is bundled by esbuild on the first request (the
- * bundle is some 40 KB, built in a fraction of a second, so a start or a test that never opens the page pays nothing)
+ * bundle is some 36 KB, built in a fraction of a second, so a start or a test that never opens the page pays nothing)
  * and served, with its stylesheet, at URLs named after their digests, cached for a year; the page itself is
  * revalidated by ETag. Public like /docs: every data call it makes still needs the key the person enters. It runs
  * under a strict CSP: scripts and styles from this server only, calls to this server only, no framing.
