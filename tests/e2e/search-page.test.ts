@@ -68,13 +68,19 @@ async function finish({ page, blocked, refused }: Visit): Promise<void> {
   await page.context().close();
 }
 
+/**
+ * expect.poll with room for a loaded machine: its default second is less than a first search can take while the
+ * rest of the suite runs (the encoder's first query, two test files at a time on two cores).
+ */
+const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 30_000 });
+
 const cards = (page: Page) => page.locator(".card");
 const cardNames = (page: Page) => page.locator(".card h3").allInnerTexts();
 
 async function search(page: Page, q: string): Promise<void> {
   await page.getByRole("searchbox", { name: "Search products" }).fill(q);
   await page.keyboard.press("Enter");
-  await expect.poll(() => new URL(page.url()).searchParams.get("q")).toBe(q);
+  await poll(() => new URL(page.url()).searchParams.get("q")).toBe(q);
 }
 
 async function shoot(page: Page, name: string): Promise<void> {
@@ -104,7 +110,7 @@ describe("/search in chromium", () => {
     await page.getByLabel("API key").fill(t.key);
     await page.getByRole("button", { name: "Use this key" }).click();
     await search(page, "jacket");
-    await expect.poll(() => cards(page).count()).toBeGreaterThan(8);
+    await poll(() => cards(page).count()).toBeGreaterThan(8);
     await shoot(page, "2-results");
     // On a phone: one column, nothing wider than the screen.
     await page.setViewportSize({ width: 390, height: 844 });
@@ -114,47 +120,47 @@ describe("/search in chromium", () => {
     await page.setViewportSize({ width: 1100, height: 900 });
     // The key stays in the browser: a reload searches again without asking for it.
     await page.reload();
-    await expect.poll(() => cards(page).count()).toBeGreaterThan(8);
+    await poll(() => cards(page).count()).toBeGreaterThan(8);
     expect(await page.getByLabel("API key").isVisible()).toBe(false);
 
     const everyBrand = await page.locator(".card .brand").allInnerTexts();
     await page.getByRole("checkbox", { name: /^NorthPeak/ }).check();
-    await expect.poll(() => new URL(page.url()).searchParams.getAll("brand")).toEqual(["NorthPeak"]);
-    await expect.poll(async () => new Set(await page.locator(".card .brand").allInnerTexts())).toEqual(new Set(["NorthPeak"]));
+    await poll(() => new URL(page.url()).searchParams.getAll("brand")).toEqual(["NorthPeak"]);
+    await poll(async () => new Set(await page.locator(".card .brand").allInnerTexts())).toEqual(new Set(["NorthPeak"]));
     const northPeak = await cards(page).count();
     expect(northPeak).toBeGreaterThan(3);
     expect(northPeak).toBeLessThan(everyBrand.length);
 
     await page.getByLabel("Sort").selectOption("price_asc");
-    await expect.poll(() => new URL(page.url()).searchParams.get("sort")).toBe("price_asc");
+    await poll(() => new URL(page.url()).searchParams.get("sort")).toBe("price_asc");
     expect(new URL(page.url()).searchParams.get("currency")).toBe("USD");
     const prices = async () => (await page.locator(".card .price").allInnerTexts()).map((text) => Number(text.replace(/[^\d.]/g, "")));
     const ascending = (list: number[]) => list.every((price, index) => index === 0 || list[index - 1]! <= price);
-    await expect.poll(async () => (await prices()).length === northPeak && ascending(await prices())).toBe(true);
+    await poll(async () => (await prices()).length === northPeak && ascending(await prices())).toBe(true);
     await shoot(page, "3-facet-and-sort");
 
     // Three a page: "More results" follows next_cursor, adding the next three below, until there are no more; none twice.
     const everyName = await cardNames(page);
     await page.goto(`${baseUrl}/search?q=jacket&brand=NorthPeak&sort=price_asc&currency=USD&limit=3`);
-    await expect.poll(() => cards(page).count()).toBe(3);
+    await poll(() => cards(page).count()).toBe(3);
     const more = page.getByRole("button", { name: "More results" });
     for (let shown = 3; shown < northPeak; shown += 3) {
       await more.click();
-      await expect.poll(() => cards(page).count()).toBe(Math.min(shown + 3, northPeak));
+      await poll(() => cards(page).count()).toBe(Math.min(shown + 3, northPeak));
     }
     expect(await more.count()).toBe(0);
     const names = await cardNames(page);
     expect(names).toEqual(everyName);
 
     await page.getByRole("link", { name: names[0] }).click();
-    await expect.poll(() => page.getByRole("heading", { level: 2, name: names[0] }).isVisible()).toBe(true);
+    await poll(() => page.getByRole("heading", { level: 2, name: names[0] }).isVisible()).toBe(true);
     expect(new URL(page.url()).searchParams.get("product")).toMatch(/^pdp_/);
     // The record's images (placeholders: the merchants' hosts are unreachable) and its offer.
     expect(await page.locator(".gallery .photo").count()).toBeGreaterThan(0);
     expect(await page.getByRole("table").getByRole("link").innerText()).toBe("northpeak.example");
     await shoot(page, "4-product");
     await page.getByRole("button", { name: "← Back to results" }).click();
-    await expect.poll(() => cards(page).count()).toBe(3);
+    await poll(() => cards(page).count()).toBe(3);
     await finish(visit1);
   });
 
@@ -163,12 +169,12 @@ describe("/search in chromium", () => {
     const v = await visit("/search", t.key);
     await search(v.page, "tent under $400 in stock");
     const chip = v.page.getByRole("listitem").filter({ hasText: "Up to: $400.00" });
-    await expect.poll(() => chip.count()).toBe(1);
+    await poll(() => chip.count()).toBe(1);
     expect(await v.page.getByText(/only products priced in USD/).count()).toBe(1);
     await shoot(v.page, "5-chips");
     await chip.getByRole("button", { name: /^Remove/ }).click();
-    await expect.poll(() => new URL(v.page.url()).searchParams.get("q")).toBe("tent in stock");
-    await expect.poll(() => chip.count()).toBe(0);
+    await poll(() => new URL(v.page.url()).searchParams.get("q")).toBe("tent in stock");
+    await poll(() => chip.count()).toBe(0);
     expect(await v.page.getByRole("listitem").filter({ hasText: "Availability: In stock" }).count()).toBe(1);
     expect(await v.page.getByRole("searchbox").inputValue()).toBe("tent in stock");
 
@@ -176,29 +182,29 @@ describe("/search in chromium", () => {
     await search(v.page, "jakcet");
     const synonym = v.page.getByRole("listitem").filter({ hasText: /^jacket ≈ shell/ });
     const correction = v.page.getByRole("listitem").filter({ hasText: "jakcet → jacket" });
-    await expect.poll(() => synonym.count()).toBe(1);
+    await poll(() => synonym.count()).toBe(1);
     await synonym.getByRole("button", { name: /^Remove/ }).click();
-    await expect.poll(() => synonym.count()).toBe(0);
+    await poll(() => synonym.count()).toBe(0);
     expect(new URL(v.page.url()).searchParams.get("synonyms")).toBe("false");
     expect(await correction.count()).toBe(1);
     await correction.getByRole("button", { name: /^Remove/ }).click();
-    await expect.poll(() => new URL(v.page.url()).searchParams.get("typos")).toBe("false");
-    await expect.poll(() => correction.count()).toBe(0);
+    await poll(() => new URL(v.page.url()).searchParams.get("typos")).toBe("false");
+    await poll(() => correction.count()).toBe(0);
     await finish(v);
   });
 
   it("says so in words when the key is wrong, and when it is rate limited", async (context) => {
     skipUnlessChromium(context);
     const wrong = await visit("/search?q=tent", "pcl_test_notarealkey");
-    await expect.poll(() => wrong.page.getByRole("alert").innerText()).toMatch(/^This API key was not accepted: .+ Enter a valid key\.$/);
+    await poll(() => wrong.page.getByRole("alert").innerText()).toMatch(/^This API key was not accepted: .+ Enter a valid key\.$/);
     expect(await wrong.page.getByLabel("API key").isVisible()).toBe(true);
     await shoot(wrong.page, "6-wrong-key");
     await finish(wrong);
 
     const spent = await visit("/search?q=tent", spentKey);
-    await expect
-      .poll(() => spent.page.getByRole("alert").innerText())
-      .toMatch(/^This key has made too many requests for now\. Try again in \d+ seconds?\.$/);
+    await poll(() => spent.page.getByRole("alert").innerText()).toMatch(
+      /^This key has made too many requests for now\. Try again in \d+ seconds?\.$/,
+    );
     expect(await cards(spent.page).count()).toBe(0);
     await shoot(spent.page, "7-rate-limited");
     await finish(spent);
