@@ -73,7 +73,7 @@ async function judge(database: Database, queries: { q: string; grades: Record<st
   const synonyms = loadSynonyms({ builtin: config.SYNONYMS_BUILTIN, file: config.SYNONYMS_FILE });
   const judged: Judged[] = [];
   for (const { q, grades } of queries) {
-    const params = { q, limit: config.RERANK_CANDIDATES, include_raw_data: false, parse_query: true, typos: true, explain: false };
+    const params = { q, limit: config.RERANK_CANDIDATES, include_raw_data: false, parse_query: true, typos: true, synonyms: true, explain: false };
     const { hits } = await services.search.search(params);
     const products = hits.map((hit) => hit.product);
     // As tune-local did before it: the plan the service reads, and the sentence it embeds.

@@ -67,7 +67,7 @@ for (const threshold of THRESHOLDS) {
   let results = 0;
   let short = 0;
   for (const [id, q] of queries) {
-    const { hits } = await search.search({ q, limit: 10, include_raw_data: false, parse_query: true, typos: true, explain: false });
+    const { hits } = await search.search({ q, limit: 10, include_raw_data: false, parse_query: true, typos: true, synonyms: true, explain: false });
     ndcg += ndcgAt10(
       hits.map((hit) => hit.product.id),
       qrels.get(id) ?? new Map(),
@@ -86,7 +86,15 @@ for (const threshold of THRESHOLDS) {
   const onSample = await sampleRoot.services();
   const answers = [];
   for (const query of sampleQueries) {
-    const { hits } = await onSample.search.search({ q: query.q, limit: 10, include_raw_data: false, parse_query: true, typos: true, explain: false });
+    const { hits } = await onSample.search.search({
+      q: query.q,
+      limit: 10,
+      include_raw_data: false,
+      parse_query: true,
+      typos: true,
+      synonyms: true,
+      explain: false,
+    });
     answers.push({ query, urls: hits.map((hit) => hit.product.url) });
   }
   await sampleRoot.close();

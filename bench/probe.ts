@@ -37,7 +37,7 @@ const database = await openPglite(dataDir ?? (await sampleCatalog()).dataDir);
 const root = createRoot(loadConfig({ SAMPLE_CATALOG: "false", LOG_LEVEL: "silent" }), { role: "cli", database: database.handle, embedder });
 const { search } = await root.services();
 for (const q of queries) {
-  const { hits } = await search.search({ q, limit: 5, include_raw_data: false, parse_query: true, typos: true, explain: false });
+  const { hits } = await search.search({ q, limit: 5, include_raw_data: false, parse_query: true, typos: true, synonyms: true, explain: false });
   console.log(`"${q}" (${hits.length}): ${hits.map((hit) => hit.product.name.slice(0, 45)).join(" | ")}`);
 }
 await root.close();

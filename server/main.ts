@@ -76,13 +76,14 @@ async function onboardKey(root: Root, address: string, log: Log): Promise<void> 
       `\nNo API key existed, so one was issued (${first.id}). It is shown only now; keep it:\n\n  ${first.key}\n\n` +
         `Try:        curl -H "Authorization: <the key>" '${address}/api/v1/products/search?q=tent'\n` +
         `Read:       ${address}/docs\n` +
+        `Search:     ${address}/search (a page for people; it asks for the key once)\n` +
         `Issue more: ${issueMore}\n\n`,
     );
     await markKeyShown(root);
   } else if (first) {
     const keyFile = writeKeyFile(root.config.DATA_DIR, first.key);
     log(
-      { key_id: first.id, key_file: keyFile, docs: `${address}/docs` },
+      { key_id: first.id, key_file: keyFile, docs: `${address}/docs`, search: `${address}/search` },
       `No API key existed, so one was issued (${first.id}) into key_file, readable only by this user: keep the key elsewhere and delete the file. Issue more: ${issueMore}`,
     );
     await markKeyShown(root);

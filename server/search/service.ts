@@ -227,6 +227,7 @@ function fingerprintOf(params: SearchParams, sort: Sort): string {
     // Only when given, so cursors made before the parameter existed stay valid.
     ...(updated_since ? [updated_since.toISOString()] : []),
     ...(exclude ? [["exclude", ...exclude]] : []),
+    ...(params.synonyms ? [] : [["synonyms", false]]),
     ...(["audience", "colour", "material"] as const).flatMap((name) => (params[name] ? [[name, ...params[name]]] : [])),
   ]);
 }

@@ -288,6 +288,10 @@ export const SearchParamsSchema = z
       true,
       "Correct words of `q` the catalog does not hold to its closest words, and join or split words as the catalog writes them (both are searched; `interpretation` shows each correction); `false` searches the words as typed. Numbers and codes are never corrected.",
     ),
+    synonyms: flag(
+      true,
+      "Search the synonyms of the query's words beside them (the built-in set for shopping English and the operator's SYNONYMS_FILE; `interpretation.synonyms` lists those applied); `false` searches without them, as a shopper who removes one would.",
+    ),
     explain: flag(false, "Add to each result why it matched: fields and words, lexical, semantic and rerank scores, filters applied."),
     view: ViewSchema,
     limit: LimitSchema,

@@ -17,31 +17,7 @@ export const RawDataSchema = z
   })
   .meta({ id: "RawData" });
 
-/** schema.org's ItemAvailability names, as records carry them. */
-export const AVAILABILITIES = [
-  "InStock",
-  "OutOfStock",
-  "PreOrder",
-  "BackOrder",
-  "Discontinued",
-  "InStoreOnly",
-  "LimitedAvailability",
-  "OnlineOnly",
-  "SoldOut",
-  "PreSale",
-  "MadeToOrder",
-  "Reserved",
-] as const;
-export type Availability = (typeof AVAILABILITIES)[number];
-
-/** What a shopper filters on, and the schema.org states each takes in. */
-export const AVAILABILITY_GROUPS = {
-  in_stock: ["InStock", "LimitedAvailability", "InStoreOnly", "OnlineOnly"],
-  out_of_stock: ["OutOfStock", "SoldOut", "Discontinued"],
-  preorder: ["PreOrder", "PreSale"],
-  backorder: ["BackOrder", "MadeToOrder"],
-} as const satisfies Record<string, readonly Availability[]>;
-export const AVAILABILITY_FILTERS = Object.keys(AVAILABILITY_GROUPS) as (keyof typeof AVAILABILITY_GROUPS)[];
+export { AVAILABILITIES, AVAILABILITY_FILTERS, AVAILABILITY_GROUPS, type Availability } from "../availability.js";
 
 /** How much of a record an answer holds (see ViewSchema). */
 export const VIEWS = ["compact", "standard", "full"] as const;

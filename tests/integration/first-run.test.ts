@@ -72,6 +72,7 @@ describe("issue 12, item 16: the first run", () => {
     expect(first.output).not.toMatch(KEY);
     expect(firstKey(first.output)).toMatch(KEY);
     expect(first.output).toContain("/docs");
+    expect(first.output).toContain("/search");
 
     const later = await start(dataDir, await freePort());
     expect(later.code).toBe(0);

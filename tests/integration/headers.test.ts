@@ -112,3 +112,32 @@ describe("issue 12, item 16: GET /", () => {
     });
   });
 });
+
+describe("issue 52: /search", () => {
+  it("serves the page under a strict CSP, its script and stylesheet at content-named URLs, and nothing else under /search/assets", async () => {
+    const page = await t.app.inject({ url: "/search" });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers["cache-control"]).toBe("public, no-cache");
+    const csp = page.headers["content-security-policy"] as string;
+    for (const directive of ["default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'"]) {
+      expect(csp.split("; "), directive).toContain(directive);
+    }
+    expect(page.headers["x-frame-options"]).toBe("DENY");
+    expect(page.headers["referrer-policy"]).toBe("no-referrer");
+    // No inline script or style: the CSP allows none.
+    expect(page.body).not.toMatch(/<script>|<style|style="/);
+    const urls = [...page.body.matchAll(/(?:src|href)="(\/search\/assets\/search\.[\w-]+\.(?:js|css))"/g)].map((match) => match[1]!);
+    expect(urls).toHaveLength(2);
+    for (const url of urls) {
+      const asset = await t.app.inject({ url, headers: { "accept-encoding": "br" } });
+      expect(asset.statusCode, url).toBe(200);
+      expect(asset.headers["cache-control"], url).toBe("public, max-age=31536000, immutable");
+      expect(asset.headers["content-type"], url).toMatch(url.endsWith(".js") ? /^text\/javascript/ : /^text\/css/);
+      expect(asset.headers["content-encoding"], url).toBe("br");
+    }
+    const unknown = await t.app.inject({ url: "/search/assets/search.0000000000000000.js" });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.headers["content-type"]).toMatch(/^application\/problem\+json/);
+    expect((await t.app.inject({ url: "/" })).json<{ links: { search: string } }>().links.search).toBe("/search");
+  });
+});

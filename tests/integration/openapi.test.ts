@@ -96,6 +96,7 @@ describe("/openapi.json", () => {
         "price_min",
         "q",
         "sort",
+        "synonyms",
         "typos",
         "updated_since",
         "view",

@@ -54,6 +54,7 @@ describe("catalog reindex", () => {
       include_raw_data: false,
       parse_query: true,
       typos: true,
+      synonyms: true,
       explain: false,
     });
     expect(hits[0]?.product.name).toBe("Stainless Steel Saucepan 2 L");

@@ -403,6 +403,12 @@ describe("synonyms", () => {
     expect(answer.interpretation?.synonyms).toEqual([{ from: "couch", to: ["sofa", "settee"] }]);
   });
 
+  it("turns off with synonyms=false (issue 52: the search page's chip for a synonym removes it)", async () => {
+    const answer = await ask("couch", "&synonyms=false");
+    expect(answer.interpretation?.synonyms).toBeUndefined();
+    expect(answer.urls).not.toContain(shop("sofa"));
+  });
+
   it("finds what the catalog writes with a hyphen by the word run together: wifi is Wi-Fi, in its words", async () => {
     const response = await t.app.inject({ url: "/api/v1/products/search?q=wifi&explain=true", headers: { authorization: t.key } });
     const [hit] = response.json().products;

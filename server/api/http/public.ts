@@ -1,4 +1,4 @@
-/** /health (behind a key, rate-limited like the API) and the public documents: /, /openapi.json, /docs and /llms.txt. */
+/** /health (behind a key, rate-limited like the API) and the public documents: /, /openapi.json, /docs, /search and /llms.txt. */
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import type { Services } from "../../services.js";
 import { VERSION } from "../../version.js";
@@ -7,6 +7,7 @@ import { buildOpenApiDocument, TITLE } from "../openapi.js";
 import { renderLlmsTxt } from "../llms.js";
 import { optionsRoute } from "./cors.js";
 import { docsPlugin } from "./docs.js";
+import { searchPagePlugin } from "./search-page.js";
 import { refuseOtherMethods, sendProblem } from "./errors.js";
 import { REVALIDATE, staticAsset } from "./static.js";
 
@@ -55,12 +56,12 @@ export const publicPlugin: FastifyPluginAsync<{
     JSON.stringify({
       name: TITLE,
       version: VERSION,
-      links: { docs: "/docs", openapi: "/openapi.json", llms: "/llms.txt", health: "/health", ucp: "/.well-known/ucp" },
+      links: { docs: "/docs", search: "/search", openapi: "/openapi.json", llms: "/llms.txt", health: "/health", ucp: "/.well-known/ucp" },
       api: opts.prefixes,
       trpc: "/trpc",
       mcp: "/mcp",
       ucp: opts.ucpBase,
-      auth: "Every call needs an API key in Authorization (the key, or Bearer <key>) except /, /docs, /openapi.json, /llms.txt and /.well-known/ucp. See /docs.",
+      auth: "Every call needs an API key in Authorization (the key, or Bearer <key>) except /, /docs, /search, /openapi.json, /llms.txt and /.well-known/ucp. See /docs.",
     }),
     json,
   );
@@ -70,4 +71,5 @@ export const publicPlugin: FastifyPluginAsync<{
   app.get("/openapi.json", precompressed, (request, reply) => openApi.send(request, reply));
   app.get("/llms.txt", precompressed, (request, reply) => llmsTxt.send(request, reply));
   await app.register(docsPlugin, { title: TITLE, documentUrl: "/openapi.json", publicUrl: opts.publicUrl });
+  await app.register(searchPagePlugin, { title: "Product search" });
 };

@@ -6,7 +6,7 @@
 import type { SearchParams } from "../../../shared/schemas/index.js";
 import { type BrandIndex, interpret, NEEDS_CURRENCY, type Reading, spelledOut } from "../interpret.js";
 import { type HeldAttributes, readAttributes } from "../attributes.js";
-import type { SynonymSet } from "../synonyms.js";
+import { NO_SYNONYMS, type SynonymSet } from "../synonyms.js";
 import { type QueryPlan, understand } from "../understand.js";
 import type { Vocabulary } from "../vocabulary.js";
 import type { RetrievalBudget } from "./budget.js";
@@ -58,7 +58,7 @@ export async function analyse(params: SearchParams, facts: CatalogFacts): Promis
   const planOf = async (words: string) =>
     understand(words, {
       vocabulary: params.typos ? await facts.vocabulary() : null,
-      synonyms: facts.synonyms,
+      synonyms: params.synonyms ? facts.synonyms : NO_SYNONYMS,
       avoid,
       catalogLanguage: await facts.language(),
       catalogLanguages: await facts.languages(),
