@@ -53,10 +53,11 @@ export interface Filters {
   colours?: string[];
   materials?: string[];
   /**
-   * Products stating no audience, or no colour, pass too: a filter read from the query's words, which leaves out only
-   * products made for another audience or of another colour (docs/decisions/0005-attributes.md).
+   * Products stating no audience, no colour or no availability pass too: a filter read from the query's words, which
+   * leaves out only products made for another audience, of another colour, or stated not to be in the state asked
+   * ("in stock": a page that says nothing of its stock may well sell it) (docs/decisions/0005-attributes.md).
    */
-  unstatedPass?: { audience?: boolean; colour?: boolean };
+  unstatedPass?: { audience?: boolean; colour?: boolean; availability?: boolean };
   /**
    * With `unstatedPass.colour`: the colour words as the query wrote them. A product whose name holds one passes too: it
    * names the colour asked, if only as a name ("Gold Toe … Sock, Black" for "gold toe socks").
@@ -185,7 +186,10 @@ export function filterSql(filters: Filters, table: FilterColumns | FacetColumns 
     const uncompared = filters.uncompared ? and(isNotNull(table.priceMinor), notInArray(table.currency, compared)) : undefined;
     conditions.push(or(...bounds.map(within), uncompared));
   }
-  if (filters.availability) conditions.push(inArray(table.availability, filters.availability));
+  if (filters.availability) {
+    const stated = inArray(table.availability, filters.availability);
+    conditions.push(filters.unstatedPass?.availability ? or(isNull(table.availability), stated)! : stated);
+  }
   if (filters.categories) {
     // A whole-segment prefix: the path itself, or anything below it (" > " follows the prefix).
     conditions.push(

@@ -150,7 +150,8 @@ export function loadPricePatterns(): void {
 // make "stok" a stop.
 const IN_STOCK_WORDS = String.raw`in[\s-]st(?:ock|ok|ck|cok|oock)`;
 const AVAILABLE = "avail(?:able|ible|ble|abel|iable)";
-const NOT_OUT_OF_STOCK = /\b(?:not|never|excluding|except|without)\s+(?:(?:on\s+)?back[\s-]?order(?:ed)?|out[\s-]of[\s-]stock|sold[\s-]out)\b/giu;
+const NOT_OUT_OF_STOCK =
+  /\b(?:not|never|no|excluding|except|without)\s+(?:an?\s+)?(?:(?:on\s+)?back[\s-]?order(?:ed)?|out[\s-]of[\s-]stock|sold[\s-]out|pre[\s-]?orders?(?:ed)?)\b/giu;
 const OUT_OF_STOCK = new RegExp(String.raw`\b(?:out[\s-]of[\s-]stock|sold[\s-]out|not\s+(?:${IN_STOCK_WORDS}|${AVAILABLE}))\b`, "giu");
 const IN_STOCK = new RegExp(String.raw`\b(?:${IN_STOCK_WORDS}|${AVAILABLE}\s+now|ready to ship|ships? (?:now|today|immediately))\b`, "giu");
 

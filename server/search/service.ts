@@ -199,7 +199,11 @@ function notComparedWith(reading: Reading, hits: readonly SearchHitResult[], cur
  * (attributes.ts), and a product whose name holds the colour word passes too.
  */
 function filtersOf(effective: SearchParams, reading: Reading | null, priced: boolean, rates: ExchangeRates | null): Filters {
-  const unstatedPass = { audience: reading?.adds.audience !== undefined, colour: reading?.adds.colour !== undefined };
+  const unstatedPass = {
+    audience: reading?.adds.audience !== undefined,
+    colour: reading?.adds.colour !== undefined,
+    availability: reading?.adds.availability !== undefined,
+  };
   const namedColours = reading?.applied.filter((shown) => shown.filter === "colour").map((shown) => shown.text);
   const brandsNamed = reading?.adds.brand !== undefined;
   return {

@@ -617,3 +617,21 @@ describe.each(DATABASE_PATHS)("a catalog priced in one currency, on %s", (path) 
     expect((await search("skillet under 45")).products).toEqual([]);
   });
 });
+
+describe.each(DATABASE_PATHS)("a catalog where some pages state no stock, on %s", (path) => {
+  // The solo tent's page says nothing of its stock.
+  const { search } = appOnPath(path, {
+    records: STRUCTURED.map((record) => {
+      if (record.url !== urlOf("ridge-1-tent") || !record.offers) return record;
+      return { ...record, offers: { ...record.offers, availability: null } };
+    }),
+  });
+  const names = (body: SearchResponse) => body.products.map((hit) => hit.pdp.name).sort();
+
+  it("keeps a product stating no stock under 'in stock' read from the words, but not under availability=in_stock", async () => {
+    const read = await search("q=tent%20in%20stock");
+    expect(read.interpretation?.applied).toEqual([{ filter: "availability", value: "in_stock", text: "in stock" }]);
+    expect(names(read)).toEqual(["Alpine 2 Backpacking Tent", "Ridge 1 Solo Tent"]);
+    expect(names(await search("q=tent&availability=in_stock"))).toEqual(["Alpine 2 Backpacking Tent"]);
+  });
+});

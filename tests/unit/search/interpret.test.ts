@@ -49,6 +49,8 @@ describe("constraints in the query", () => {
     ["headphones that are not out of stock", "headphones", { availability: ["in_stock"] }],
     ["kettle excluding out of stock", "kettle", { availability: ["in_stock"] }],
     ["sofa not on backorder", "sofa", { availability: ["in_stock"] }],
+    // A pre-order denied is wanted now: "not a preorder" had been read as a pre-order.
+    ["oak table available now, not a preorder", "oak table", { availability: ["in_stock"] }],
     ["kettle that ships now", "kettle", { availability: ["in_stock"] }],
     ["tent in stok", "tent", { availability: ["in_stock"] }], // typed fast: typo correction had made "stok" a stop
     ["headphones availble now", "headphones", { availability: ["in_stock"] }],
