@@ -1,5 +1,6 @@
 /** A search's answer as the page shows it: cards, facets as filters, what the service understood, and its messages. */
 import { AVAILABILITY_GROUPS } from "../../shared/availability.js";
+import { inTreeOrder } from "./tree.js";
 import { type Child, h, on } from "./dom.js";
 import { availabilityText, isAvailable, money, shown, siteOf } from "./format.js";
 import type { ListFilter, SearchState } from "./state.js";
@@ -95,7 +96,7 @@ export function facetsPanel(
   const list = (filter: Exclude<ListFilter, "availability">) =>
     group(
       FACET_TITLES[filter],
-      (facets[filter] ?? []).map((entry) => {
+      (filter === "category" ? inTreeOrder(facets.category ?? []) : (facets[filter] ?? [])).map((entry) => {
         const label = filter === "category" ? (entry.value.split(" > ").at(-1) ?? entry.value) : entry.value;
         const depth = filter === "category" ? entry.value.split(" > ").length - 1 : 0;
         const item = option(
