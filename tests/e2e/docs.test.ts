@@ -3,11 +3,10 @@
  * downloads no browser), against a real server on loopback. The page must list
  * the search endpoint and its request console must get real products back.
  */
-import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { CHROMIUM, chromiumAvailable as available, chromiumMustRun as mustRun, launchChromium } from "../helpers/chromium.js";
+import { CHROMIUM, chromiumAvailable as available, chromiumMustRun as mustRun, servedToChromium } from "../helpers/chromium.js";
 
 let t: TestApp;
 let browser: Browser;
@@ -17,9 +16,7 @@ describe("/docs in chromium", () => {
   beforeAll(async () => {
     if (!available) return;
     t = await createTestApp();
-    await t.app.listen({ host: "127.0.0.1", port: 0 });
-    baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    ({ baseUrl, browser } = await servedToChromium(t));
   });
   afterAll(async () => {
     await browser?.close();

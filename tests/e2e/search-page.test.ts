@@ -5,13 +5,12 @@
  * Screenshots of the main states go to screenshots/search-page/ (git-ignored) for a person to look at.
  */
 import { mkdirSync, readFileSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { SAMPLE_CATALOG_PATH } from "../../server/sample/index.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import type { TestRecord } from "../helpers/catalog.js";
-import { CHROMIUM, chromiumAvailable as available, chromiumMustRun as mustRun, launchChromium } from "../helpers/chromium.js";
+import { CHROMIUM, chromiumAvailable as available, chromiumMustRun as mustRun, servedToChromium } from "../helpers/chromium.js";
 
 const SHOTS = new URL("../../screenshots/search-page/", import.meta.url).pathname;
 const SAMPLE = readFileSync(SAMPLE_CATALOG_PATH, "utf8")
@@ -93,9 +92,7 @@ describe("/search in chromium", () => {
     mkdirSync(SHOTS, { recursive: true });
     t = await createTestApp({ records: SAMPLE });
     spentKey = (await t.services.keys.issue({ name: "spent", environment: "dev", rateLimitPerMinute: 1 })).key;
-    await t.app.listen({ host: "127.0.0.1", port: 0 });
-    baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    ({ baseUrl, browser } = await servedToChromium(t));
   });
   afterAll(async () => {
     await browser?.close();

@@ -1,6 +1,8 @@
 /** Debian's chromium, driven by playwright-core (which downloads no browser), for the e2e tests. */
 import { existsSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { type Browser, chromium } from "playwright-core";
+import type { TestApp } from "./app.js";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const chromiumAvailable = existsSync(CHROMIUM);
@@ -22,4 +24,11 @@ export function launchChromium(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+}
+
+/** A test app listening on loopback, its address, and a browser to open it in. */
+export async function servedToChromium(t: TestApp): Promise<{ baseUrl: string; browser: Browser }> {
+  await t.app.listen({ host: "127.0.0.1", port: 0 });
+  const baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  return { baseUrl, browser: await launchChromium() };
 }
