@@ -37,8 +37,8 @@ export interface Filters {
   /** Brand keys, any of them. */
   brands?: string[];
   /**
-   * The brands were read from the query's words ("babybjorn carier"): a product of a brand the shopper named is
-   * plausibly what they want, so where nothing else is kept, the brand's products are the weak matches (rank.ts).
+   * The brands were read from the query's words ("babybjorn carier"): the brand is a word read, so the reranker may
+   * answer weak matches within it though no other word is read (rank.ts).
    */
   brandsNamed?: boolean;
   /** Only products with a price in `currency` (a price sort needs one). */

@@ -122,10 +122,14 @@ export function createSearchService(deps: SearchDeps): SearchService {
         query && plan
           ? await searchPage(ctx, query, plan, filters, effective, sort, position)
           : await browsePage(ctx, filters, sort as OrderSort, effective, position);
-      const page = await otherCurrencies(ctx, analysis, strict, { filters, effective, sort, position, priced, budget });
-      const uncompared = page !== strict;
-      // The parameters the answer applied: a price bound its products were not compared with is left out.
-      const answered: SearchParams = uncompared ? { ...effective, price_min: undefined, price_max: undefined } : effective;
+      const other = await otherCurrencies(ctx, analysis, strict, { filters, effective, sort, position, priced, budget });
+      const lifted = other === strict ? await brandLifted(ctx, analysis, strict, { filters, effective, sort, position, budget }) : undefined;
+      const page = lifted ?? other;
+      const uncompared = other !== strict;
+      // The parameters the answer applied: a price bound its products were not compared with is left out, and so is
+      // a brand lifted.
+      const unbounded = uncompared ? { ...effective, price_min: undefined, price_max: undefined } : effective;
+      const answered: SearchParams = lifted ? { ...unbounded, brand: undefined } : unbounded;
       const hits = (await recordsOf(ctx, page, withRawData, options.rawDataMaxBytes)).map((product): SearchHitResult => ({ product }));
       if (uncompared && reading) notComparedWith(reading, hits, effective.currency!, deps.exchangeRates ?? null);
       const messages = await answerMessages(ctx, {
@@ -183,6 +187,29 @@ async function otherCurrencies(
   // bounds aside: what the empty answer's price note counts.
   if (!search.filters.converted?.length) search.budget.unpriced = byCount(counts);
   return loose.ids.length > 0 && !counts.has(currency) ? loose : strict;
+}
+
+/**
+ * A brand read from the query's words that leaves nothing ("4 chanel relay modul arduino": "chanel" is also a typo
+ * of channel) is lifted: the words are searched whole, the brand's among them, and the brand moves to `not_applied`,
+ * saying why. One more search, only then; a brand given as a parameter stays a filter.
+ */
+async function brandLifted(
+  ctx: SearchContext,
+  { query, reading, planOf }: Analysis,
+  strict: Page,
+  search: { filters: Filters; effective: SearchParams; sort: Sort; position: Parameters<typeof searchPage>[6]; budget: RetrievalBudget },
+): Promise<Page | undefined> {
+  const read = reading?.applied.filter((shown) => shown.filter === "brand") ?? [];
+  if (!reading || read.length === 0 || strict.ids.length > 0 || !search.budget.spend()) return undefined;
+  const words = [query ?? "", ...read.map((shown) => shown.text)].join(" ").trim();
+  const filters: Filters = { ...search.filters, brands: undefined, brandsNamed: undefined };
+  const loose = await searchPage(ctx, words, await planOf(words), filters, { ...search.effective, brand: undefined }, search.sort, search.position);
+  if (loose.ids.length === 0) return undefined;
+  const reason = "nothing of this brand matched the other words: searched as a word";
+  reading.applied = reading.applied.filter((shown) => !read.includes(shown));
+  reading.notApplied.push(...read.map((shown) => ({ ...shown, reason })));
+  return loose;
 }
 
 /** The read price bounds an answer in other currencies did not apply move to `not_applied`, saying why. */

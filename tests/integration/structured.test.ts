@@ -455,6 +455,23 @@ describe.each(DATABASE_PATHS)("on %s", (path) => {
       expect(names(range)).toEqual(["Cast Iron Skillet 26 cm"]);
     });
 
+    it("lifts a brand read from q whose products match none of the other words, searching its name as a word", async () => {
+      // Halden Audio sells no tent: the brand read leaves nothing, so the words are searched whole.
+      const lifted = await search("q=halden%20audio%20tent");
+      expect(lifted.interpretation?.applied).toEqual([]);
+      expect(lifted.interpretation?.not_applied).toEqual([
+        {
+          filter: "brand",
+          value: "Halden Audio",
+          text: "halden audio",
+          reason: "nothing of this brand matched the other words: searched as a word",
+        },
+      ]);
+      expect(names(lifted)).toContain("Alpine 2 Backpacking Tent");
+      // Given as a parameter, a brand stays a filter.
+      expect(names(await search("q=tent&brand=Halden%20Audio"))).toEqual([]);
+    });
+
     it("shows, when a bound read from q leaves nothing and the words match products only in other currencies, those, saying so", async () => {
       // The skillet is priced in euros only: "under $60" cannot be compared with it, and nothing in dollars is a skillet.
       const skillet = await search("q=skillet%20under%20%2460");

@@ -56,8 +56,8 @@ function rerankOf(reranker: Reranker, query: string, plan: QueryPlan, retrieved:
  * When nothing above the relevance floor is kept, what vector retrieval ranked under it, judged by the reranker's own
  * cut-off: those it ties to the query are answered as weak matches rather than nothing ("valentine's flowers" and the
  * roses). Only a reranker that judges relevance (names some unrelated) may keep them, and only for a query some of
- * whose words are read: the encoder's similarity to words in no known language ("asdfgh") is no evidence. Where the
- * query named a brand, the brand's products are all plausibly wanted ("karcher k3" and the Kärcher "K 3").
+ * whose words are read (a brand named counts): the encoder's similarity to words in no known language ("asdfgh") is
+ * no evidence.
  */
 async function weakMatches(reranker: Reranker, query: string, plan: QueryPlan, retrieved: Retrieved, brandsNamed: boolean) {
   const words = plan.words.filter((word) => /\p{L}/u.test(word));
@@ -67,7 +67,7 @@ async function weakMatches(reranker: Reranker, query: string, plan: QueryPlan, r
   if (under.length === 0) return undefined;
   const reranked = await rerankOf(reranker, query, plan, retrieved, under);
   if (reranked.unrelated === undefined) return undefined;
-  const unrelated = brandsNamed ? new Set<string>() : reranked.unrelated;
+  const unrelated = reranked.unrelated;
   const ids = repairOrder(reranked.ids, under).filter((id) => !unrelated.has(id));
   if (ids.length === 0) return undefined;
   return { ranked: ids, matched: ids, ...(reranked.scores ? { scores: reranked.scores } : {}), weak: true };
