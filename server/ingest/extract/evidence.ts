@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { type Candidate, LAYER_ORDER, type LayerName } from "./candidate.js";
 import { compareAmounts, isBuyable, parseAmount } from "./price.js";
+import { parseJsonFile } from "../../data-file.js";
 
 export const AVAILABILITY_SIGNALS = [
   "markup_in_stock",
@@ -78,12 +79,7 @@ export type Model = { bias: number; weights: Record<string, number> };
 export const WEIGHTS_PATH = fileURLToPath(new URL("evidence-weights.json", import.meta.url));
 
 export function parseWeights(text: string, source: string): EvidenceWeights {
-  const parsed = EvidenceWeightsSchema.safeParse(JSON.parse(text));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`${source}: ${issue.path.join(".") || "(top)"}: ${issue.message}`);
-  }
-  return parsed.data;
+  return parseJsonFile(EvidenceWeightsSchema, text, source);
 }
 
 let loaded: EvidenceWeights | undefined;

@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { parseJsonFile } from "../../data-file.js";
 
 const code = z.string().regex(/^[a-z]{2}$/);
 const Side = z.strictObject({ languages: z.array(code), countries: z.array(code), currencies: z.array(z.string().regex(/^[A-Z]{3}$/)) });
@@ -32,12 +33,7 @@ export interface PageLocale {
 }
 
 function load(): z.infer<typeof LocalesSchema> {
-  const parsed = LocalesSchema.safeParse(JSON.parse(readFileSync(LOCALES_PATH, "utf8")));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`${LOCALES_PATH}: ${issue.path.join(".") || "(top)"}: ${issue.message}`);
-  }
-  return parsed.data;
+  return parseJsonFile(LocalesSchema, readFileSync(LOCALES_PATH, "utf8"), LOCALES_PATH);
 }
 
 const LOCALES = load();

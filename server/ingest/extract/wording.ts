@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { parseJsonFile } from "../../data-file.js";
 
 const fragment = z
   .string()
@@ -38,12 +39,7 @@ export type Wording = z.infer<typeof WordingSchema>;
 export const WORDING_PATH = fileURLToPath(new URL("stock-wording.json", import.meta.url));
 
 export function parseWording(text: string, source: string): Wording {
-  const parsed = WordingSchema.safeParse(JSON.parse(text));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`${source}: ${issue.path.join(".") || "(top)"}: ${issue.message}`);
-  }
-  return parsed.data;
+  return parseJsonFile(WordingSchema, text, source);
 }
 
 const alternation = (fragments: string[]) => new RegExp(fragments.join("|"), "iu");

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { parseJsonFile } from "../../data-file.js";
 
 const weight = z.number().min(0).max(100);
 
@@ -48,18 +49,7 @@ export const FITTED_PATH = fileURLToPath(new URL("fitted.json", import.meta.url)
 
 /** Parses a fitted file's text; `source` names it in errors. */
 export function parseFitted(text: string, source: string): Fitted {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${source}: not JSON: ${(error as Error).message}`);
-  }
-  const parsed = FittedSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`${source}: ${issue.path.join(".") || "(top)"}: ${issue.message}`);
-  }
-  return parsed.data;
+  return parseJsonFile(FittedSchema, text, source);
 }
 
 export function loadFitted(path: string = FITTED_PATH): Fitted {
