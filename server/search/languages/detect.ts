@@ -16,7 +16,7 @@
 import { isCommonWord } from "../common-words.js";
 import { withoutAccents, wordsIn } from "../lexical.js";
 import { languageData } from "./data.js";
-import { compoundHead, readPhrases, singleWordTerms, translations, wordKey } from "./lexicon.js";
+import { compoundHead, compoundHeadIn, readPhrases, translations, wordKey } from "./lexicon.js";
 
 /** A page's text beyond this many words adds little to what its first ones say, and costs at import. */
 const TEXT_WORDS = 300;
@@ -178,10 +178,11 @@ export function queryLanguage(words: readonly string[], catalog: string, vocabul
 function readsHeld(language: string, words: readonly string[], catalog: string, vocabulary: CatalogWords | undefined, whole: boolean): boolean {
   const rules = translations(language, catalog);
   // A compound no entry names is read as its head ("Wandleuchte" as "Leuchte"), as the query will be (reading.ts).
-  const compounds = languageData().lexicons.get(language)?.compounds === true;
   const keys = words.map((word) => wordKey(language, word));
-  const terms = compounds ? singleWordTerms(rules) : [];
-  const read = readPhrases(compounds ? keys.map((key) => (rules.has(key) ? key : (compoundHead(key, terms) ?? key))) : keys, rules);
+  const read = readPhrases(
+    keys.map((key) => (rules.has(key) ? key : (compoundHeadIn(language, key, rules) ?? key))),
+    rules,
+  );
   if (whole && read.reduce((n, reading) => n + reading.end - reading.start, 0) !== words.length) return false;
   if (!vocabulary) return true;
   return (

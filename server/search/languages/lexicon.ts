@@ -102,9 +102,24 @@ export function readPhrases(keys: readonly string[], rules: Translations): Readi
   return readings;
 }
 
-/** The one-word phrases the rules read: what a word no rule reads may be a typo of. */
+const singleWords = new WeakMap<Translations, string[]>();
+
+/** The one-word phrases the rules read: what a word no rule reads may be a typo of. Listed once per set of rules. */
 export function singleWordTerms(rules: Translations): string[] {
-  return [...rules.values()].flatMap((list) => list.filter((rule) => rule.term.length === 1).map((rule) => rule.term[0]!));
+  let terms = singleWords.get(rules);
+  if (!terms) {
+    terms = [...rules.values()].flatMap((list) => list.filter((rule) => rule.term.length === 1).map((rule) => rule.term[0]!));
+    singleWords.set(rules, terms);
+  }
+  return terms;
+}
+
+/**
+ * The single-word phrase `language`'s rules read a compound's key by, the longest it ends with ("wanderrucksack" by
+ * "rucksack"), in a language that joins words (`compounds: head last`); null in another, or when none.
+ */
+export function compoundHeadIn(language: string, key: string, rules: Translations): string | null {
+  return languageData().lexicons.get(language)?.compounds === true ? compoundHead(key, singleWordTerms(rules)) : null;
 }
 
 /** Words shorter than this are no compound's head: "jas" would end too many words that are no jacket. */

@@ -12,7 +12,7 @@ import { withoutAccents } from "../lexical.js";
 import { covered, type Form, letterCompounds, type QueryPlan, type Token, type UnderstandDeps } from "../understand.js";
 import { languageData } from "./data.js";
 import { languagesOf } from "./detect.js";
-import { compoundHead, type Reading, readPhrases, singleWordTerms, translations, wordKey } from "./lexicon.js";
+import { compoundHeadIn, type Reading, readPhrases, singleWordTerms, translations, wordKey } from "./lexicon.js";
 
 type LanguageFields = Pick<QueryPlan, "language" | "languages" | "translations" | "unread">;
 
@@ -33,19 +33,16 @@ export function readForeign(query: string, found: readonly Token[], deps: Unders
   const corrections: QueryPlan["corrections"] = [];
   // A word no rule reads, the catalog lacks and the language does not stop may be a typo of a word a rule reads.
   const read = new Set(readPhrases(folded, set).flatMap(covered));
-  let terms: string[] | undefined;
-  const compounds = languageData().lexicons.get(language)?.compounds === true;
   found.forEach((token, i) => {
     if (read.has(i) || !isWord(token) || isStop(token.word) || held(token.word)) return;
-    terms ??= singleWordTerms(set);
-    const head = compounds ? compoundHead(folded[i]!, terms) : null;
+    const head = compoundHeadIn(language, folded[i]!, set);
     if (head !== null) {
       // Its own language's word for what it is is searched too: a page may say "Rucksack" where the query joins it.
       forms.push({ start: i, end: i + 1, words: [head], kind: "synonym" });
       folded[i] = head;
       return;
     }
-    const term = closestTerm(folded[i]!, terms);
+    const term = closestTerm(folded[i]!, singleWordTerms(set));
     if (term === null) return;
     forms.push({ start: i, end: i + 1, words: [term], kind: "correction" });
     corrections.push({ from: words[i]!, to: term });
@@ -112,8 +109,7 @@ function wordAbroad(word: string, language: string, catalog: string): string[][]
   const key = wordKey(language, word);
   const direct = readPhrases([key], rules);
   if (direct.length > 0) return direct.flatMap((reading) => reading.forms);
-  if (languageData().lexicons.get(language)?.compounds !== true) return [];
-  const head = compoundHead(key, singleWordTerms(rules));
+  const head = compoundHeadIn(language, key, rules);
   return head === null ? [] : readPhrases([head], rules).flatMap((reading) => reading.forms);
 }
 
