@@ -156,6 +156,15 @@ export function createSearchService(deps: SearchDeps): SearchService {
   };
 }
 
+/** What the strict search ran with, for a looser one after it (a price bound or a brand read from the words aside). */
+interface StrictSearch {
+  filters: Filters;
+  effective: SearchParams;
+  sort: Sort;
+  position: Parameters<typeof searchPage>[6];
+  budget: RetrievalBudget;
+}
+
 /**
  * A price bound read from the query's words ("coffee under $20") that leaves nothing, where the words match no product
  * priced in that currency but some priced in currencies it cannot be compared with (no exchange rates for them),
@@ -168,14 +177,7 @@ async function otherCurrencies(
   ctx: SearchContext,
   { query, plan, reading }: Analysis,
   strict: Page,
-  search: {
-    filters: Filters;
-    effective: SearchParams;
-    sort: Sort;
-    position: Parameters<typeof searchPage>[6];
-    priced: boolean;
-    budget: RetrievalBudget;
-  },
+  search: StrictSearch & { priced: boolean },
 ): Promise<Page> {
   const currency = search.effective.currency;
   const readBound = reading?.applied.some((shown) => shown.filter === "price_min" || shown.filter === "price_max") ?? false;
@@ -194,12 +196,7 @@ async function otherCurrencies(
  * of channel) is lifted: the words are searched whole, the brand's among them, and the brand moves to `not_applied`,
  * saying why. One more search, only then; a brand given as a parameter stays a filter.
  */
-async function brandLifted(
-  ctx: SearchContext,
-  { query, reading, planOf }: Analysis,
-  strict: Page,
-  search: { filters: Filters; effective: SearchParams; sort: Sort; position: Parameters<typeof searchPage>[6]; budget: RetrievalBudget },
-): Promise<Page | undefined> {
+async function brandLifted(ctx: SearchContext, { query, reading, planOf }: Analysis, strict: Page, search: StrictSearch): Promise<Page | undefined> {
   const read = reading?.applied.filter((shown) => shown.filter === "brand") ?? [];
   if (!reading || read.length === 0 || strict.ids.length > 0 || !search.budget.spend()) return undefined;
   const words = [query ?? "", ...read.map((shown) => shown.text)].join(" ").trim();
