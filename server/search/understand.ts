@@ -20,7 +20,7 @@ import { expand, type Expansion, singleWordTerms, type SynonymSet } from "./syno
 import type { Vocabulary } from "./vocabulary.js";
 import { languageData } from "./languages/data.js";
 import { queryLanguage } from "./languages/detect.js";
-import { inCatalogLanguage, readAbroad, readForeign, readInto } from "./languages/reading.js";
+import { inCatalogLanguage, readAbroad, lexiconWords, readAlternativesInto, readForeign, readInto } from "./languages/reading.js";
 import { escapeRegExp } from "./rules/files.js";
 
 /** `translation`: the query's words read in the catalog's language through the lexicons (languages/reading.ts). */
@@ -174,7 +174,8 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   const others = (deps.catalogLanguages ?? []).filter((language) => !plan.languages.includes(language));
   if (others.length === 0) return plan;
   const across = readInto(plan.words, plan.language.query ?? plan.language.catalog, others);
-  return { ...plan, languages: [...plan.languages, ...others], forms: [...plan.forms, ...across] };
+  const alternatives = readAlternativesInto(plan, plan.language.query ?? plan.language.catalog, others);
+  return { ...plan, languages: [...plan.languages, ...others], forms: [...plan.forms, ...across, ...alternatives] };
 }
 
 function readQuery(query: string, deps: UnderstandDeps): QueryPlan {
@@ -293,7 +294,10 @@ interface Corrected {
   halvesRead: Map<number, string>;
   /** How many words the catalog lacks were looked up so far. */
   looked: number;
-  /** The synonyms' one-word terms, listed the first time a typo is looked for among them. */
+  /**
+   * The one-word terms of the synonyms, and of the lexicons reading the catalog's language into the others it holds
+   * ("presure" is "pressure", a German page's "Hochdruckreiniger"), listed the first time a typo is looked for.
+   */
   synonymTerms?: string[];
 }
 
@@ -331,7 +335,7 @@ function correctWord(u: Understanding, corrected: Corrected, token: Token, i: nu
   // A typo of a word only the synonyms know ("rucksak" for rucksack, which the catalog calls a backpack) is that
   // word, which the synonyms then read.
   if (unknown && closest.length === 0 && !englishWord) {
-    corrected.synonymTerms ??= singleWordTerms(deps.synonyms);
+    corrected.synonymTerms ??= [...singleWordTerms(deps.synonyms), ...lexiconWords(u.catalog, deps.catalogLanguages ?? [])];
     const term = closestTerm(token.word, corrected.synonymTerms);
     if (term !== null) {
       primary[i] = term;

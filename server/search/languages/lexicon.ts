@@ -114,6 +114,18 @@ export function singleWordTerms(rules: Translations): string[] {
   return terms;
 }
 
+const allWords = new WeakMap<Translations, string[]>();
+
+/** Every word of the phrases the rules read, listed once per set of rules. */
+export function termWords(rules: Translations): string[] {
+  let words = allWords.get(rules);
+  if (!words) {
+    words = [...new Set([...rules.values()].flatMap((list) => list.flatMap((rule) => rule.term)))];
+    allWords.set(rules, words);
+  }
+  return words;
+}
+
 /**
  * The single-word phrase `language`'s rules read a compound's key by, the longest it ends with ("wanderrucksack" by
  * "rucksack"), in a language that joins words (`compounds: head last`); null in another, or when none.

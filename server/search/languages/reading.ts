@@ -12,7 +12,7 @@ import { withoutAccents } from "../lexical.js";
 import { covered, type Form, letterCompounds, type QueryPlan, type Token, type UnderstandDeps } from "../understand.js";
 import { languageData } from "./data.js";
 import { languagesOf } from "./detect.js";
-import { compoundHeadIn, type Reading, readPhrases, singleWordTerms, translations, wordKey } from "./lexicon.js";
+import { compoundHeadIn, type Reading, readPhrases, singleWordTerms, termWords, translations, wordKey } from "./lexicon.js";
 
 type LanguageFields = Pick<QueryPlan, "language" | "languages" | "translations" | "unread">;
 
@@ -124,6 +124,35 @@ export function readInto(words: readonly string[], from: string, into: readonly 
       e.forms.map((to): Form => ({ start: e.start, end: e.end, words: letterCompounds(to), kind: "translation" })),
     ),
   );
+}
+
+/**
+ * What the query's corrections and synonyms read, through the lexicons into each of `into`: "presure washer" is a
+ * "pressure washer", which a German page calls "Hochdruckreiniger", and so is a "jet washer" (a synonym, read whole).
+ * A reading of only part of a synonym's words would stand for words the query did not say, and is not taken.
+ */
+export function readAlternativesInto(plan: Pick<QueryPlan, "words" | "forms">, from: string, into: readonly string[]): Form[] {
+  const corrected = [...plan.words];
+  const changed = new Set<number>();
+  for (const form of plan.forms) {
+    if (form.kind !== "correction" || form.end - form.start !== 1 || form.words.length !== 1 || changed.has(form.start)) continue;
+    corrected[form.start] = form.words[0]!;
+    changed.add(form.start);
+  }
+  const fromCorrections = readInto(corrected, from, into).filter((read) => covered(read).some((i) => changed.has(i)));
+  const fromSynonyms = plan.forms
+    .filter((form) => form.kind === "synonym" && !form.goesWith)
+    .flatMap((form) =>
+      readInto(form.words, from, into)
+        .filter((read) => read.start === 0 && read.end === form.words.length)
+        .map((read): Form => ({ ...read, start: form.start, end: form.end, ...(form.guessed && { guessed: true }) })),
+    );
+  return [...fromCorrections, ...fromSynonyms];
+}
+
+/** Every word of the phrases the lexicons read from `from` into `into`: what a word the catalog lacks may be a typo of. */
+export function lexiconWords(from: string, into: readonly string[]): string[] {
+  return [...new Set(into.filter((language) => language !== from).flatMap((language) => termWords(translations(from, language))))];
 }
 
 /**

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { LanguageDataError, languageData, parseDetection, parseLexicon, parseStopWords } from "../../../server/search/languages/data.js";
 import { declaredLanguage, productLanguage, queryLanguage, textLanguage } from "../../../server/search/languages/detect.js";
 import { wordKey } from "../../../server/search/languages/lexicon.js";
-import { NO_SYNONYMS } from "../../../server/search/synonyms.js";
+import { NO_SYNONYMS, parseSynonyms } from "../../../server/search/synonyms.js";
 import { understand } from "../../../server/search/understand.js";
 
 const page = (fields: Partial<Parameters<typeof productLanguage>[0]>) => ({ url: "https://shop.example/p/1", name: "", desc: "", ...fields });
@@ -124,6 +124,29 @@ describe("reading a query in another language", () => {
     expect(read.unread).toEqual([]);
     // Where the catalog holds no backpack, the word is not read so.
     expect(mixed(holding(["litre", "tent"])).forms.filter((form) => form.kind === "translation")).toEqual([]);
+  });
+
+  it("reads a correction and a synonym into the other languages the catalog holds, as the typed words are", () => {
+    const vocabulary = buildVocabulary([
+      ["washer", 3],
+      ["hochdruckreiniger", 2],
+      ["machine", 4],
+    ]);
+    const synonyms = parseSynonyms("jet washer => pressure washer", "test");
+    const read = (q: string) => understand(q, { vocabulary, synonyms, catalogLanguage: "en", catalogLanguages: ["en", "de"] });
+    const german = (q: string) =>
+      read(q)
+        .forms.filter((form) => form.kind === "translation")
+        .map((form) => form.words.join(" "));
+    // A typo of a word only the lexicons know is that word; the phrase it is part of is read into German.
+    expect(read("presure washer").corrections).toEqual([{ from: "presure", to: "pressure" }]);
+    expect(german("presure washer")).toContain("hochdruckreiniger");
+    // A synonym is read whole; a reading of part of it ("washer" alone) would stand for words the query did not say.
+    expect(german("jet washer")).toEqual(["hochdruckreiniger"]);
+    // With no German in the catalog, nothing is read into it.
+    expect(understand("presure washer", { vocabulary, synonyms, catalogLanguage: "en" }).forms.some((form) => form.kind === "translation")).toBe(
+      false,
+    );
   });
 
   it("says which words it did not read", () => {
