@@ -19,7 +19,7 @@ import { goesWith } from "./goes-with.js";
 import { expand, type Expansion, singleWordTerms, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
 import { languageData } from "./languages/data.js";
-import { queryLanguage } from "./languages/detect.js";
+import { type CatalogWords, likeliestLanguage, queryLanguage } from "./languages/detect.js";
 import { inCatalogLanguage, readAbroad, lexiconWords, readAlternativesInto, readForeign, readInto } from "./languages/reading.js";
 import { escapeRegExp } from "./rules/files.js";
 
@@ -140,12 +140,13 @@ export interface UnderstandDeps {
 }
 
 /** The query's language (languages/detect.ts): a word the catalog holds, or holds one edit away, counts for its own. */
-function languageOf(words: readonly string[], catalog: string, vocabulary: Vocabulary | null): string {
-  const catalogWords = vocabulary && {
-    held: (word: string) => heldCount(word, vocabulary) > 0,
-    near: (word: string) => corrections(word, vocabulary, { twoEdits: false }).length > 0,
-  };
-  return queryLanguage(words, catalog, catalogWords ?? undefined);
+function catalogWords(vocabulary: Vocabulary | null): CatalogWords | undefined {
+  return vocabulary
+    ? {
+        held: (word: string) => heldCount(word, vocabulary) > 0,
+        near: (word: string) => corrections(word, vocabulary, { twoEdits: false }).length > 0,
+      }
+    : undefined;
 }
 
 /** What the steps of `understand` read, and the corrections they add as they go. */
@@ -182,9 +183,17 @@ function readQuery(query: string, deps: UnderstandDeps): QueryPlan {
   const found = tokens(query);
   const words = found.map((token) => token.word);
   const catalog = deps.catalogLanguage ?? languageData().detection.catalogFallback;
-  const language = languageOf(words, catalog, deps.vocabulary);
+  const language = queryLanguage(words, catalog, catalogWords(deps.vocabulary));
   // A query in another language is read through the lexicons, never corrected into the catalog's words.
   if (language !== catalog) return readForeign(query, found, { ...deps, language, catalog });
+  const plan = readInCatalogLanguage(query, found, deps, catalog);
+  if (plan.language.query !== null) return plan;
+  const likeliest = likeliestLanguage(words, catalog, catalogWords(deps.vocabulary));
+  return likeliest ? readForeign(query, found, { ...deps, language: likeliest, catalog }) : plan;
+}
+
+function readInCatalogLanguage(query: string, found: Token[], deps: UnderstandDeps, catalog: string): QueryPlan {
+  const words = found.map((token) => token.word);
   // An age counted in years or months ("5 year old") is read by the ages, not searched: its "5" is no "5 Sides".
   const ages = askedAges(query);
   const u: Understanding = {

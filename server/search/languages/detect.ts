@@ -147,6 +147,30 @@ export interface CatalogWords {
  * vocabulary is not read).
  */
 export function queryLanguage(words: readonly string[], catalog: string, vocabulary?: CatalogWords): string {
+  const { score, letters } = queryEvidence(words, catalog, vocabulary);
+  const own = score.get(catalog) ?? 0;
+  const [best, runnerUp] = [...score].filter(([code]) => code !== catalog).sort((a, b) => b[1] - a[1]);
+  const { least, coverage } = languageData().detection.query;
+  if (!best || best[1] <= own || best[1] < Math.min(least, letters.length) || best[1] < coverage * letters.length) return catalog;
+  if (runnerUp && runnerUp[1] === best[1]) return catalog;
+  return readsHeld(best[0], letters, catalog, vocabulary, letters.length < least) ? best[0] : catalog;
+}
+
+/**
+ * The language most of a query's words the catalog's language cannot read point to, however few: the one with the
+ * most evidence, alone, whose lexicon reads something the catalog holds; null when none. For a query read in no
+ * language known ("esterilla autohinchable para acampar": two of four words Spanish), which is better read in part
+ * than not at all.
+ */
+export function likeliestLanguage(words: readonly string[], catalog: string, vocabulary?: CatalogWords): string | null {
+  const { score, letters } = queryEvidence(words, catalog, vocabulary);
+  const [best, runnerUp] = [...score].filter(([code]) => code !== catalog).sort((a, b) => b[1] - a[1]);
+  if (!best || (runnerUp && runnerUp[1] === best[1]) || best[1] <= (score.get(catalog) ?? 0)) return null;
+  return readsHeld(best[0], letters, catalog, vocabulary, false) ? best[0] : null;
+}
+
+/** Each language's evidence among the query's words of letters; the catalog's counts the words it holds. */
+function queryEvidence(words: readonly string[], catalog: string, vocabulary?: CatalogWords) {
   const score = new Map<string, number>();
   const add = (code: string, evidence: number) => score.set(code, (score.get(code) ?? 0) + evidence);
   const letters = words.filter((word) => /^\p{L}{2,}$/u.test(word));
@@ -160,12 +184,7 @@ export function queryLanguage(words: readonly string[], catalog: string, vocabul
     const held = vocabulary.held(word) ? (codes.length > 0 ? 0.5 : 1) : 0;
     add(catalog, Math.max(held, vocabulary.near(word) ? 1 : 0));
   }
-  const own = score.get(catalog) ?? 0;
-  const [best, runnerUp] = [...score].filter(([code]) => code !== catalog).sort((a, b) => b[1] - a[1]);
-  const { least, coverage } = languageData().detection.query;
-  if (!best || best[1] <= own || best[1] < Math.min(least, letters.length) || best[1] < coverage * letters.length) return catalog;
-  if (runnerUp && runnerUp[1] === best[1]) return catalog;
-  return readsHeld(best[0], letters, catalog, vocabulary, letters.length < least) ? best[0] : catalog;
+  return { score, letters };
 }
 
 /**

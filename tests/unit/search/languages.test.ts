@@ -149,6 +149,14 @@ describe("reading a query in another language", () => {
     );
   });
 
+  it("reads a query too few of whose words a language knows in the one they point to, rather than in none", () => {
+    // Two of four words Spanish: under the share a language needs, but no language explains more.
+    const read = plan("esterilla autohinchable para acampar");
+    expect(read.language).toEqual({ query: "es", catalog: "en" });
+    expect(read.translations).toEqual([{ from: "esterilla", to: ["sleeping pad"] }]);
+    expect(read.unread).toEqual(["autohinchable", "acampar"]);
+  });
+
   it("says which words it did not read", () => {
     expect(plan("Laufschuhe Damen zwoelftausend").unread).toEqual(["zwoelftausend"]);
     const unknown = plan("buty do biegania damskie");
