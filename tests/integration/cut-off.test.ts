@@ -59,6 +59,12 @@ describe.each(["PGlite", "postgres.js"] as const)("on %s", (path) => {
     expect(names(await search("cushion for the sofa")).join(" ")).not.toMatch(/Sofa/u);
   });
 
+  it("says the matches are weak when the catalog holds no word for the sort of the kind asked", async () => {
+    // Bags and jackets are sold; nothing in the catalog says "golf", so no golf bag is, whatever else the answer holds.
+    expect(codes(await search("golf bag"))).toContain("weak_matches");
+    expect(codes(await search("sleeping bag"))).not.toContain("weak_matches");
+  });
+
   it("answers what only vector retrieval found under its floor as weak matches, rather than nothing", async () => {
     // No word matches and nothing clears SEARCH_MIN_SIMILARITY: the reranker judges the nearest under it.
     const body = await search("wedding dress");

@@ -3,7 +3,7 @@
  * head word, whether it says "free", and whether it describes a use (a Query).
  */
 import { isEnglishWord, MEANT_STOP_WORDS } from "../common-words.js";
-import { describesUse, describesWhom, isPackaging, isQuantity, isVague, isWhom, purposeAfter, queryHead } from "../product-type.js";
+import { describesUse, describesWhom, isPackaging, isQuantity, isVague, isWhom, namesWhom, purposeAfter, queryHead } from "../product-type.js";
 import { derived } from "../rules/index.js";
 import type { Form, QueryPlan } from "../understand.js";
 import type { LocalWeights } from "./ranking.js";
@@ -305,6 +305,19 @@ function clausesOf({ plan, weights, lexemes, idfOf, heldCompounds }: Weighing, b
     head: head === undefined ? undefined : byWord.slice(0, head + 1).flat().length - 1,
     freeAsked: plan.words.includes("free"),
     use: describesUse(plan.words),
-    headUnsold: head !== undefined && !byWord[head]!.some((word) => word.heldAnywhere) && isEnglishWord(plan.words[head]!),
+    headUnsold: head !== undefined && (unsold(byWord, head) ? isEnglishWord(plan.words[head]!) : sortUnsold(plan.words, byWord, head)),
   };
+}
+
+const unsold = (byWord: readonly Word[][], i: number) => byWord[i]!.length > 0 && !byWord[i]!.some((word) => word.heldAnywhere);
+
+/**
+ * Whether the word naming the sort of the head's kind, just before it (past a number: "iphone 15 *case*"), is one the
+ * catalog holds in no form: no "litter box" is sold where nothing holds "litter", whatever boxes are.
+ */
+function sortUnsold(words: readonly string[], byWord: readonly Word[][], head: number): boolean {
+  let sort = head - 1;
+  while (sort >= 0 && isQuantity(words, sort)) sort--;
+  if (sort < 0 || !/^\p{L}{3,}$/u.test(words[sort]!) || isVague(words, sort) || namesWhom(words, sort)) return false;
+  return unsold(byWord, sort);
 }
