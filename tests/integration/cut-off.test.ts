@@ -18,13 +18,21 @@ const CATALOG = readFileSync(SAMPLE_CATALOG_PATH, "utf8")
   .trim()
   .split("\n")
   .map((line) => JSON.parse(line) as TestRecord);
+/** A page in a language the lexicons do not read, of a brand the sample catalog lacks: one word of an English request ties it. */
+const POLISH_PAGE: TestRecord = {
+  url: "https://sklep.example/pl/p/zestaw-podtynkowy-wc-grohe",
+  name: "Zestaw podtynkowy WC GROHE Rapid SL z miską rimless",
+  desc: "Stelaż podtynkowy do WC z przyciskiem i miską wiszącą bez kołnierza (rimless). Montaż w ścianie.",
+  brands: ["GROHE"],
+  price_label: "997,00 zł",
+};
 
 describe.each(["PGlite", "postgres.js"] as const)("on %s", (path) => {
   let t: TestApp;
   let pg: SocketPostgres | undefined;
   beforeAll(async () => {
     pg = path === "postgres.js" ? await startSocketPostgres(4) : undefined;
-    t = await createTestApp({ records: CATALOG, ...(pg ? { database: openPostgres({ url: pg.url, max: 1 }) } : {}) });
+    t = await createTestApp({ records: [...CATALOG, POLISH_PAGE], ...(pg ? { database: openPostgres({ url: pg.url, max: 1 }) } : {}) });
   });
   afterAll(async () => {
     await t?.close();
@@ -63,6 +71,12 @@ describe.each(["PGlite", "postgres.js"] as const)("on %s", (path) => {
     // Bags and jackets are sold; nothing in the catalog says "golf", so no golf bag is, whatever else the answer holds.
     expect(codes(await search("golf bag"))).toContain("weak_matches");
     expect(codes(await search("sleeping bag"))).not.toContain("weak_matches");
+  });
+
+  it("answers the products of a brand the query names that hold a word of it as weak matches, though the reranker ties none", async () => {
+    const body = await search("I need a concealed frame set for a wall-hung toilet, rimless, from Grohe");
+    expect(names(body)).toEqual([POLISH_PAGE.name]);
+    expect(codes(body)).toContain("weak_matches");
   });
 
   it("answers what only vector retrieval found under its floor as weak matches, rather than nothing", async () => {

@@ -35,7 +35,7 @@ export async function rankStage(
   const rerank = { name: reranker.name, outcome: reranked.outcome, ...(reranked.reason ? { reason: reranked.reason } : {}) };
   const ranked = [...rerankedIds, ...(unrelated.size > 0 ? [] : fused.slice(candidates.length))];
   if (ranked.length === 0) {
-    const weak = await weakMatches(reranker, query, plan, retrieved, brandsNamed);
+    const weak = (await weakMatches(reranker, query, plan, retrieved, brandsNamed)) ?? ofBrandNamed(retrieved, brandsNamed);
     if (weak) return { ...weak, rerank };
   }
   return {
@@ -71,6 +71,18 @@ async function weakMatches(reranker: Reranker, query: string, plan: QueryPlan, r
   const ids = repairOrder(reranked.ids, under).filter((id) => !unrelated.has(id));
   if (ids.length === 0) return undefined;
   return { ranked: ids, matched: ids, ...(reranked.scores ? { scores: reranked.scores } : {}), weak: true };
+}
+
+/**
+ * When the reranker keeps nothing, not even under the floor, the products of the brand the query names that hold a
+ * word of it: the shopper named the brand and a word ties them, so they are plausibly related, and answered as weak
+ * matches rather than nothing (a Polish page of the brand, for an English request naming it, the words mostly its
+ * page's language's).
+ */
+function ofBrandNamed({ lexical }: Retrieved, brandsNamed: boolean) {
+  if (!brandsNamed || lexical.length === 0) return undefined;
+  const ids = lexical.map((item) => item.id);
+  return { ranked: ids, matched: ids, weak: true };
 }
 
 /** Keeps the reranker's order for ids it knows, once each; candidates it left out follow in retrieval order. */
