@@ -146,18 +146,36 @@ export function loadPricePatterns(): void {
   for (let run = 0; run < 2; run++) findPhrases("between $1 and $2, $1-$2, around $1, under $1, over $1, $1 or less, $1 or more");
 }
 
-// "In stock" and "available" as often typed fast ("in stok", "availble now"): read before typo correction, which would
-// make "stok" a stop.
-const IN_STOCK_WORDS = String.raw`in[\s-]st(?:ock|ok|ck|cok|oock)`;
-const AVAILABLE = "avail(?:able|ible|ble|abel|iable)";
-const NOT_OUT_OF_STOCK =
-  /\b(?:not|never|no|excluding|except|without)\s+(?:an?\s+)?(?:(?:on\s+)?back[\s-]?order(?:ed)?|out[\s-]of[\s-]stock|sold[\s-]out|pre[\s-]?orders?(?:ed)?)\b/giu;
-const OUT_OF_STOCK = new RegExp(String.raw`\b(?:out[\s-]of[\s-]stock|sold[\s-]out|not\s+(?:${IN_STOCK_WORDS}|${AVAILABLE}))\b`, "giu");
-const IN_STOCK = new RegExp(String.raw`\b(?:${IN_STOCK_WORDS}|${AVAILABLE}\s+now|ready to ship|ships? (?:now|today|immediately))\b`, "giu");
+/**
+ * How a query writes a constraint (constraints.json `phrases`): each phrase its alternatives as one group, `{part}`s
+ * filled; a phrase with none matches nothing. "In stock" as often typed fast ("in stok", "availble now") is read
+ * before typo correction, which would make "stok" a stop.
+ */
+const phrases = derived(({ constraints: { parts, phrases: lists } }) => {
+  const filled = (pattern: string) => pattern.replace(/\{(\w+)\}/gu, (_, part: string) => `(?:${parts[part]})`);
+  const group = Object.fromEntries(
+    Object.entries(lists).map(([name, list]) => [name, list.length > 0 ? `(?:${list.map(filled).join("|")})` : "(?!)"]),
+  ) as Record<keyof typeof lists, string>;
+  const word = (name: keyof typeof lists) => new RegExp(String.raw`\b${group[name]}\b`, "giu");
+  return {
+    group,
+    notOutOfStock: word("notOutOfStock"),
+    outOfStock: word("outOfStock"),
+    inStock: word("inStock"),
+    preorder: word("preorder"),
+    withCurrencyOnly: new RegExp(`^${group.withCurrencyOnly}`, "iu"),
+    asking: askingPatterns(group),
+    priceOrder: new RegExp(String.raw`(?<=^|[\s,])(?:(${group.cheapestFirst})|(${group.dearestFirst}))(?=$|[\s,.!?])`, "giu"),
+    avoided: new RegExp(String.raw`(?<=^|\s)${group.avoiding}\s+(?!${group.notAvoided}\b)(?:${group.articles}\s+)?(\p{L}[\p{L}\p{N}'’-]*)`, "giu"),
+    notFromBrand: new RegExp(String.raw`(?<=^|\s)${group.notFromBrand}\s+(\p{L}[\p{L}\p{N}'’-]*)`, "giu"),
+    softened: new RegExp(String.raw`(?<=^|\s)${group.degreeNot}\s+${group.degree}\s+\p{L}[\p{L}'’-]*`, "giu"),
+  };
+});
 
 /** The price and stock phrases of a query, left to right, not overlapping. */
 function findPhrases(q: string): Found[] {
   const PRICE = currencies().price;
+  const w = phrases().group;
   const found: Found[] = [];
   const take = (pattern: RegExp, read: (match: RegExpExecArray) => Found["constraints"] | null) => {
     for (const match of q.matchAll(pattern)) {
@@ -176,48 +194,40 @@ function findPhrases(q: string): Found[] {
   // took 2–4 ms a search to try at every position (bench:search-steps on the CrowdFlower dev queries, profiled).
   if (/\d/.test(q)) {
     // Ranges first, so "between 20 and 40" is not read as two open bounds.
-    take(new RegExp(String.raw`\bbetween\s+${PRICE}\s+and\s+${PRICE}`, flags), (m) => range(price(m[1], m[2]!, m[3]), price(m[4], m[5]!, m[6])));
+    take(new RegExp(String.raw`\b${w.between}\s+${PRICE}\s+${w.rangeAnd}\s+${PRICE}`, flags), (m) =>
+      range(price(m[1], m[2]!, m[3]), price(m[4], m[5]!, m[6])),
+    );
     // "〜" and "～" join a range as Japanese writes it ("¥3000〜¥6000").
-    take(new RegExp(String.raw`(?<![\p{L}\p{N}])${PRICE}\s*(?:-|–|〜|～|to)\s*${PRICE}`, flags), (m) => {
+    take(new RegExp(String.raw`(?<![\p{L}\p{N}])${PRICE}\s*${w.rangeJoin}\s*${PRICE}`, flags), (m) => {
       // "2-3 person tent" is not a price range: one side must say its currency.
       if (!m[1] && !m[3] && !m[4] && !m[6]) return null;
       return range(price(m[1], m[2]!, m[3]), price(m[4], m[5]!, m[6]));
     });
     // "around £200": a fifth either side. Only with a currency, as "about 30" counts things as often.
-    take(new RegExp(String.raw`(?:\b(?:around|about|approx(?:imately|\.)?|roughly|circa)\s*|~\s*)${PRICE}`, flags), (m) =>
-      m[1] || m[3] ? near(price(m[1], m[2]!, m[3])) : null,
-    );
+    take(new RegExp(String.raw`(?:\b${w.around}\s*|~\s*)${PRICE}`, flags), (m) => (m[1] || m[3] ? near(price(m[1], m[2]!, m[3])) : null));
     // A bound said after "not" is the other one: "not over £300" is at most £300.
-    take(
-      new RegExp(
-        String.raw`(?:\b(not)\s+)?(?:\b(?:under|below|less th[ae]n|cheaper th[ae]n|up to|at most|no more th[ae]n|max(?:imum)?|within|budget(?:\s+of)?)|[<≤])\s*${PRICE}`,
-        flags,
-      ),
-      (m) => bound(m[1] ? "price_min" : "price_max", price(m[2], m[3]!, m[4])),
+    take(new RegExp(String.raw`(?:\b(${w.boundNot})\s+)?(?:\b${w.atMost}|[<≤])\s*${PRICE}`, flags), (m) =>
+      bound(m[1] ? "price_min" : "price_max", price(m[2], m[3]!, m[4])),
     );
-    take(
-      new RegExp(String.raw`(?:\b(not)\s+)?(?:\b(?:over|above|more th[ae]n|at least|min(?:imum)?|starting at|from)|[>≥])\s*${PRICE}`, flags),
-      (m) => {
-        // "from" also names places and brands: only with a currency does it bound a price.
-        if (/^from/i.test(m[0]) && !m[2] && !m[4]) return null;
-        return bound(m[1] ? "price_max" : "price_min", price(m[2], m[3]!, m[4]));
-      },
-    );
+    take(new RegExp(String.raw`(?:\b(${w.boundNot})\s+)?(?:\b${w.atLeast}|[>≥])\s*${PRICE}`, flags), (m) => {
+      // "from" also names places and brands: only with a currency does it bound a price.
+      if (phrases().withCurrencyOnly.test(m[0]) && !m[2] && !m[4]) return null;
+      return bound(m[1] ? "price_max" : "price_min", price(m[2], m[3]!, m[4]));
+    });
     // The bound after the price ("50 USD or less", "1500 SEK max"): only with a currency, as "6 or more" counts things.
-    take(
-      new RegExp(String.raw`(?<![\p{L}\p{N}])${PRICE}\s*(?:or\s+(?:less|under|below|cheaper)|and\s+(?:under|below)|max(?:imum)?\b|at\s+most)`, flags),
-      (m) => (m[1] || m[3] ? bound("price_max", price(m[1], m[2]!, m[3])) : null),
+    take(new RegExp(String.raw`(?<![\p{L}\p{N}])${PRICE}\s*${w.atMostAfter}`, flags), (m) =>
+      m[1] || m[3] ? bound("price_max", price(m[1], m[2]!, m[3])) : null,
     );
-    take(
-      new RegExp(String.raw`(?<![\p{L}\p{N}])${PRICE}\s*(?:or\s+(?:more|over|above)|and\s+(?:up|over|above)\b|min(?:imum)?\b|at\s+least)`, flags),
-      (m) => (m[1] || m[3] ? bound("price_min", price(m[1], m[2]!, m[3])) : null),
+    take(new RegExp(String.raw`(?<![\p{L}\p{N}])${PRICE}\s*${w.atLeastAfter}`, flags), (m) =>
+      m[1] || m[3] ? bound("price_min", price(m[1], m[2]!, m[3])) : null,
     );
   }
   // Stock: what is not out of stock first, then what is not in stock, so that neither is read as the state it denies.
-  take(NOT_OUT_OF_STOCK, () => [{ filter: "availability", value: "in_stock" }]);
-  take(OUT_OF_STOCK, () => [{ filter: "availability", value: "out_of_stock" }]);
-  take(IN_STOCK, () => [{ filter: "availability", value: "in_stock" }]);
-  take(/\bpre[\s-]?orders?\b/giu, () => [{ filter: "availability", value: "preorder" }]);
+  const stock = phrases();
+  take(stock.notOutOfStock, () => [{ filter: "availability", value: "in_stock" }]);
+  take(stock.outOfStock, () => [{ filter: "availability", value: "out_of_stock" }]);
+  take(stock.inStock, () => [{ filter: "availability", value: "in_stock" }]);
+  take(stock.preorder, () => [{ filter: "availability", value: "preorder" }]);
   return found.sort((a, b) => a.start - b.start);
 }
 
@@ -264,24 +274,15 @@ function trimConnectors(text: string): string {
  * catalog hardly holds ("find a throw" left the throws under the floor). Only at the start or the end of the query,
  * and only in these forms: "need for speed", "show jumping saddle" and "get well card" keep their words.
  */
-const ASKING_START = new RegExp(
-  String.raw`^\s*(?:(?:hi|hello|hey)(?:\s+there)?[,!.]?\s+)?(?:please\s+)?(?:` +
-    [
-      // "can you (please) (help me) find", "help me find", "please show": the verb alone then asks.
-      String.raw`(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?(?:help\s+me\s+(?:to\s+)?)?|help\s+me\s+(?:to\s+)?|(?<=please\s+))(?:find|show|get|recommend|suggest|search\s+for|look\s+for)(?:\s+(?:me|us))?`,
-      // "find me", "show us", "recommend a": a verb that begins a request is followed by whom it is for, or an article.
-      String.raw`(?:find|show|get|recommend|suggest|give)\s+(?:me|us)|(?:find|recommend|suggest)(?=\s+(?:a|an|some)\s)|search\s+for`,
-      String.raw`(?:(?:i['’]m|i\s+am|im)\s+)?(?:looking|searching|shopping|hunting)\s+for`,
-      String.raw`(?:i\s+(?:need|want|would\s+like|am\s+after)|i['’]d\s+like)(?:\s+to\s+(?:buy|find|get|order|see))?`,
-      String.raw`(?:do|does)\s+(?:you|u|the\s+shop|your\s+(?:shop|store))\s+(?:have|sell|carry|stock)`,
-      String.raw`where\s+(?:can|do)\s+i\s+(?:find|buy|get)`,
-      // "what can I get for a 5 year old", "what to buy a runner": what follows is whom it is for.
-      String.raw`what\s+(?:(?:can|could|should|shall|do)\s+(?:i|we)|to)\s+(?:get|buy|give)`,
-    ].join("|") +
-    String.raw`)(?:\s+(?:a|an|some|any|the))?\s+`,
-  "iu",
-);
-const ASKING_END = /(?:,?\s*(?:please|pls|plz|thanks|thank\s+you|thx))?\s*[?!.]+$|,?\s+(?:please|pls|plz|thanks|thank\s+you|thx)\s*$/iu;
+function askingPatterns(group: Record<string, string>) {
+  return {
+    start: new RegExp(
+      String.raw`^\s*(?:${group.askingGreeting}\s+)?(?:${group.askingPolite}\s+)?${group.askingStart}(?:\s+${group.articles})?\s+`,
+      "iu",
+    ),
+    end: new RegExp(String.raw`(?:,?\s*${group.askingEnd})?\s*[?!.]+$|,?\s+${group.askingEnd}\s*$`, "iu"),
+  };
+}
 /**
  * How far from either end the words that only ask are looked for: they are short, and a regular expression tried at
  * every position of a long run of spaces costs time growing with its square.
@@ -303,13 +304,6 @@ function kronorOf(given: string | undefined, currencies: readonly string[]): str
 
 /** Why a price order asked in words was not applied: the service then looks for the currency its products share. */
 export const NEEDS_CURRENCY = "a price order needs a currency: give currency, or write one in a price";
-
-/** Words asking for a price order: cheapest first (group 1), or dearest first. */
-const SORTED_BY = String.raw`(?:(?:(?:sort(?:ed)?|order(?:ed)?)\s+)?by\s+)?price[,:]?\s+`;
-const PRICE_ORDER = new RegExp(
-  String.raw`(?<=^|[\s,])(?:((?:the\s+)?cheapest(?:\s+first)?|least\s+expensive|lowest[-\s]priced|lowest\s+price(?:s|d)?(?:\s+first)?|(?:${SORTED_BY})?low(?:est)?\s+to\s+high(?:est)?|${SORTED_BY}(?:lowest|cheapest)\s+first|(?:sort(?:ed)?|order(?:ed)?)\s+by\s+price(?![,:]?\s+(?:high|highest|most|low|lowest|cheapest)\b))|((?:the\s+)?most\s+expensive|priciest|highest[-\s]priced|highest\s+price(?:s|d)?(?:\s+first)?|(?:${SORTED_BY})?high(?:est)?\s+to\s+low(?:est)?|${SORTED_BY}(?:highest|most\s+expensive)\s+first))(?=$|[\s,.!?])`,
-  "giu",
-);
 
 /**
  * "w/" and "w/o" as a shopper writes "with" and "without" ("jacket w/ hood"): the letter alone reads as watts. Not
@@ -372,9 +366,10 @@ export function interpret(
 
 /** What only asks is taken out first, when anything is left to search. Whether there was any. */
 function readAsking({ q, spans }: Interpreting): boolean {
-  const start = ASKING_START.exec(q.slice(0, ASKING_REACH))?.[0].length ?? 0;
+  const { asking: patterns } = phrases();
+  const start = patterns.start.exec(q.slice(0, ASKING_REACH))?.[0].length ?? 0;
   const tail = Math.max(start, q.length - ASKING_REACH);
-  const end = ASKING_END.exec(q.slice(tail));
+  const end = patterns.end.exec(q.slice(tail));
   const asked = { start, end: end ? tail + end.index : q.length };
   const letters = /[\p{L}\p{N}]/u;
   const asking = letters.test(q.slice(0, asked.start) + q.slice(asked.end)) && letters.test(q.slice(asked.start, asked.end));
@@ -457,7 +452,7 @@ function readPhrases({ q, params, given, currencies, reading, spans }: Interpret
  */
 function readPriceOrder(at: Interpreting): void {
   const { q, params, currencies, reading, spans } = at;
-  for (const match of q.matchAll(PRICE_ORDER)) {
+  for (const match of q.matchAll(phrases().priceOrder)) {
     if (overlaps(at, match)) continue;
     spans.push({ start: match.index, end: match.index + match[0].length });
     const shown = { filter: "sort", value: match[1] ? "price_asc" : "price_desc", text: match[0] } as const;
@@ -474,7 +469,7 @@ function readPriceOrder(at: Interpreting): void {
 
 /** "not from NorthPeak", "not by Copperleaf": the brand's products are left out, as "-northpeak" leaves them. */
 function readExcludedBrands(at: Interpreting): void {
-  for (const match of at.q.matchAll(/(?<=^|\s)not\s+(?:from|by|made\s+by)\s+(\p{L}[\p{L}\p{N}'’-]*)/giu)) {
+  for (const match of at.q.matchAll(phrases().notFromBrand)) {
     if (!overlaps(at, match)) exclude(at, match, match[1]!);
   }
 }
@@ -486,7 +481,7 @@ function readExcludedBrands(at: Interpreting): void {
  */
 function readSoftened(at: Interpreting): boolean {
   let softened = false;
-  for (const match of at.q.matchAll(/(?<=^|\s)(?:not|isn['’]t|aren['’]t)\s+(?:too|very|so|overly)\s+\p{L}[\p{L}'’-]*/giu)) {
+  for (const match of at.q.matchAll(phrases().softened)) {
     if (overlaps(at, match)) continue;
     at.spans.push({ start: match.index, end: match.index + match[0].length });
     softened = true;
@@ -502,9 +497,7 @@ function readSoftened(at: Interpreting): boolean {
  * ("no more than $50").
  */
 function readAvoided(at: Interpreting): void {
-  for (const match of at.q.matchAll(
-    /(?<=^|\s)(?:but\s+not|not(?:\s+for)?|isn['’]t|aren['’]t|without|except|excluding|other\s+than|(?:with|has|have|contains?)\s+no|(?<=\S\s+)no)\s+(?!(?:more|less|longer|than|over|under|above|below|in|out|from|by|at|available|cheaper)\b)(?:(?:a|an|the|any)\s+)?(\p{L}[\p{L}\p{N}'’-]*)/giu,
-  )) {
+  for (const match of at.q.matchAll(phrases().avoided)) {
     if (overlaps(at, match)) continue;
     at.spans.push({ start: match.index, end: match.index + match[0].length });
     at.reading.avoid.push({ word: match[1]!.toLowerCase(), text: match[0] });

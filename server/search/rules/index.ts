@@ -73,6 +73,51 @@ const regex = z
       context.addIssue({ code: "custom", message: `not a regular expression (${(error as Error).message})` });
     }
   });
+/** A phrase's alternative: a regular expression once each `{part}` in it is filled (checked with any part in place). */
+const alternative = z
+  .string()
+  .min(1)
+  .superRefine((pattern, context) => {
+    try {
+      new RegExp(pattern.replace(/\{\w+\}/gu, "(?:)"), "iu");
+    } catch (error) {
+      context.addIssue({ code: "custom", message: `not a regular expression (${(error as Error).message})` });
+    }
+  });
+/** Either side may be left out (an operator adding to one phrase): none. */
+const alternatives = z.array(alternative).default([]);
+/** The phrases constraints.json lists, each read by interpret.ts. */
+export const PHRASES = [
+  "notOutOfStock",
+  "outOfStock",
+  "inStock",
+  "preorder",
+  "between",
+  "rangeAnd",
+  "rangeJoin",
+  "around",
+  "boundNot",
+  "atMost",
+  "atLeast",
+  "withCurrencyOnly",
+  "atMostAfter",
+  "atLeastAfter",
+  "cheapestFirst",
+  "dearestFirst",
+  "askingGreeting",
+  "askingPolite",
+  "askingStart",
+  "askingEnd",
+  "articles",
+  "avoiding",
+  "notAvoided",
+  "notFromBrand",
+  "degreeNot",
+  "degree",
+] as const;
+const phrases = z.strictObject(
+  Object.fromEntries(PHRASES.map((name) => [name, alternatives])) as Record<(typeof PHRASES)[number], typeof alternatives>,
+);
 const months = z.number().int().min(0);
 const ageRange = z.strictObject({ from: months, to: months }).refine((range) => range.from < range.to, "from must be below to");
 
@@ -127,6 +172,8 @@ const SCHEMAS = {
     currencyWords: z.record(word, z.union([z.literal("$"), z.literal("kr"), z.string().regex(/^[A-Z]{3}$/u, "an ISO 4217 code, $ or kr")])),
     codes: z.array(word.regex(/^[a-z]{3}$/u, "three letters")),
     connectors: words,
+    parts: z.record(z.string().regex(/^\w+$/u, "a part's name is letters, digits or _"), alternative),
+    phrases,
   }),
   "word-forms.json": z.strictObject({ vowels: words, esSingular: words, esPlural: words }),
   "ages.json": z.strictObject({
@@ -258,8 +305,19 @@ export function loadRules(options: RulesOptions = {}): Rules {
     Object.assign(merged, { [FIELDS[name]]: lists });
   }
   if (options.dir !== undefined) attempt(() => checkSynonyms(options.dir!, language));
+  if (merged.constraints) attempt(() => checkParts(merged.constraints!));
   if (problems.length > 0) throw new RulesError(problems.join("\n"));
   return { language, ...(merged as Omit<Rules, "language">) };
+}
+
+/** Every `{part}` a phrase names is one constraints.json's `parts` has, built-in or the operator's. */
+function checkParts({ parts, phrases }: ConstraintRules): void {
+  const unknown = Object.entries(phrases).flatMap(([name, list]) =>
+    list.flatMap((pattern) =>
+      [...pattern.matchAll(/\{(\w+)\}/gu)].filter((m) => !(m[1]! in parts)).map((m) => `phrases.${name}: unknown part {${m[1]}}`),
+    ),
+  );
+  if (unknown.length > 0) throw new RulesError(`constraints.json: ${unknown.join("; ")} (parts: ${Object.keys(parts).join(", ")})`);
 }
 
 /** An operator's folder holds language folders the built-in rules have, and in them only files it knows. */

@@ -103,6 +103,17 @@ describe("an operator's RULES_DIR", () => {
     expect(read()?.adds).toMatchObject({ price_max: "2000", currency: "MXN" });
   });
 
+  it("adds a way of writing a constraint or a request to a phrase, as an alternative beside the built-in ones", () => {
+    const read = (q: string) => interpret({ ...SearchParamsSchema.parse({ q }), q }, brandIndex([]), ["USD"]);
+    expect(read("i fancy a wool throw")).toBeNull();
+    write("en/constraints.json", { version: 1, phrases: { askingStart: [String.raw`i\s+fancy`], atMost: [String.raw`tops\s+of`] } });
+    useRules(loadRules({ dir }));
+    expect(read("i fancy a wool throw")?.query).toBe("wool throw");
+    expect(read("headphones tops of $50")?.adds).toMatchObject({ price_max: "50", currency: "USD" });
+    // The built-in alternatives stay.
+    expect(read("headphones under $50")?.adds).toMatchObject({ price_max: "50" });
+  });
+
   it("adds synonyms beside the built-in set, or replaces it when its header says so; SYNONYMS_FILE still applies beside", () => {
     write("en/synonyms.txt", "# version: 1\ngamp => umbrella\n");
     write("shop.txt", "brolly => umbrella\n");
@@ -142,6 +153,13 @@ describe("a broken rules file is refused with its name, line and what is wrong",
     expect(refusal()).toMatch(/^RULES_DIR en\/ages\.json line 5: asked\.0\.pattern: unknown slot \{nmber\}/);
     write("en/ages.json", { version: 1, stages: [{ name: "kid", pattern: "(kids", asked: { from: 1, to: 2 }, labelled: { from: 1, to: 2 } }] });
     expect(refusal()).toMatch(/^RULES_DIR en\/ages\.json line 6: stages\.0\.pattern: not a regular expression/);
+  });
+
+  it("a phrase that is no regular expression, or names a part there is none of", () => {
+    write("en/constraints.json", { version: 1, phrases: { atMost: ["under", "(below"] } });
+    expect(refusal()).toMatch(/^RULES_DIR en\/constraints\.json line 6: phrases\.atMost\.1: not a regular expression/);
+    write("en/constraints.json", { version: 1, phrases: { inStock: ["{inStok} now"] } });
+    expect(refusal()).toMatch(/^constraints\.json: phrases\.inStock: unknown part \{inStok\} \(parts: inStock, available, sortedBy\)/);
   });
 
   it("a file or folder the server does not read", () => {
