@@ -163,7 +163,7 @@ export function prepareRecord(input: ImportRecord): PreparedRecord {
     category: record.category || null,
     provenance: record.provenance ?? null,
     ...deriveStructured(record),
-    ...deriveAttributes({ name: record.name, desc: record.desc, category: record.category, rawData: record.raw_data }),
+    ...deriveAttributes({ name: record.name, url: record.url, desc: record.desc, category: record.category, rawData: record.raw_data }),
     variantSkuKeys: variantSkuKeys(record.raw_data),
     lang: productLanguage(record),
     contentHash: contentHash(record, id),

@@ -54,14 +54,17 @@ export function sexesAsked(query: string, options: { adults?: boolean } = {}): S
  * The sexes a product's name and category say it is made for, or else its description ("Sassy Scholar Adult Halloween
  * Costume" is "an adult women's costume"); empty when none names any.
  */
-export function sexesOf(name: string, category: string | null | undefined, desc = ""): Set<Sex> {
+export function sexesOf(name: string, category: string | null | undefined, desc = "", departments: readonly string[] = []): Set<Sex> {
   const named = sexesIn(`${name} ${category ?? ""}`);
   // A category segment of "Man" or "Woman" alone is whom the shop sells it to (Zara's "WOMAN > Boots").
   const { person } = lists();
+  const department = (segment: string) => person[segment.trim().toLowerCase()];
   for (const segment of (category ?? "").split(">")) {
-    const sex = person[segment.trim().toLowerCase()];
+    const sex = department(segment);
     if (sex) named.add(sex);
   }
+  // Where name and category say nothing, the shop's department in the page's address does ("/en/women/shirt-…").
+  if (named.size === 0) for (const segment of departments) for (const sex of [...sexesIn(segment), department(segment)]) if (sex) named.add(sex);
   return named.size > 0 ? named : sexesIn(desc);
 }
 

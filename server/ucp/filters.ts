@@ -118,7 +118,7 @@ export function productPasses(draft: DraftProduct, applied: AppliedFilters): boo
   if (applied.audience || applied.colors) {
     // A lookup's product is judged by the same derivation its stored attributes came from (its name and category).
     const { product } = draft;
-    const stated = deriveAttributes({ name: product.name, desc: product.desc, category: product.category ?? null });
+    const stated = deriveAttributes({ name: product.name, url: product.url, desc: product.desc, category: product.category ?? null });
     const wanted = attributeFilters({
       ...(applied.audience ? { audience: applied.audience } : {}),
       ...(applied.colors ? { colour: applied.colors } : {}),

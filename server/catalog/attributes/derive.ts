@@ -28,6 +28,8 @@ export interface Attributes {
 
 export interface AttributeSource {
   name: string;
+  /** The page's address: its path's one-word segments may name the shop's department ("/women/"). */
+  url?: string | undefined;
   desc?: string | null | undefined;
   category?: string | null | undefined;
   rawData?: { jsons?: { ld_json?: unknown } | null } | null | undefined;
@@ -79,6 +81,19 @@ function qualifiers(name: string): string {
   return comma < 0 ? "" : name.slice(comma + 1);
 }
 
+/** The one-word segments of a page's path, lower-cased: where a shop names its department ("/ie/en/women/…"), never a slug. */
+function departmentsOf(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    return new URL(url).pathname
+      .split("/")
+      .map((segment) => decodeURIComponent(segment).toLowerCase())
+      .filter((segment) => /^\p{L}+$/u.test(segment));
+  } catch {
+    return [];
+  }
+}
+
 /** The kind a name says (not how it is sold: a "Duvet Cover Set" is a cover), else the category's. */
 function kindOf(name: string, category: string | null): string | null {
   const { kinds } = readName(name);
@@ -93,6 +108,7 @@ export function deriveAttributes(source: AttributeSource): Attributes {
   const options = variantsFromJsonLd(ld).flatMap((variant) => variant.options);
   const optionValues = (option: string) => options.filter((o) => o.name === option).map((o) => o.value);
   const ages = productAges(name, source.desc ?? "", category);
+  const departments = departmentsOf(source.url);
   const child = valuesIn(childWords(), `${name} ${category ?? ""}`);
   const sizes = [...bedSizesAsked(`${name} ${category ?? ""}`)];
   const colourText = [qualifiers(name), ...stated(node, "color"), ...optionValues("Color")].join(", ");
@@ -100,7 +116,7 @@ export function deriveAttributes(source: AttributeSource): Attributes {
   const bound = (months: number) => (Number.isFinite(months) && months <= MONTHS_MAX ? months : null);
   return {
     kind: kindOf(name, category),
-    audience: audienceOf(sexesOf(name, category), child, ages),
+    audience: audienceOf(sexesOf(name, category, "", departments), child.length > 0 ? child : valuesIn(childWords(), departments.join(" ")), ages),
     ageFromMonths: ages ? bound(ages.from) : null,
     ageToMonths: ages ? bound(ages.to) : null,
     species: [...speciesIn(`${name} ${category ?? ""}`)].sort(),

@@ -40,6 +40,12 @@ describe("attributes derived from a sample record", () => {
     expect(derived("Ridgeline 2P Backpacking Tent")).toMatchObject({ audience: null, colours: [], materials: [] });
     // A name for grown-ups outweighs a child's word that names something else.
     expect(deriveAttributes({ name: "Mens Beastie Boys T-Shirt" }).audience).toBe("men");
+    // Where name and category say none, the department a page's address names; never a word of its slug.
+    const at = (url: string) => deriveAttributes({ name: "Leather Look Shirt", url }).audience;
+    expect(at("https://shop.example/ie/en/women/leather-look-shirt-152135")).toBe("women");
+    expect(at("https://shop.example/kids/p/leather-look-shirt")).toBe("kids");
+    expect(at("https://shop.example/p/mens-leather-look-shirt")).toBeNull();
+    expect(deriveAttributes({ name: "Leather Look Shirt, Men's", url: "https://shop.example/women/p/1" }).audience).toBe("men");
   });
 
   it("reads colours from a name's qualifiers as families, and never from what the product is (Earl Grey, Green Tea)", () => {
