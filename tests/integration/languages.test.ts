@@ -75,7 +75,7 @@ describe.each(DATABASE_PATHS)("on %s", (path) => {
   });
 
   it("names each language's configuration as the database's search_config does", async () => {
-    for (const code of ["en", "de", "fr", "es", "it", "nl", "pt", "ru", "nb", "nn", "xx", "simple"]) {
+    for (const code of ["en", "de", "fr", "es", "it", "nl", "pt", "pl", "ru", "nb", "nn", "xx", "simple"]) {
       const [row] = await app()
         .database.db.select({ same: sql<boolean>`${configOf(code)}::text = search_config(${code})::text` })
         .from(products)
