@@ -43,6 +43,7 @@ describe("a page's language from its text", () => {
     ["Zapatillas ligeras para correr por la montaña, con una suela que agarra en el barro.", "es"],
     ["Scarpe leggere per la corsa su strada, con una suola che ammortizza ogni passo.", "it"],
     ["Lichte hardloopschoenen voor dames met een zool die goed dempt op de weg.", "nl"],
+    ["Lekka kurtka przeciwdeszczowa dla dzieci, która nie przemaka i zmieści się w każdym plecaku.", "pl"],
     ["A freestanding two-person tent built around a single-hub pole set that pitches in under four minutes.", "en"],
   ])("reads %s", (text, language) => {
     expect(textLanguage(text)).toBe(language);
@@ -102,6 +103,23 @@ describe("reading a query in another language", () => {
     expect(plan("scarpe da corsa donna nere").translations.at(-1)).toEqual({ from: "nere", to: ["black"] });
   });
 
+  it("reads Portuguese, European or Brazilian, and Polish through their own endings", () => {
+    const portuguese = plan("colchões de casal");
+    expect(portuguese.language.query).toBe("pt");
+    expect(plan("tênis de corrida feminino").translations).toEqual([
+      { from: "tênis de corrida", to: ["running shoes"] },
+      { from: "feminino", to: ["women"] },
+    ]);
+    // A Polish adjective and noun in another case than the lexicon's: "czarnej kurtki puchowej" is "czarna kurtka puchowa".
+    const polish = plan("czarnej kurtki puchowej damskiej");
+    expect(polish.language).toEqual({ query: "pl", catalog: "en" });
+    expect(polish.translations).toEqual([
+      { from: "czarnej", to: ["black"] },
+      { from: "kurtki puchowej", to: ["down jacket"] },
+      { from: "damskiej", to: ["women"] },
+    ]);
+  });
+
   it("reads a compound no entry names by the longest entry it ends with, in a language that joins words", () => {
     const read = plan("wanderrucksack");
     expect(read.language).toEqual({ query: "de", catalog: "en" });
@@ -159,17 +177,18 @@ describe("reading a query in another language", () => {
 
   it("says which words it did not read", () => {
     expect(plan("Laufschuhe Damen zwoelftausend").unread).toEqual(["zwoelftausend"]);
-    const unknown = plan("buty do biegania damskie");
+    const unknown = plan("běžecké boty pánské");
     expect(unknown.language).toEqual({ query: null, catalog: "en" });
-    expect(unknown.unread).toEqual(["buty", "biegania", "damskie"]);
+    expect(unknown.unread).toEqual(["běžecké", "boty", "pánské"]);
   });
 });
 
 describe("the languages' data files", () => {
-  it("are shipped valid, with lexicons of a few hundred entries in at least French, German, Spanish, Italian and Dutch", () => {
+  it("are shipped valid, with lexicons of a few hundred entries in at least French, German, Spanish, Italian, Dutch, Portuguese and Polish", () => {
     const { lexicons, stopWords } = languageData();
-    for (const code of ["fr", "de", "es", "it", "nl"]) expect(lexicons.get(code)?.entries.length).toBeGreaterThan(300);
+    for (const code of ["fr", "de", "es", "it", "nl", "pt", "pl"]) expect(lexicons.get(code)?.entries.length).toBeGreaterThan(300);
     expect(stopWords.get("en")?.has("the")).toBe(true);
+    expect(stopWords.get("pl")?.has("się")).toBe(true);
   });
 
   it.each([
