@@ -52,6 +52,9 @@ describe("constraints in the query", () => {
     // A pre-order denied is wanted now: "not a preorder" had been read as a pre-order.
     ["oak table available now, not a preorder", "oak table", { availability: ["in_stock"] }],
     ["kettle that ships now", "kettle", { availability: ["in_stock"] }],
+    // "available to ship now" whole: "available to" left behind read "to" as what the product is for.
+    ["kettle available to ship now", "kettle", { availability: ["in_stock"] }],
+    ["kettle available to order", "kettle", { availability: ["in_stock"] }],
     ["tent in stok", "tent", { availability: ["in_stock"] }], // typed fast: typo correction had made "stok" a stop
     ["headphones availble now", "headphones", { availability: ["in_stock"] }],
     ["kettle not in stok", "kettle", { availability: ["out_of_stock"] }],
@@ -261,6 +264,8 @@ describe("words asked to be without", () => {
     ["speakers but not bluetooth", "speakers", "bluetooth", "but not bluetooth"],
     ["a coffee maker that isn't nespresso", "a coffee maker", "nespresso", "isn't nespresso"],
     ["headphones that aren’t wireless", "headphones", "wireless", "aren’t wireless"],
+    ["running shoes, skip racing", "running shoes,", "racing", "skip racing"],
+    ["toy blocks, avoid plastic", "toy blocks,", "plastic", "avoid plastic"],
   ])("%s", (q, query, word, text) => {
     const reading = read(q);
     expect(reading?.query).toBe(query);
