@@ -9,6 +9,7 @@
 
 import { isBedSize } from "./bed-sizes.js";
 import { anyOf, derived } from "./rules/index.js";
+import { isEnglishWord } from "./common-words.js";
 
 /**
  * The word lists, data in rules/en/product-type.json (server/search/rules/README.md says what each holds), as sets
@@ -304,4 +305,20 @@ function headWord(words: readonly string[], isContent: (index: number) => boolea
     else head = i;
   }
   return head ?? label;
+}
+
+/** The shortest English word a compound's head may be: "pot" would make a teapot a pot. */
+const COMPOUND_HEAD_LEAST = 4;
+
+/**
+ * The kind an English compound of two English words names by its last ("whetstone": a stone; "headlamp": a lamp),
+ * none for a word that is no such compound. The query's "stone" then finds the whetstone of its kind.
+ */
+export function compoundHeadOf(kind: string): string[] {
+  if (kind.includes(" ")) return [];
+  for (let at = 3; at <= kind.length - COMPOUND_HEAD_LEAST; at++) {
+    const [first, head] = [kind.slice(0, at), kind.slice(at)];
+    if (isEnglishWord(first) && isEnglishWord(head)) return [head];
+  }
+  return [];
 }

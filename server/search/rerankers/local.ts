@@ -39,7 +39,7 @@ import { type AgeRange, excludes, productAges } from "../ages.js";
 import { otherSex, sexesAsked, sexesOf } from "../sexes.js";
 import { otherSpecies, speciesIn } from "../species.js";
 import { bedSizesAsked, otherBedSize } from "../bed-sizes.js";
-import { categoryHeads, readName } from "../product-type.js";
+import { categoryHeads, compoundHeadOf, readName } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
@@ -225,10 +225,13 @@ async function readCandidates(
   context: RerankContext,
 ): Promise<CandidateReading> {
   const byId = await rowsOf(local.db, candidates, context);
-  const named = candidates.map((candidate) => readName(candidate.name));
-  const kinds = candidates.map((candidate, index) => [...named[index]!.kinds, ...categoryHeads(candidate.category)]);
   const catalog = plan.language.catalog;
   const langOf = (candidate: Product) => byId.get(candidate.id)?.lang ?? catalog;
+  const named = candidates.map((candidate) => readName(candidate.name));
+  const kinds = candidates.map((candidate, index) => {
+    const own = [...named[index]!.kinds, ...categoryHeads(candidate.category)];
+    return [...own, ...(langOf(candidate) === "en" ? own.flatMap(compoundHeadOf) : [])];
+  });
   const queryTexts = [...plan.forms.map((form) => form.words.join(" ")), ...plan.avoid];
   const found = await stems(local, [
     ...plan.languages.flatMap((language) => queryTexts.map((text) => stemKey(language, text))),

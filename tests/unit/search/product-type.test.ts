@@ -1,6 +1,7 @@
 /** What kind of product a name, a category or a query names (issue 15). */
 import { describe, expect, it } from "vitest";
 import {
+  compoundHeadOf,
   categoryHeads,
   describesUse,
   describesWhom,
@@ -248,5 +249,16 @@ describe("purposeAfter", () => {
     expect(purpose("tea cup with saucer", 1)).toBeUndefined();
     expect(purpose("something like a hammock", 0)).toBeUndefined();
     expect(purpose("mug to go", 0, [1])).toBeUndefined();
+  });
+});
+
+describe("an English compound's head", () => {
+  it("is the kind a compound of two English words names by its last, four letters at least", () => {
+    expect(compoundHeadOf("whetstone")).toEqual(["stone"]);
+    expect(compoundHeadOf("headlamp")).toEqual(["lamp"]);
+    // Too short a head names no kind the compound is ("teapot" is no pot to bake bread in); a word of one part has none.
+    expect(compoundHeadOf("teapot")).toEqual([]);
+    expect(compoundHeadOf("blanket")).toEqual([]);
+    expect(compoundHeadOf("sleeping bag")).toEqual([]);
   });
 });
