@@ -8,6 +8,8 @@ import { readFileSync } from "node:fs";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { products } from "../../server/db/schema.js";
+import { getMeta } from "../../server/catalog/repository.js";
+import { catalogLanguages } from "../../server/search/languages/catalog.js";
 import { configOf } from "../../server/search/languages/sql.js";
 import { SAMPLE_CATALOG_PATH } from "../../server/sample/index.js";
 import type { SearchResponse } from "../../shared/schemas/index.js";
@@ -72,6 +74,16 @@ describe.each(DATABASE_PATHS)("on %s", (path) => {
     // German's stemmer and stop words: "Tasche" is 'tasch', "aus" is no word.
     expect(row!.search).toContain("'tasch'");
     expect(row!.search).not.toContain("'aus'");
+  });
+
+  it("keeps how many products each language indexes, and reads which a query is searched in from detection.json as it is now", async () => {
+    const { db } = app().database;
+    const counts = JSON.parse((await getMeta(db, "catalog_indexed_languages")) ?? "null") as Record<string, number>;
+    expect(counts.en).toBeGreaterThan(200);
+    expect(counts.de).toBeGreaterThanOrEqual(2);
+    // The catalog's own language first, then the others by how many products they index.
+    expect((await catalogLanguages(db)).slice(0, 1)).toEqual(["en"]);
+    expect(await catalogLanguages(db)).toEqual(expect.arrayContaining(["de", "fr"]));
   });
 
   it("names each language's configuration as the database's search_config does", async () => {

@@ -1,8 +1,9 @@
 /**
  * The catalog's language: the commonest language of its products (`lang`), or `catalogFallback` (detection.json)
  * while none says. A product whose language is unknown is indexed in it (`search_lang`), and a query is read as it
- * unless its words say otherwise (detect.ts). Kept in `catalog_meta` with the languages a query is searched in,
- * settled after every import and by the backfill, so a search reads two rows, never counts the catalog.
+ * unless its words say otherwise (detect.ts). Kept in `catalog_meta` with how many products are indexed in each
+ * language, settled after every import and by the backfill, so a search reads two rows, never counts the catalog; which
+ * of those languages a query is searched in is read from the counts with detection.json as it is now.
  */
 import { and, count, isNull, ne } from "drizzle-orm";
 import { z } from "zod";
@@ -12,8 +13,9 @@ import { products } from "../../db/schema.js";
 import { languageData } from "./data.js";
 
 const KEY = "catalog_language";
-const SEARCHED_KEY = "catalog_languages";
-const SearchedSchema = z.array(z.string());
+/** The products indexed in each language (`search_lang`), as last settled. */
+const INDEXED_KEY = "catalog_indexed_languages";
+const IndexedSchema = z.record(z.string(), z.number().int().min(0));
 
 /**
  * The languages the catalog's products are indexed in (products by `search_lang`), each holding at least
@@ -32,8 +34,8 @@ function searchedOf(indexedIn: ReadonlyMap<string, number>): string[] {
 
 /** The languages a query is searched in, as last settled; counted from the products where none was (a catalog older than it). */
 export async function catalogLanguages(db: DbOrTx): Promise<string[]> {
-  const kept = SearchedSchema.safeParse(JSON.parse((await getMeta(db, SEARCHED_KEY)) ?? "null"));
-  if (kept.success) return kept.data;
+  const kept = IndexedSchema.safeParse(JSON.parse((await getMeta(db, INDEXED_KEY)) ?? "null"));
+  if (kept.success) return searchedOf(new Map(Object.entries(kept.data)));
   const rows = await db.select({ lang: products.searchLang, n: count() }).from(products).groupBy(products.searchLang);
   return searchedOf(new Map(rows.map((row) => [row.lang, row.n])));
 }
@@ -58,8 +60,8 @@ export async function settleCatalogLanguage(db: DbOrTx): Promise<string> {
   const unknown = rows.find((row) => row.lang === null)?.n ?? 0;
   const indexedIn = new Map(known);
   if (unknown > 0) indexedIn.set(language, (indexedIn.get(language) ?? 0) + unknown);
-  const searched = JSON.stringify(searchedOf(indexedIn));
-  if ((await getMeta(db, SEARCHED_KEY)) !== searched) await setMeta(db, SEARCHED_KEY, searched);
+  const indexed = JSON.stringify(Object.fromEntries([...indexedIn].sort(([a], [b]) => (a < b ? -1 : 1))));
+  if ((await getMeta(db, INDEXED_KEY)) !== indexed) await setMeta(db, INDEXED_KEY, indexed);
   const moved = await db
     .update(products)
     .set({ searchLang: language })
