@@ -119,11 +119,14 @@ function wordAbroad(word: string, language: string, catalog: string): string[][]
  */
 export function readInto(words: readonly string[], from: string, into: readonly string[]): Form[] {
   const keys = words.map((word) => wordKey(from, word));
-  return into.flatMap((language) =>
-    readPhrases(keys, translations(from, language)).flatMap((e) =>
-      e.forms.map((to): Form => ({ start: e.start, end: e.end, words: letterCompounds(to), kind: "translation" })),
-    ),
-  );
+  return into.flatMap((language) => {
+    const rules = translations(from, language);
+    // A phrase's last word read alone too, for itself: a page may call its "bar stools" plain "banquetas" (stools).
+    const readings = readPhrases(keys, rules).flatMap((e) =>
+      e.end - e.start > 1 ? [e, ...readPhrases([keys[e.end - 1]!], rules).map((head) => ({ ...head, start: e.end - 1, end: e.end }))] : [e],
+    );
+    return readings.flatMap((e) => e.forms.map((to): Form => ({ start: e.start, end: e.end, words: letterCompounds(to), kind: "translation" })));
+  });
 }
 
 /**

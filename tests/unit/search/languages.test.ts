@@ -167,6 +167,13 @@ describe("reading a query in another language", () => {
     );
   });
 
+  it("reads a phrase's last word alone into the catalog's other languages too, for pages that call it plainly", () => {
+    const read = understand("bar stools", { vocabulary: null, synonyms: NO_SYNONYMS, catalogLanguage: "en", catalogLanguages: ["en", "pt"] });
+    const portuguese = read.forms.filter((form) => form.kind === "translation");
+    expect(portuguese).toContainEqual({ start: 0, end: 2, words: ["banco", "de", "bar"], kind: "translation" });
+    expect(portuguese).toContainEqual({ start: 1, end: 2, words: ["banqueta"], kind: "translation" });
+  });
+
   it("reads a query too few of whose words a language knows in the one they point to, rather than in none", () => {
     // Two of four words Spanish: under the share a language needs, but no language explains more.
     const read = plan("esterilla autohinchable para acampar");
