@@ -26,9 +26,12 @@ install_postgres() {
 
 build_pgvector() {
   local bin="$1"
-  if [ -f "$("$bin/pg_config" --sharedir)/extension/vector--0.8.6.sql" ]; then return; fi
   if [ ! -f "$vendor" ]; then
-    echo "pgvector's source is not at $vendor" >&2
+    if [ -f "$("$bin/pg_config" --sharedir)/extension/vector--0.8.6.sql" ]; then
+      echo "pgvector's source is not at $vendor: using the pgvector 0.8.6 already installed" >&2
+      return
+    fi
+    echo "pgvector's source is not at $vendor, and no pgvector 0.8.6 is installed" >&2
     exit 1
   fi
   local build
