@@ -2,10 +2,10 @@
  * The database a test file runs on: in-memory PGlite, or, in the suite's Postgres half (vitest.config.ts), a fresh
  * database of its own on the real Postgres that TEST_POSTGRES_URL names, dropped when the file closes it.
  */
-import { randomBytes } from "node:crypto";
 import postgres from "postgres";
 import { inject } from "vitest";
 import { CLI_TIMEOUTS, type DatabaseHandle, openPglite, openPostgres } from "../../server/db/open.js";
+import { createPostgresDatabase } from "./postgres-database.js";
 
 export type TestDatabase = { kind: "pglite" } | { kind: "postgres"; url: string };
 
@@ -18,35 +18,6 @@ declare module "vitest" {
 /** Which half of the suite this file runs in (read per call: a worker may run files of both halves). */
 export function testDatabase(): TestDatabase {
   return inject("testDatabase") ?? { kind: "pglite" };
-}
-
-/** A Postgres URL naming another database on the same server. */
-export function withDatabase(url: string, name: string): string {
-  const other = new URL(url);
-  other.pathname = `/${name}`;
-  return other.toString();
-}
-
-/** A new, empty database on the half's real Postgres, and how to drop it. */
-export async function createPostgresDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `catalog_test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const admin = postgres(url, { max: 1, onnotice: () => undefined });
-  try {
-    await admin.unsafe(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  return {
-    url: withDatabase(url, name),
-    drop: async () => {
-      const dropper = postgres(url, { max: 1, onnotice: () => undefined });
-      try {
-        await dropper.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await dropper.end();
-      }
-    },
-  };
 }
 
 /**
