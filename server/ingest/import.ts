@@ -125,6 +125,8 @@ interface Planned {
  * thread) while the previous batch is embedded (the encoder's threads) and the one before it written (the
  * database). Writes keep their order. A batch is read against the database before the batch ahead of it is
  * written, unless they share a product or a URL: then that write comes first, so each batch sees the one before.
+ * With the encoder on this thread, a batch is embedded while the next is prepared, and written before the next is
+ * embedded.
  */
 function createPipeline(
   deps: ImportDeps,
@@ -144,7 +146,8 @@ function createPipeline(
       await writing;
       let ahead = embedding;
       embedding = null;
-      if (ahead && overlaps(ahead, batch)) {
+      // An encoder on this thread would hold the event loop while the write ahead waits on the database.
+      if (ahead && (deps.embedder.onCallerThread || overlaps(ahead, batch))) {
         await write(ahead);
         ahead = null;
       }

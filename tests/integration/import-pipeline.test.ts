@@ -11,6 +11,7 @@ import type { DatabaseHandle } from "../../server/db/open.js";
 import { importRecords } from "../../server/ingest/import.js";
 import { parseLine } from "../../server/ingest/ndjson.js";
 import { openTestDatabase } from "../helpers/database.js";
+import type { Embedder } from "../../server/search/embedder.js";
 import { sharedEmbedder } from "../helpers/embedder.js";
 
 let handle: DatabaseHandle;
@@ -20,6 +21,11 @@ beforeAll(async () => {
 });
 afterAll(() => handle.close());
 
+/** The shared encoder, seen as one off this thread (as ENCODER_THREADS's is), so batches are embedded while others are written. */
+async function concurrentEmbedder(): Promise<Embedder> {
+  return { ...(await sharedEmbedder()), onCallerThread: false };
+}
+
 const lines = (records: readonly object[]) => records.map((record, index) => parseLine("t", index + 1, JSON.stringify(record)));
 const idOf = (url: string) => productIdFromUrlKey(productUrlKey(url)!);
 const namesOf = async (ids: string[]) =>
@@ -28,7 +34,7 @@ const namesOf = async (ids: string[]) =>
 describe("the import pipeline", () => {
   it("sees the batch ahead written when the next one names the same product or URL", async () => {
     const summary = await importRecords(
-      { db: handle.db, embedder: await sharedEmbedder() },
+      { db: handle.db, embedder: await concurrentEmbedder() },
       lines([
         { url: "https://pipe.example/p/1", name: "Kettle" },
         { url: "https://pipe.example/p/2", name: "Teapot" },
@@ -55,7 +61,7 @@ describe("the import pipeline", () => {
   it("writes every batch of a longer import, in order, each product once", async () => {
     const records = Array.from({ length: 9 }, (_, i) => ({ url: `https://pipe.example/q/${i}`, name: `Lamp ${i}` }));
     const progress: number[] = [];
-    const summary = await importRecords({ db: handle.db, embedder: await sharedEmbedder() }, lines(records), {
+    const summary = await importRecords({ db: handle.db, embedder: await concurrentEmbedder() }, lines(records), {
       batchSize: 2,
       onProgress: (s) => progress.push(s.imported),
     });
