@@ -201,6 +201,16 @@ export const ConfigSchema = z.object({
    */
   ENCODER_THREADS: z.coerce.number().int().min(0).max(16).default(1),
   /**
+   * The most encoder threads an import's batches are spread over (with ENCODER_THREADS > 0): the threads beyond
+   * ENCODER_THREADS start with the first large batch, so only a process that imports loads them. Unset: one per core.
+   */
+  IMPORT_ENCODER_THREADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(() => availableParallelism()),
+  /**
    * Fetching product pages (`catalog fetch`, `catalog refresh`): who we say we are (robots.txt rules for
    * its first word apply), how politely we ask, and how long we wait. Pages are capped by IMPORT_MAX_PAGE_BYTES.
    */

@@ -74,13 +74,8 @@ export async function importRecords(
     summary.failures.push({ source, line, reason });
   };
 
+  const pipeline = createPipeline(deps, summary, fail, options.onProgress);
   let batch: BatchItem[] = [];
-  const flush = async () => {
-    if (batch.length > 0) await writeBatch(deps, batch, summary, fail);
-    batch = [];
-    options.onProgress?.(summary);
-  };
-
   for await (const parsed of lines) {
     if ("error" in parsed) {
       fail(parsed.source, parsed.line, parsed.error);
@@ -97,9 +92,13 @@ export async function importRecords(
     if (earlier) summary.replaced.push({ ...earlier, id: record.id, replacedBy: { source: parsed.source, line: parsed.line } });
     lineOf.set(record.id, { source: parsed.source, line: parsed.line });
     batch.push({ source: parsed.source, line: parsed.line, record, ...(parsed.validators ? { validators: parsed.validators } : {}) });
-    if (batch.length >= batchSize) await flush();
+    if (batch.length >= batchSize) {
+      await pipeline.push(batch);
+      batch = [];
+    }
   }
-  await flush();
+  if (batch.length > 0) await pipeline.push(batch);
+  await pipeline.finish();
   if (summary.imported + summary.updated > 0) {
     // The catalog's language may have moved with what was written, and with it how its unknown-language records read.
     await settleCatalogLanguage(deps.db);
@@ -112,12 +111,72 @@ export async function importRecords(
 
 type BatchItem = { source: string; line: number; record: PreparedRecord; validators?: PageValidators };
 
-async function writeBatch(
+/** A batch read against what is stored: what to write, and its vectors on their way from the encoder. */
+interface Planned {
+  items: BatchItem[];
+  toWrite: BatchItem[];
+  hashById: Map<string, string>;
+  vectors: Promise<number[][]>;
+  catalogLang: string;
+}
+
+/**
+ * The import as a pipeline of three stages, each on its own resource: records are prepared (the caller's loop, this
+ * thread) while the previous batch is embedded (the encoder's threads) and the one before it written (the
+ * database). Writes keep their order. A batch is read against the database before the batch ahead of it is
+ * written, unless they share a product or a URL: then that write comes first, so each batch sees the one before.
+ * With the encoder on this thread, a batch is embedded while the next is prepared, and written before the next is
+ * embedded.
+ */
+function createPipeline(
+  deps: ImportDeps,
+  summary: ImportSummary,
+  fail: (source: string, line: number, reason: string) => void,
+  onProgress: ((summary: ImportSummary) => void) | undefined,
+) {
+  let embedding: Planned | null = null;
+  let writing: Promise<void> = Promise.resolve();
+  const write = (planned: Planned) => handled(writePlanned(deps, planned, summary, fail).then(() => onProgress?.(summary)));
+  const overlaps = (ahead: Planned, batch: BatchItem[]) => {
+    const keys = new Set(ahead.items.flatMap((item) => [item.record.id, `url ${item.record.urlKey}`]));
+    return batch.some((item) => keys.has(item.record.id) || keys.has(`url ${item.record.urlKey}`));
+  };
+  return {
+    async push(batch: BatchItem[]): Promise<void> {
+      await writing;
+      let ahead = embedding;
+      embedding = null;
+      // An encoder on this thread would hold the event loop while the write ahead waits on the database.
+      if (ahead && (deps.embedder.onCallerThread || overlaps(ahead, batch))) {
+        await write(ahead);
+        ahead = null;
+      }
+      const planned = await planBatch(deps, batch, summary, fail);
+      writing = ahead ? write(ahead) : Promise.resolve();
+      if (planned.toWrite.length > 0) embedding = planned;
+      else onProgress?.(summary);
+    },
+    async finish(): Promise<void> {
+      await writing;
+      if (embedding) await write(embedding);
+      embedding = null;
+    },
+  };
+}
+
+/** `promise`, marked handled now: it is awaited later, and a rejection before then must not end the process. */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/** Reads a batch against what is stored, confirms what is unchanged, and starts embedding what is to be written. */
+async function planBatch(
   deps: ImportDeps,
   batch: BatchItem[],
   summary: ImportSummary,
   fail: (source: string, line: number, reason: string) => void,
-): Promise<void> {
+): Promise<Planned> {
   // Within a batch the last line for an id wins, as it would in sequence.
   const lastById = new Map(batch.map((item) => [item.record.id, item]));
   const items = batch.filter((item) => lastById.get(item.record.id) === item);
@@ -144,11 +203,21 @@ async function writeBatch(
     else toWrite.push(item);
   }
   await confirmUnchanged(deps, unchanged, storedById, summary);
-  if (toWrite.length === 0) return;
-
-  const vectors = await deps.embedder.embed(toWrite.map((item) => item.record.embeddingText));
   // A record whose language is unknown is indexed in the catalog's (search/languages/catalog.ts).
-  const catalogLang = await catalogLanguage(deps.db);
+  const catalogLang = toWrite.length > 0 ? await catalogLanguage(deps.db) : "";
+  const vectors = toWrite.length > 0 ? handled(deps.embedder.embed(toWrite.map((item) => item.record.embeddingText))) : Promise.resolve([]);
+  return { items, toWrite, hashById, vectors, catalogLang };
+}
+
+/** Writes a planned batch in one transaction, or record by record when the database refuses it. */
+async function writePlanned(
+  deps: ImportDeps,
+  planned: Planned,
+  summary: ImportSummary,
+  fail: (source: string, line: number, reason: string) => void,
+): Promise<void> {
+  const { toWrite, hashById, catalogLang } = planned;
+  const vectors = await planned.vectors;
   const rows = toWrite.map(({ record, validators }, index) => {
     const { embeddingText: _text, ...row } = record;
     const searchLang = row.lang ?? catalogLang;

@@ -29,7 +29,9 @@ function openAiClient(config: Config): OpenAI {
 
 export async function createEmbedder(config: Config): Promise<Embedder> {
   if (config.EMBEDDINGS === "local") {
-    return config.ENCODER_THREADS > 0 ? createThreadedEmbedder({ threads: config.ENCODER_THREADS }) : createLocalEmbedder();
+    return config.ENCODER_THREADS > 0
+      ? createThreadedEmbedder({ threads: config.ENCODER_THREADS, spreadTo: config.IMPORT_ENCODER_THREADS })
+      : createLocalEmbedder();
   }
   if (config.EMBEDDING_DIMENSIONS !== EMBEDDING_DIMENSIONS) {
     throw new Error(`EMBEDDING_DIMENSIONS must be ${EMBEDDING_DIMENSIONS}: the catalog stores vectors of that size`);

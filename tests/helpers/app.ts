@@ -7,7 +7,8 @@ import type { FastifyInstance } from "fastify";
 import type { Config } from "../../server/config.js";
 import { createRoot, type Root } from "../../server/compose.js";
 import type { Database } from "../../server/db/client.js";
-import { type DatabaseHandle, openPglite } from "../../server/db/open.js";
+import type { DatabaseHandle } from "../../server/db/open.js";
+import { openTestDatabase } from "./database.js";
 import { importRecords } from "../../server/ingest/import.js";
 import { parseLine } from "../../server/ingest/ndjson.js";
 import type { Embedder } from "../../server/search/embedder.js";
@@ -38,7 +39,7 @@ export async function createTestApp(
     reranker?: (db: Database) => Reranker;
   } = {},
 ): Promise<TestApp> {
-  const database = options.database ?? (await openPglite()).handle;
+  const database = options.database ?? (await openTestDatabase());
   let offset = 0;
   const root = createRoot(testConfig(options.config), {
     role: "server",

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase, openPglite } from "../../server/db/open.js";
+import { openDatabase } from "../../server/db/open.js";
+import { openTestDatabase } from "../helpers/database.js";
 import { findProductByUrlKey } from "../../server/catalog/repository.js";
 import { importRecords } from "../../server/ingest/import.js";
 import { parseLine } from "../../server/ingest/ndjson.js";
@@ -113,7 +114,7 @@ describe("pages that used to abort an import (issue 12.2)", () => {
 
 describe("a record the database refuses (issue 12.2)", () => {
   it("fails alone, with the database's reason and none of the batch's parameters; the rest of its batch is stored", async () => {
-    const { handle } = await openPglite();
+    const handle = await openTestDatabase();
     try {
       await handle.migrate();
       // A real refusal by the real database: a constraint only this test adds.

@@ -9,15 +9,11 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate } from "drizzle-orm/pglite/migrator";
-import { drizzle } from "drizzle-orm/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { changesSince } from "../../server/catalog/repository.js";
-import type { PGlite } from "@electric-sql/pglite";
 import type { Database } from "../../server/db/client.js";
 import { MIGRATIONS_FOLDER } from "../../server/db/handle.js";
-import { openPglite } from "../../server/db/open.js";
-import * as schema from "../../server/db/schema.js";
+import { openRawTestDatabase, type RawTestDatabase } from "../helpers/database.js";
 
 /** The last migration before freshness: what a catalog that predates issue 18 was migrated to. */
 const BEFORE_FRESHNESS = "0008_vocabulary_triggers";
@@ -69,20 +65,19 @@ const OLD = [
 let close: () => Promise<void>;
 let db: Database;
 /** Raw SQL on the same database: the rows are read as they are stored, not through the schema of today. */
-let client: PGlite;
+let client: RawTestDatabase;
 let removeFolder: () => void;
 /** The products table's freshness columns once stopped at 0008: none, or the test upgrades nothing. */
 let freshnessColumnsBefore: string[];
 
 beforeAll(async () => {
-  const opened = await openPglite();
-  const { handle } = opened;
-  client = opened.client;
+  client = await openRawTestDatabase();
+  const { handle } = client;
   close = () => handle.close();
   db = handle.db;
   const before = migrationsUpTo(BEFORE_FRESHNESS);
   removeFolder = before.remove;
-  await migrate(drizzle(client, { schema }), { migrationsFolder: before.folder });
+  await client.migrateFrom(before.folder);
   const columns = await client.query<{ name: string }>(
     "select column_name as name from information_schema.columns where table_name = 'products' and column_name in ('fetched_at', 'checked_at', 'gone_at')",
   );

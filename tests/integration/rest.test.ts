@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDatabase } from "../helpers/database.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { FIXTURE } from "../helpers/catalog.js";
 import { productIdFromUrlKey } from "../../server/catalog/ids.js";
@@ -185,6 +186,6 @@ describe("/health", () => {
   it("reports the database and product count", async () => {
     const response = await get("/health");
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ status: "ok", database: { kind: "pglite", ok: true }, products: FIXTURE.length });
+    expect(response.json()).toMatchObject({ status: "ok", database: { kind: testDatabase().kind, ok: true }, products: FIXTURE.length });
   });
 });

@@ -2,6 +2,7 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { openTestDatabase } from "../helpers/database.js";
 import type { TestRecord } from "../helpers/catalog.js";
 import { noneReranker } from "../../server/search/reranker.js";
 import { products } from "../../server/db/schema.js";
@@ -26,7 +27,8 @@ function catalog(): TestRecord[] {
 let t: TestApp;
 beforeAll(async () => {
   // What retrieval returns, unreranked: the local reranker's floor would rightly cut "red lamp no. 5" from "blue mug".
-  t = await createTestApp({ records: catalog(), reranker: () => noneReranker });
+  // One connection: the HNSW test's session setting and its statistics flush must reach the connection that searches.
+  t = await createTestApp({ records: catalog(), reranker: () => noneReranker, database: await openTestDatabase({ max: 1 }) });
 });
 afterAll(() => t.close());
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { backfillStructured } from "../../server/catalog/backfill.js";
 import { DERIVED_VERSION } from "../../server/catalog/structured.js";
 import { run } from "../../server/cli/run.js";
-import { openPglite } from "../../server/db/open.js";
+import { openTestDatabase } from "../helpers/database.js";
 import { products } from "../../server/db/schema.js";
 import { importRecords } from "../../server/ingest/import.js";
 import { parseLine } from "../../server/ingest/ndjson.js";
@@ -59,7 +59,7 @@ describe("NDJSON import of structured data", () => {
   });
 
   it("stores what filters use: minor units, the currency, availability's name, the category's key, GTIN-14", async () => {
-    const { handle } = await openPglite();
+    const handle = await openTestDatabase();
     try {
       await handle.migrate();
       const record = {
@@ -102,7 +102,7 @@ describe("NDJSON import of structured data", () => {
 
 describe("backfill", () => {
   it("derives the columns of rows stored before they existed, batch by batch, once", async () => {
-    const { handle } = await openPglite();
+    const handle = await openTestDatabase();
     try {
       await handle.migrate();
       const records = Array.from({ length: 7 }, (_, i) => ({

@@ -38,6 +38,20 @@ describe("the threaded encoder", () => {
     }
   });
 
+  it("spreads a batch of an import over its threads, answering each text's vector in the order given", async () => {
+    // One thread to start with: the batch starts the second.
+    const threaded = await createThreadedEmbedder({ threads: 1, spreadTo: 2 });
+    try {
+      // Lengths out of order, so the dealing by length and the putting back in order both show.
+      const texts = Array.from({ length: 70 }, (_, i) => `${"very ".repeat((i * 7) % 11)}product number ${i}`);
+      const [spread, expected] = await Promise.all([threaded.embed(texts), (await sharedEmbedder()).embed(texts)]);
+      expect(spread).toHaveLength(texts.length);
+      for (const [i, vector] of spread.entries()) expect(cosine(vector, expected[i]!)).toBeGreaterThan(0.999);
+    } finally {
+      await threaded.close();
+    }
+  });
+
   it("starts when the TF.js backend is slower to initialise than the model's weights are to read", async () => {
     const slow = await createThreadedEmbedder({ threads: 1, entry: SLOW_BACKEND });
     try {

@@ -63,6 +63,7 @@ export async function createLocalEmbedder(opts: { batchSize?: number } = {}): Pr
   return {
     model: "use-lite",
     dimensions: DIMENSIONS,
+    onCallerThread: true,
     embed(texts) {
       if (closed) return Promise.reject(new Error("embedder is closed"));
       if (texts.length === 0) return Promise.resolve([]);

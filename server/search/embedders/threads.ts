@@ -95,6 +95,11 @@ export class EncoderCrashedError extends Error {
 
 export interface ThreadedEmbedderOptions {
   threads: number;
+  /**
+   * The most threads a large call (an import's batch) is spread over (default `threads`): the threads beyond
+   * `threads` are started by the first such call and kept, so a server that only embeds queries never loads them.
+   */
+  spreadTo?: number;
   /** The module each thread runs; default encoder-thread.ts. Tests give one that dies on purpose. */
   entry?: URL;
   /** Told when a thread dies and is replaced; default a line on stderr. */
@@ -145,6 +150,7 @@ interface Pool {
 
 export async function createThreadedEmbedder(options: ThreadedEmbedderOptions): Promise<Embedder> {
   if (!Number.isInteger(options.threads) || options.threads < 1) throw new RangeError(`threads must be a positive integer, got ${options.threads}`);
+  const spreadTo = Math.max(options.threads, options.spreadTo ?? options.threads);
   const pool: Pool = {
     entry: options.entry ?? new URL("./encoder-thread.ts", import.meta.url),
     warn: options.warn ?? warnOnStderr,
@@ -166,17 +172,24 @@ export async function createThreadedEmbedder(options: ThreadedEmbedderOptions): 
   pool.booting = false;
   if (!info) throw new Error("no encoder thread started"); // unreachable: threads ≥ 1
 
+  const call = (texts: readonly string[]): Promise<number[][]> => {
+    const vectors = new Promise<number[][]>((resolve, reject) => send(pool, { id: nextId++, texts, deaths: 0, resolve, reject }));
+    inFlight.add(vectors);
+    const done = () => inFlight.delete(vectors);
+    vectors.then(done, done);
+    return vectors;
+  };
+
   return {
     model: info.model,
     dimensions: info.dimensions,
     embed(texts) {
       if (pool.closing) return Promise.reject(new Error("embedder is closed"));
       if (texts.length === 0) return Promise.resolve([]);
-      const vectors = new Promise<number[][]>((resolve, reject) => send(pool, { id: nextId++, texts, deaths: 0, resolve, reject }));
-      inFlight.add(vectors);
-      const done = () => inFlight.delete(vectors);
-      vectors.then(done, done);
-      return vectors;
+      const parts = Math.min(spreadTo, Math.floor(texts.length / SPLIT_TEXTS));
+      // A thread still loading its model takes its part once ready.
+      for (let slot = pool.slots.length; slot < parts; slot++) start(pool, slot, 0).catch(() => undefined);
+      return parts > 1 ? embedSpread(texts, parts, call) : call(texts);
     },
     async close() {
       if (pool.closing) return;
@@ -185,6 +198,26 @@ export async function createThreadedEmbedder(options: ThreadedEmbedderOptions): 
       await terminateAll(pool);
     },
   };
+}
+
+/**
+ * A call of at least this many texts per thread (an import's batch) is spread over the threads, so every core embeds;
+ * a query's few texts stay one call, which the threads coalesce with others under load.
+ */
+const SPLIT_TEXTS = 32;
+
+/**
+ * Embeds `texts` as `parts` calls, one a thread. The texts are dealt out by length in turn, so each part holds short
+ * and long texts alike (the encoder pads a batch to its longest text and sorts each call by length itself) and the
+ * threads finish together.
+ */
+async function embedSpread(texts: readonly string[], parts: number, call: (texts: readonly string[]) => Promise<number[][]>): Promise<number[][]> {
+  const byLength = texts.map((_, i) => i).sort((a, b) => texts[a]!.length - texts[b]!.length);
+  const dealt = Array.from({ length: parts }, (_, part) => byLength.filter((_, rank) => rank % parts === part));
+  const answers = await Promise.all(dealt.map((indices) => call(indices.map((i) => texts[i]!))));
+  const out = new Array<number[]>(texts.length);
+  for (const [part, indices] of dealt.entries()) for (const [k, i] of indices.entries()) out[i] = answers[part]![k]!;
+  return out;
 }
 
 function send(pool: Pool, call: Call): void {
