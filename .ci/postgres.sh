@@ -32,7 +32,8 @@ build_pgvector() {
       return
     fi
     echo "pgvector's source is not at $vendor, and no pgvector 0.8.6 is installed" >&2
-    exit 1
+    # A distinct code: the machine lacks the team's vendored sources (../shared), which .ci/run reports apart.
+    exit 3
   fi
   local build
   build="$(mktemp -d)"
