@@ -13,12 +13,13 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
-import { openPglite } from "../server/db/open.js";
+import { type DatabaseHandle, openPglite } from "../server/db/open.js";
 import { products } from "../server/db/schema.js";
 import { importRecords } from "../server/ingest/import.js";
 import type { ParsedLine } from "../server/ingest/ndjson.js";
 import type { ImportRecord } from "../server/ingest/record.js";
 import type { MatchInput } from "../server/matching/keys.js";
+import type { MatchSettings } from "../server/matching/settings.js";
 import type { Embedder } from "../server/search/embedder.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -113,29 +114,65 @@ async function* lines(records: readonly ImportRecord[]): AsyncGenerator<ParsedLi
   for (const [index, record] of records.entries()) yield { source: "bench", line: index + 1, record };
 }
 
-/** Imports the records into a fresh in-memory catalog, as two merchants, and reads them back as the matcher's input. */
-export async function importAndRead(records: readonly ImportRecord[], embedder: Embedder): Promise<MatchInput[]> {
+/** Imports the records into a fresh in-memory catalog, as two merchants, matching them as an import does (or not). */
+export async function importCatalog(records: readonly ImportRecord[], embedder: Embedder, matching?: MatchSettings | null) {
   const { handle } = await openPglite();
+  await handle.migrate();
+  const started = performance.now();
+  const summary = await importRecords({ db: handle.db, embedder, ...(matching === undefined ? {} : { matching }) }, lines(records), {
+    batchSize: 128,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (summary.failed > 0) throw new Error(`import failed: ${JSON.stringify(summary.failures.slice(0, 3))}`);
+  return { handle, seconds };
+}
+
+/** The records as the matcher sees them. */
+export async function readInputs(handle: DatabaseHandle): Promise<MatchInput[]> {
+  return handle.db
+    .select({
+      id: products.id,
+      merchant: products.brandHost,
+      name: products.name,
+      brand: products.brand,
+      gtin14: products.gtin14,
+      mpn: sql<string | null>`${products.identifiers}->>'mpn'`,
+      vector: products.embedding,
+    })
+    .from(products)
+    .orderBy(products.id);
+}
+
+/** The group of every record, as the catalog stored it. */
+export async function readGroups(handle: DatabaseHandle): Promise<Map<string, string>> {
+  const rows = await handle.db.select({ id: products.id, groupId: products.groupId }).from(products);
+  return new Map(rows.map((row) => [row.id, row.groupId]));
+}
+
+/** Imports without matching and reads the records back (the fitting script's input). */
+export async function importAndRead(records: readonly ImportRecord[], embedder: Embedder): Promise<MatchInput[]> {
+  const { handle } = await importCatalog(records, embedder, null);
   try {
-    await handle.migrate();
-    const summary = await importRecords({ db: handle.db, embedder }, lines(records), { batchSize: 128 });
-    if (summary.failed > 0) throw new Error(`import failed: ${JSON.stringify(summary.failures.slice(0, 3))}`);
-    const rows = await handle.db
-      .select({
-        id: products.id,
-        merchant: products.brandHost,
-        name: products.name,
-        brand: products.brand,
-        gtin14: products.gtin14,
-        mpn: sql<string | null>`${products.identifiers}->>'mpn'`,
-        vector: products.embedding,
-      })
-      .from(products)
-      .orderBy(products.id);
-    return rows;
+    return await readInputs(handle);
   } finally {
     await handle.close();
   }
+}
+
+/** An embedder that encodes each text once: the same records imported again cost no encoding. */
+export function memoEmbedder(inner: Embedder): Embedder {
+  const seen = new Map<string, number[]>();
+  return {
+    model: inner.model,
+    dimensions: inner.dimensions,
+    async embed(texts) {
+      const missing = [...new Set(texts.filter((text) => !seen.has(text)))];
+      const vectors = await inner.embed(missing);
+      for (const [i, text] of missing.entries()) seen.set(text, vectors[i]!);
+      return texts.map((text) => seen.get(text)!);
+    },
+    close: () => inner.close(),
+  };
 }
 
 /** The part of every record: "fit" or "report" (see the split above). */

@@ -425,6 +425,8 @@ export async function upsertProducts(db: DbOrTx, rows: readonly UpsertRow[]): Pr
         contentHash: sql`excluded.content_hash`,
         embedding: sql`excluded.embedding`,
         embeddingModel: sql`excluded.embedding_model`,
+        // The group is not written here: an update keeps its group until matching moves it.
+        matchKeys: sql`excluded.match_keys`,
         fetchedAt: sql`now()`,
         checkedAt: sql`now()`,
         goneAt: sql`null`,

@@ -18,6 +18,8 @@ import { analyzeIfDue } from "../catalog/analyze.js";
 import { commitChanges, confirmProducts, findExisting, type PageValidators, restoreProducts, upsertProducts } from "../catalog/repository.js";
 import type { Embedder } from "../search/embedder.js";
 import { catalogLanguage, settleCatalogLanguage } from "../search/languages/catalog.js";
+import { matchProducts, storedMatchKeys } from "../matching/service.js";
+import { type MatchSettings, shippedMatchSettings } from "../matching/settings.js";
 import type { ParsedLine } from "./ndjson.js";
 import { prepareRecord, type PreparedRecord } from "./record.js";
 
@@ -49,6 +51,8 @@ export interface ImportSummary {
 export interface ImportDeps {
   db: Database;
   embedder: Embedder;
+  /** Matching's settings; the shipped ones when not given; null: no matching (a benchmark's baseline). */
+  matching?: MatchSettings | null;
 }
 
 export interface ImportOptions {
@@ -149,10 +153,19 @@ async function writeBatch(
   const vectors = await deps.embedder.embed(toWrite.map((item) => item.record.embeddingText));
   // A record whose language is unknown is indexed in the catalog's (search/languages/catalog.ts).
   const catalogLang = await catalogLanguage(deps.db);
+  const settings = matchSettings(deps);
   const rows = toWrite.map(({ record, validators }, index) => {
     const { embeddingText: _text, ...row } = record;
     const searchLang = row.lang ?? catalogLang;
-    return { ...row, searchLang, embedding: vectors[index] ?? null, embeddingModel: deps.embedder.model, ...(validators ? { validators } : {}) };
+    const keys = settings ? storedMatchKeys(matchInput(row), settings) : [];
+    return {
+      ...row,
+      searchLang,
+      matchKeys: keys,
+      embedding: vectors[index] ?? null,
+      embeddingModel: deps.embedder.model,
+      ...(validators ? { validators } : {}),
+    };
   });
   const write = (part: typeof rows) =>
     deps.db.transaction(async (tx) => {
@@ -180,6 +193,13 @@ async function writeBatch(
     }
   }
   await countStored(deps, written, hashById, summary, fail);
+  // After the write, not in it: a record stored is kept even when matching it fails (`catalog rematch` retries).
+  if (settings)
+    await matchProducts(
+      deps.db,
+      written.map((item) => item.record.id),
+      settings,
+    );
 }
 
 /**
@@ -233,4 +253,21 @@ async function countStored(
     else if (hashBefore.has(item.record.id)) summary.updated++;
     else summary.imported++;
   }
+}
+
+function matchSettings(deps: ImportDeps): MatchSettings | null {
+  return deps.matching === undefined ? shippedMatchSettings() : deps.matching;
+}
+
+/** What matching reads of a record about to be stored (its vector is not needed for its keys). */
+function matchInput(row: Omit<PreparedRecord, "embeddingText">) {
+  return {
+    id: row.id,
+    merchant: row.brandHost,
+    name: row.name,
+    brand: row.brand ?? null,
+    gtin14: row.gtin14 ?? null,
+    mpn: row.identifiers?.mpn ?? null,
+    vector: null,
+  };
 }

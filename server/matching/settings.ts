@@ -53,3 +53,11 @@ export const MATCH_SETTINGS_PATH = new URL("./settings.json", import.meta.url);
 export function loadMatchSettings(path: URL | string = MATCH_SETTINGS_PATH): MatchSettings {
   return parseJsonFile(MatchSettingsSchema, readFileSync(path, "utf8"), String(path));
 }
+
+let loaded: MatchSettings | undefined;
+
+/** The shipped settings, read once (the file is part of the code: it changes with a release, not at run time). */
+export function shippedMatchSettings(): MatchSettings {
+  loaded ??= loadMatchSettings();
+  return loaded;
+}

@@ -1,0 +1,18 @@
+CREATE TABLE "match_overrides" (
+	"product_id" text PRIMARY KEY NOT NULL,
+	"kind" text NOT NULL,
+	"partner_id" text,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+-- Product groups (issue 50, docs/matching.md). A record stored before is a group of its own, with the id a new record
+-- gets (matching/groups.ts `ownGroupId`); `catalog rematch` matches them and fills `match_keys`.
+ALTER TABLE "products" ADD COLUMN "group_id" text;--> statement-breakpoint
+UPDATE "products" SET "group_id" = 'grp_' || left(md5("id"), 20);--> statement-breakpoint
+ALTER TABLE "products" ALTER COLUMN "group_id" SET NOT NULL;--> statement-breakpoint
+ALTER TABLE "products" ADD COLUMN "match_keys" text[] DEFAULT '{}'::text[] NOT NULL;--> statement-breakpoint
+ALTER TABLE "products" ADD COLUMN "match_score" real;--> statement-breakpoint
+ALTER TABLE "match_overrides" ADD CONSTRAINT "match_overrides_product_id_products_id_fk" FOREIGN KEY ("product_id") REFERENCES "public"."products"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "match_overrides" ADD CONSTRAINT "match_overrides_partner_id_products_id_fk" FOREIGN KEY ("partner_id") REFERENCES "public"."products"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "products_group_idx" ON "products" USING btree ("group_id");--> statement-breakpoint
+CREATE INDEX "products_match_keys_idx" ON "products" USING gin ("match_keys");

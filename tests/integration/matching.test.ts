@@ -1,0 +1,84 @@
+/** Matching at import (issue 50), on both database paths: groups, a page that changes group, one merchant per group. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type DatabaseHandle, openPglite, openPostgres } from "../../server/db/open.js";
+import { products } from "../../server/db/schema.js";
+import { importRecords } from "../../server/ingest/import.js";
+import { parseLine } from "../../server/ingest/ndjson.js";
+import { sharedEmbedder } from "../helpers/embedder.js";
+import { startSocketPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
+import type { TestRecord } from "../helpers/catalog.js";
+
+const record = (id: string, host: string, name: string, extra: Partial<TestRecord> = {}): TestRecord & { id: string } => ({
+  id,
+  url: `https://${host}/p/${id}`,
+  name,
+  ...extra,
+});
+
+const CATALOG = [
+  record("a-dvd", "abt.example", "Sony White 8' Portable DVD Player - DVPFX820W"),
+  record("a-phone", "abt.example", "Panasonic DECT 6.0 Cordless Phone - KXTG9342T"),
+  record("a-kettle", "abt.example", "Kettle", { identifiers: { gtin: "4006381333931", sku: null, mpn: null } }),
+  record("b-dvd", "buy.example", "Sony DVPFX820 Portable DVD Player - DVPFX820/W", { brands: ["Sony"] }),
+  record("b-phone", "buy.example", "Panasonic KX-TG9344T Expandable Cordless Phone", { brands: ["Panasonic"] }),
+  record("b-kettle", "buy.example", "Electric water boiler, 1.7 litres", { identifiers: { gtin: "04006381333931", sku: null, mpn: null } }),
+  record("b-dvd-black", "buy.example", "Sony DVPFX820 Portable DVD Player - Black - DVPFX820/B", { brands: ["Sony"] }),
+];
+
+async function load(db: DatabaseHandle, records: readonly TestRecord[]) {
+  const lines = records.map((r, i) => parseLine("t", i + 1, JSON.stringify(r)));
+  const summary = await importRecords({ db: db.db, embedder: await sharedEmbedder() }, lines);
+  expect(summary.failed).toBe(0);
+}
+
+async function groups(db: DatabaseHandle): Promise<Map<string, { group: string; merchant: string }>> {
+  const rows = await db.db.select({ id: products.id, group: products.groupId, merchant: products.brandHost }).from(products);
+  return new Map(rows.map((row) => [row.id, { group: row.group, merchant: row.merchant }]));
+}
+
+describe.each([
+  ["PGlite", async () => ({ handle: (await openPglite()).handle, close: async () => {} })],
+  [
+    "postgres.js",
+    async () => {
+      const pg: SocketPostgres = await startSocketPostgres(1);
+      return { handle: openPostgres({ url: pg.url, max: 1 }), close: () => pg.close() };
+    },
+  ],
+] as const)("matching on %s", (_name, open) => {
+  let db: DatabaseHandle;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ handle: db, close } = await open());
+    await db.migrate();
+    await load(db, CATALOG);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await close?.();
+  });
+
+  it("groups one product's records across merchants, by GTIN in any length or by model code, and no others", async () => {
+    const g = await groups(db);
+    expect(g.get("b-kettle")!.group).toBe(g.get("a-kettle")!.group);
+    expect(g.get("b-dvd")!.group).toBe(g.get("a-dvd")!.group);
+    // KX-TG9344T is not KXTG9342T.
+    expect(g.get("b-phone")!.group).not.toBe(g.get("a-phone")!.group);
+  });
+
+  it("never puts two records of one merchant in a group", async () => {
+    const seen = new Set<string>();
+    for (const { group, merchant } of (await groups(db)).values()) {
+      expect(seen.has(`${group} ${merchant}`)).toBe(false);
+      seen.add(`${group} ${merchant}`);
+    }
+  });
+
+  it("moves a record to another group when its page changes, and the group it leaves keeps its id", async () => {
+    const before = await groups(db);
+    await load(db, [record("b-dvd", "buy.example", "Panasonic KX-TG9342T Cordless Phone", { brands: ["Panasonic"] })]);
+    const after = await groups(db);
+    expect(after.get("b-dvd")!.group).toBe(before.get("a-phone")!.group);
+    expect(after.get("a-dvd")!.group).toBe(before.get("a-dvd")!.group);
+  });
+});
