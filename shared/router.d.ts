@@ -18,6 +18,8 @@ import type {
   ErrorCode,
   GetProductParamsSchema,
   LookupByUrlParamsSchema,
+  OffersParamsSchema,
+  OffersResponseSchema,
   Problem,
   ProductEnvelopeSchema,
   SearchParamsSchema,
@@ -65,6 +67,11 @@ export type AppRouter = TRPCBuiltRouter<
       changes: TRPCQueryProcedure<{
         input: z.input<typeof ChangesParamsSchema>;
         output: z.output<typeof ChangesResponseSchema>;
+        meta: object;
+      }>;
+      offers: TRPCQueryProcedure<{
+        input: z.input<typeof OffersParamsSchema>;
+        output: z.output<typeof OffersResponseSchema>;
         meta: object;
       }>;
     };

@@ -27,6 +27,10 @@ const recordColumns = {
   checkedAt: products.checkedAt,
   updatedAt: products.updatedAt,
   goneAt: products.goneAt,
+  groupId: products.groupId,
+  /** The merchants selling the product (the group's records still there): one indexed lookup by `group_id`. */
+  // Qualified by hand: drizzle writes a column of a one-table select unqualified, which inside the subquery is g's.
+  groupOffers: sql<number>`(select count(distinct g.brand_host)::int from ${products} g where g.group_id = "products"."group_id" and g.gone_at is null)`,
 };
 
 /** Raw data can be large; it is read only when asked for. */
@@ -42,6 +46,8 @@ type Row = Pick<Product, "id" | "url" | "name" | "desc" | "media" | "brands" | "
   checkedAt: Date;
   updatedAt: Date;
   goneAt: Date | null;
+  groupId: string;
+  groupOffers: number;
   rawData?: Product["raw_data"] | null;
 };
 
@@ -68,7 +74,7 @@ function canonicalOffers(offers: NonNullable<Product["offers"]>): NonNullable<Pr
 
 /** Optional members are left out, not null, when the page did not have them. */
 function toStored(row: Row, withRawData: boolean): StoredProduct {
-  const { rawData, offers, identifiers, category, fetchedAt, checkedAt, updatedAt, goneAt, ...record } = row;
+  const { rawData, offers, identifiers, category, fetchedAt, checkedAt, updatedAt, goneAt, groupId, groupOffers, ...record } = row;
   const product: Product = {
     ...record,
     ...(offers ? { offers: canonicalOffers(offers) } : {}),
@@ -77,6 +83,8 @@ function toStored(row: Row, withRawData: boolean): StoredProduct {
     fetched_at: fetchedAt.toISOString(),
     checked_at: checkedAt.toISOString(),
     updated_at: updatedAt.toISOString(),
+    // A gone record counts no merchant, itself included: still one offer, the one asked for.
+    product_group: { id: groupId, offers: Math.max(1, groupOffers) },
     ...(withRawData ? { raw_data: rawData ?? { strippedHtml: null, jsons: { ld_json: null, props_data: null } } } : {}),
   };
   return { product, goneAt };

@@ -6,6 +6,7 @@
  * the other record looks again. A record that no longer fits its group (its page changed) leaves it. Operator
  * overrides (pin, split) come before all of it. Group ids are kept by the records that stay.
  */
+import { bumpCatalogVersion } from "../catalog/repository.js";
 import type { Database, DbOrTx } from "../db/client.js";
 import { leaverGroupId } from "./groups.js";
 import { type MatchInput, lookupKeys, type MatchKeys, matchKeys } from "./keys.js";
@@ -39,6 +40,8 @@ export async function matchProducts(db: Database, ids: readonly string[], settin
       rows.flatMap((row) => matchKeys(row, settings).words),
     );
     for (const row of rows) await matchOne(tx, row, settings, idf, 1);
+    // Records carry their group: cached ones are out of date.
+    await bumpCatalogVersion(tx);
   });
 }
 

@@ -336,6 +336,18 @@ export const GetProductParamsSchema = z
   })
   .superRefine(viewConflict);
 
+/** `GET /products/{id}/offers`: the product's offers at every merchant, with search's currency and availability filters. */
+export const OffersParamsSchema = z.object({
+  id: ProductIdSchema.describe("The id of any record of the product.").meta({ examples: ["pdp_1af31756fb4791a7a2254914"] }),
+  currency: CurrencySchema.describe("Only offers priced in this ISO 4217 currency."),
+  availability: list(z.enum(AVAILABILITY_FILTERS, { error: `must be one of ${AVAILABILITY_FILTERS.join(", ")}` }), { max: 4, commas: true })
+    .optional()
+    .describe(
+      "Only offers in these states (any of them): `in_stock`, `out_of_stock`, `preorder`, `backorder`, as for search. Offers whose page states no availability are left out.",
+    ),
+  limit: LimitSchema.describe(`How many offers to return, 1–${LIMIT_MAX}.`),
+});
+
 const UrlSchema = text()
   .max(URL_MAX, `must be at most ${URL_MAX} characters`)
   .refine((value) => parseHttpUrl(value) !== null, "must be an absolute http(s) URL");
@@ -417,6 +429,7 @@ export const BatchLookupParamsSchema = z
 export type SearchParams = z.infer<typeof SearchParamsSchema>;
 export type SearchParamsInput = z.input<typeof SearchParamsSchema>;
 export type GetProductParams = z.infer<typeof GetProductParamsSchema>;
+export type OffersParams = z.infer<typeof OffersParamsSchema>;
 export type LookupByUrlParams = z.infer<typeof LookupByUrlParamsSchema>;
 export type LookupInput = z.infer<typeof LookupInputSchema>;
 export type BatchLookupParams = z.infer<typeof BatchLookupParamsSchema>;

@@ -79,6 +79,7 @@ export const MCP_TOOL_NAMES = [
   "get_product_by_url",
   "lookup_products",
   "list_product_changes",
+  "get_product_offers",
   "search_catalog",
   "lookup_catalog",
   "get_product",

@@ -1,9 +1,10 @@
-/** Matching at import (issue 50), on both database paths: groups, a page that changes group, one merchant per group. */
+/** Matching at import and a product's offers (issue 50), on both database paths: groups, /offers, a page that changes group. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openPglite, openPostgres } from "../../server/db/open.js";
 import { products } from "../../server/db/schema.js";
 import { importRecords } from "../../server/ingest/import.js";
 import { parseLine } from "../../server/ingest/ndjson.js";
+import { createTestApp, type TestApp } from "../helpers/app.js";
 import { sharedEmbedder } from "../helpers/embedder.js";
 import { startSocketPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
 import type { TestRecord } from "../helpers/catalog.js";
@@ -15,13 +16,24 @@ const record = (id: string, host: string, name: string, extra: Partial<TestRecor
   ...extra,
 });
 
+function offer(price: string, availability: string): TestRecord["offers"] {
+  return { price, currency: "USD", availability };
+}
+
 const CATALOG = [
   record("a-dvd", "abt.example", "Sony White 8' Portable DVD Player - DVPFX820W"),
   record("a-phone", "abt.example", "Panasonic DECT 6.0 Cordless Phone - KXTG9342T"),
-  record("a-kettle", "abt.example", "Kettle", { identifiers: { gtin: "4006381333931", sku: null, mpn: null } }),
+  record("a-kettle", "abt.example", "Kettle", { identifiers: { gtin: "4006381333931", sku: null, mpn: null }, offers: offer("30.00", "InStock") }),
   record("b-dvd", "buy.example", "Sony DVPFX820 Portable DVD Player - DVPFX820/W", { brands: ["Sony"] }),
   record("b-phone", "buy.example", "Panasonic KX-TG9344T Expandable Cordless Phone", { brands: ["Panasonic"] }),
-  record("b-kettle", "buy.example", "Electric water boiler, 1.7 litres", { identifiers: { gtin: "04006381333931", sku: null, mpn: null } }),
+  record("b-kettle", "buy.example", "Electric water boiler, 1.7 litres", {
+    identifiers: { gtin: "04006381333931", sku: null, mpn: null },
+    offers: offer("25.00", "OutOfStock"),
+  }),
+  record("c-kettle", "cost.example", "Kettle 1.7 l", {
+    identifiers: { gtin: "4006381333931", sku: null, mpn: null },
+    offers: offer("20", "InStock"),
+  }),
   record("b-dvd-black", "buy.example", "Sony DVPFX820 Portable DVD Player - Black - DVPFX820/B", { brands: ["Sony"] }),
 ];
 
@@ -46,17 +58,19 @@ describe.each([
     },
   ],
 ] as const)("matching on %s", (_name, open) => {
+  let t: TestApp;
   let db: DatabaseHandle;
   let close: () => Promise<void>;
   beforeAll(async () => {
     ({ handle: db, close } = await open());
     await db.migrate();
-    await load(db, CATALOG);
+    t = await createTestApp({ database: db, records: CATALOG });
   });
   afterAll(async () => {
-    await db?.close();
+    await t?.close();
     await close?.();
   });
+  const get = (path: string) => t.app.inject({ url: `/api/v1${path}`, headers: { authorization: t.key } });
 
   it("groups one product's records across merchants, by GTIN in any length or by model code, and no others", async () => {
     const g = await groups(db);
@@ -71,6 +85,34 @@ describe.each([
     for (const { group, merchant } of (await groups(db)).values()) {
       expect(seen.has(`${group} ${merchant}`)).toBe(false);
       seen.add(`${group} ${merchant}`);
+    }
+  });
+
+  it("answers a product's offers, in stock and cheapest first, filtered as search filters", async () => {
+    const all = await get("/products/a-kettle/offers");
+    expect(all.statusCode).toBe(200);
+    const body = all.json();
+    expect(body.product_group.offers).toBe(3);
+    expect(body.offers.map((o: { id: string; price: string; availability: string }) => [o.id, o.price, o.availability])).toEqual([
+      ["c-kettle", "20.00", "InStock"],
+      ["a-kettle", "30.00", "InStock"],
+      ["b-kettle", "25.00", "OutOfStock"],
+    ]);
+    expect(body.offers[0]).toMatchObject({ merchant: "cost.example", url: "https://cost.example/p/c-kettle", currency: "USD" });
+    const inStock = (await get("/products/b-kettle/offers?availability=in_stock&limit=1")).json();
+    expect(inStock.offers.map((o: { id: string }) => o.id)).toEqual(["c-kettle"]);
+    expect((await get("/products/a-kettle/offers?currency=EUR")).json().offers).toEqual([]);
+    // Every record says how many merchants sell its product.
+    expect((await get("/products/b-kettle")).json().pdp.product_group).toEqual({ id: body.product_group.id, offers: 3 });
+    expect((await get("/products/a-phone")).json().pdp.product_group.offers).toBe(1);
+  });
+
+  it("refuses what it cannot answer with a problem naming it", async () => {
+    const unknown = await get("/products/nothing-here/offers");
+    expect([unknown.statusCode, unknown.json().code]).toEqual([404, "not_found"]);
+    for (const query of ["limit=0", "limit=101", "availability=sometimes", "currency=XYZ"]) {
+      const bad = await get(`/products/a-kettle/offers?${query}`);
+      expect([bad.statusCode, bad.json().code], query).toEqual([400, "invalid_parameter"]);
     }
   });
 

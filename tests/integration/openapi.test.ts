@@ -29,6 +29,7 @@ describe("/openapi.json", () => {
       "/products/lookup",
       "/products/search",
       "/products/{id}",
+      "/products/{id}/offers",
     ]);
   });
 

@@ -6,6 +6,8 @@ import {
   ChangesResponseSchema,
   GetProductParamsSchema,
   LookupByUrlParamsSchema,
+  OffersParamsSchema,
+  OffersResponseSchema,
   ProductEnvelopeSchema,
   SearchParamsSchema,
   SearchResponseSchema,
@@ -200,4 +202,29 @@ export const changes = query({
   cost: 1,
   auth: "key",
   call: (ctx, input) => ctx.services.catalog.changes(input.since === undefined ? 0 : Number(input.since), input.limit),
+});
+
+export const offers = query({
+  title: "A product's offers at every merchant",
+  description:
+    "Every merchant's record of the product the id is one record of (its product group), as offers: merchant, page URL, price, currency, availability and when they were last checked. In stock first, then the cheapest (within a currency), then by merchant. `currency` and `availability` filter as in search.",
+  tag: "products",
+  input: OffersParamsSchema,
+  output: OffersResponseSchema,
+  rest: {
+    method: "GET",
+    path: "/products/{id}/offers",
+    errors: { 404: "No product with that id", 410: "`gone`: the product's page was withdrawn (`gone_at` says when)" },
+  },
+  mcp: {
+    tool: "get_product_offers",
+    description:
+      "Who sells this product, and where it is cheapest in stock: every merchant's offer of the product whose catalog id you give (any of its records), as {product_group: {id, offers}, offers: [{id, merchant, url, price, currency, availability, checked_at}]}, in stock first, then cheapest. " +
+      "Filter with `currency` (ISO 4217) and `availability` (in_stock, out_of_stock, preorder, backorder). An id the catalog does not have is a `not_found` error.",
+  },
+  cost: 1,
+  auth: "key",
+  async call(ctx, input) {
+    return found(await ctx.services.groups.offers(input), `with id ${input.id}`);
+  },
 });
