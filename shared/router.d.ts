@@ -24,6 +24,8 @@ import type {
   ProductEnvelopeSchema,
   SearchParamsSchema,
   SearchResponseSchema,
+  SimilarParamsSchema,
+  SimilarResponseSchema,
 } from "./schemas/index.js";
 
 export type ErrorShape = {
@@ -72,6 +74,11 @@ export type AppRouter = TRPCBuiltRouter<
       offers: TRPCQueryProcedure<{
         input: z.input<typeof OffersParamsSchema>;
         output: z.output<typeof OffersResponseSchema>;
+        meta: object;
+      }>;
+      similar: TRPCQueryProcedure<{
+        input: z.input<typeof SimilarParamsSchema>;
+        output: z.output<typeof SimilarResponseSchema>;
         meta: object;
       }>;
     };

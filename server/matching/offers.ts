@@ -1,11 +1,13 @@
 /**
  * A product's offers: every record of its group still there, one a merchant, cheapest in stock first (with search's
- * currency and availability filters).
+ * currency and availability filters); and products like it, outside its group: its nearest vectors.
  */
-import { and, asc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, asc, cosineDistance, eq, inArray, isNotNull, isNull, ne, type SQL, sql } from "drizzle-orm";
 import { AVAILABILITY_GROUPS, type AvailabilityFilter } from "../../shared/availability.js";
 import { canonicalAmount } from "../../shared/currency.js";
-import type { OffersResponse } from "../../shared/schemas/index.js";
+import type { OffersResponse, Product } from "../../shared/schemas/index.js";
+import { brandHost } from "../../shared/url.js";
+import { findStoredByIds } from "../catalog/repository.js";
 import type { Database } from "../db/client.js";
 import { products } from "../db/schema.js";
 import { goneError } from "../errors.js";
@@ -17,9 +19,28 @@ export interface OffersQuery {
   limit: number;
 }
 
+export interface SimilarQuery {
+  id: string;
+  brand_url?: string | undefined;
+  currency?: string | undefined;
+  availability?: readonly AvailabilityFilter[] | undefined;
+  limit: number;
+  withRawData: boolean;
+}
+
 export interface GroupService {
   /** Null when the catalog has no record with that id; a `gone` error when its page was withdrawn. */
   offers(query: OffersQuery): Promise<OffersResponse | null>;
+  /** Products like this one (nearest vectors), none of its group, nearest first; null for an unknown id. */
+  similar(query: SimilarQuery): Promise<Product[] | null>;
+}
+
+function offerFilters(query: { currency?: string | undefined; availability?: readonly AvailabilityFilter[] | undefined }): SQL[] {
+  const filters: SQL[] = [];
+  if (query.currency) filters.push(eq(products.currency, query.currency));
+  if (query.availability)
+    filters.push(inArray(products.availability, [...new Set(query.availability.flatMap((group) => AVAILABILITY_GROUPS[group]))]));
+  return filters;
 }
 
 const IN_STOCK: readonly string[] = AVAILABILITY_GROUPS.in_stock;
@@ -84,6 +105,42 @@ export function createGroupService(deps: { db: Database }): GroupService {
           checked_at: row.checkedAt.toISOString(),
         })),
       };
+    },
+
+    async similar(query) {
+      const [anchor] = await db
+        .select({ groupId: products.groupId, goneAt: products.goneAt, embedding: products.embedding })
+        .from(products)
+        .where(eq(products.id, query.id))
+        .limit(1);
+      if (!anchor) return null;
+      if (anchor.goneAt) throw goneError(`Product ${query.id}`, anchor.goneAt);
+      if (!anchor.embedding) return [];
+      const host = query.brand_url ? brandHost(query.brand_url) : null;
+      const rows = await db
+        .select({ id: products.id })
+        .from(products)
+        .where(
+          and(
+            ne(products.groupId, anchor.groupId),
+            isNull(products.goneAt),
+            isNotNull(products.embedding),
+            host ? eq(products.brandHost, host) : undefined,
+            ...offerFilters(query),
+          ),
+        )
+        .orderBy(cosineDistance(products.embedding, anchor.embedding), asc(products.id))
+        .limit(query.limit);
+      const stored = new Map(
+        (
+          await findStoredByIds(
+            db,
+            rows.map((row) => row.id),
+            query.withRawData,
+          )
+        ).map((s) => [s.product.id, s.product]),
+      );
+      return rows.flatMap((row) => stored.get(row.id) ?? []);
     },
   };
 }

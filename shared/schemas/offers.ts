@@ -1,6 +1,6 @@
 /** The answer of `GET /products/{id}/offers`: one product's offers, one a merchant, cheapest in stock first. */
 import { z } from "zod";
-import { ProductGroupSchema, ProductIdSchema, TimestampSchema } from "./product.js";
+import { PRODUCT_EXAMPLE, ProductGroupSchema, ProductIdSchema, ProductRecordSchema, TimestampSchema } from "./product.js";
 
 export const OfferSchema = z
   .object({
@@ -47,3 +47,10 @@ export const OffersResponseSchema = z
 
 export type Offer = z.infer<typeof OfferSchema>;
 export type OffersResponse = z.infer<typeof OffersResponseSchema>;
+
+/** The answer of `GET /products/{id}/similar`: other products, nearest first, none of them the product's own group. */
+export const SimilarResponseSchema = z
+  .object({ products: z.array(z.object({ pdp: ProductRecordSchema })).describe("Nearest first; possibly none.") })
+  .meta({ id: "SimilarResponse", examples: [{ products: [{ pdp: PRODUCT_EXAMPLE }] }] });
+
+export type SimilarResponse = z.infer<typeof SimilarResponseSchema>;

@@ -348,6 +348,25 @@ export const OffersParamsSchema = z.object({
   limit: LimitSchema.describe(`How many offers to return, 1–${LIMIT_MAX}.`),
 });
 
+/** `GET /products/{id}/similar`: other products like this one, with search's scope and offer filters. */
+export const SimilarParamsSchema = z
+  .object({
+    id: ProductIdSchema.describe("The product to find others like.").meta({ examples: ["pdp_1af31756fb4791a7a2254914"] }),
+    brand_url: text()
+      .max(URL_MAX, `must be at most ${URL_MAX} characters`)
+      .refine((value) => brandHost(value) !== null, "must be a domain such as brand.com or a URL on it")
+      .describe("Only products of one brand's site: a domain (`brand.com`) or any URL on it.")
+      .optional(),
+    currency: CurrencySchema.describe("Only products priced in this ISO 4217 currency."),
+    availability: list(z.enum(AVAILABILITY_FILTERS, { error: `must be one of ${AVAILABILITY_FILTERS.join(", ")}` }), { max: 4, commas: true })
+      .optional()
+      .describe("Only products in these states (any of them): `in_stock`, `out_of_stock`, `preorder`, `backorder`, as for search."),
+    limit: LimitSchema.describe(`How many products to return, 1–${LIMIT_MAX}.`),
+    view: ViewSchema,
+    include_raw_data: IncludeRawDataSchema,
+  })
+  .superRefine(viewConflict);
+
 const UrlSchema = text()
   .max(URL_MAX, `must be at most ${URL_MAX} characters`)
   .refine((value) => parseHttpUrl(value) !== null, "must be an absolute http(s) URL");
@@ -430,6 +449,7 @@ export type SearchParams = z.infer<typeof SearchParamsSchema>;
 export type SearchParamsInput = z.input<typeof SearchParamsSchema>;
 export type GetProductParams = z.infer<typeof GetProductParamsSchema>;
 export type OffersParams = z.infer<typeof OffersParamsSchema>;
+export type SimilarParams = z.infer<typeof SimilarParamsSchema>;
 export type LookupByUrlParams = z.infer<typeof LookupByUrlParamsSchema>;
 export type LookupInput = z.infer<typeof LookupInputSchema>;
 export type BatchLookupParams = z.infer<typeof BatchLookupParamsSchema>;

@@ -80,6 +80,7 @@ export const MCP_TOOL_NAMES = [
   "lookup_products",
   "list_product_changes",
   "get_product_offers",
+  "find_similar_products",
   "search_catalog",
   "lookup_catalog",
   "get_product",

@@ -116,6 +116,20 @@ describe.each([
     }
   });
 
+  it("answers products like one, none of its own group, scoped and filtered as search is", async () => {
+    const ids = (path: string) => get(path).then((r) => r.json().products.map((p: { pdp: { id: string } }) => p.pdp.id));
+    const like = await ids("/products/a-dvd/similar?limit=10");
+    expect(like).not.toContain("b-dvd");
+    expect(like).not.toContain("a-dvd");
+    expect(like[0]).toBe("b-dvd-black");
+    expect(await ids("/products/a-dvd/similar?brand_url=cost.example")).toEqual(["c-kettle"]);
+    expect((await ids("/products/a-dvd/similar?availability=in_stock&currency=USD")).sort()).toEqual(["a-kettle", "c-kettle"]);
+    const unknown = await get("/products/nothing-here/similar");
+    expect([unknown.statusCode, unknown.json().code]).toEqual([404, "not_found"]);
+    const bad = await get("/products/a-dvd/similar?limit=1000");
+    expect([bad.statusCode, bad.json().code]).toEqual([400, "invalid_parameter"]);
+  });
+
   it("moves a record to another group when its page changes, and the group it leaves keeps its id", async () => {
     const before = await groups(db);
     await load(db, [record("b-dvd", "buy.example", "Panasonic KX-TG9342T Cordless Phone", { brands: ["Panasonic"] })]);

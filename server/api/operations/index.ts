@@ -17,6 +17,7 @@ export const operations = {
     lookup: products.lookup,
     changes: products.changes,
     offers: products.offers,
+    similar: products.similar,
   },
 };
 

@@ -8,6 +8,8 @@ import {
   LookupByUrlParamsSchema,
   OffersParamsSchema,
   OffersResponseSchema,
+  SimilarParamsSchema,
+  SimilarResponseSchema,
   ProductEnvelopeSchema,
   SearchParamsSchema,
   SearchResponseSchema,
@@ -226,5 +228,33 @@ export const offers = query({
   auth: "key",
   async call(ctx, input) {
     return found(await ctx.services.groups.offers(input), `with id ${input.id}`);
+  },
+});
+
+export const similar = query({
+  title: "Products like this one",
+  description:
+    "Other products like the one given (nearest by the sentence encoder's vectors), none of them an offer of the same product (its product group): what to suggest when it is sold out. `brand_url` scopes to one brand's site; `currency` and `availability` filter as in search.",
+  tag: "products",
+  input: SimilarParamsSchema,
+  output: SimilarResponseSchema,
+  rest: {
+    method: "GET",
+    path: "/products/{id}/similar",
+    errors: { 404: "No product with that id", 410: "`gone`: the product's page was withdrawn (`gone_at` says when)" },
+  },
+  mcp: {
+    tool: "find_similar_products",
+    description:
+      "Products like the one whose catalog id you give, other than the same product at other merchants: alternatives for one that is sold out or too dear. Answers {products: [{pdp}]}, nearest first. " +
+      `Filter with \`brand_url\` (one merchant's site), \`currency\` and \`availability\` (in_stock, …). ${VIEW_NOTE}`,
+    defaults: COMPACT_FOR_AGENTS,
+  },
+  cost: 2,
+  auth: "key",
+  async call(ctx, input) {
+    const view = viewOf(input);
+    const neighbours = found(await ctx.services.groups.similar({ ...input, withRawData: needsRawData(view) }), `with id ${input.id}`);
+    return { products: neighbours.map((product) => ({ pdp: present(product, view) })) };
   },
 });
