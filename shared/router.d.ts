@@ -20,6 +20,8 @@ import type {
   LookupByUrlParamsSchema,
   OffersParamsSchema,
   OffersResponseSchema,
+  PricesParamsSchema,
+  PricesResponseSchema,
   Problem,
   ProductEnvelopeSchema,
   SearchParamsSchema,
@@ -79,6 +81,11 @@ export type AppRouter = TRPCBuiltRouter<
       similar: TRPCQueryProcedure<{
         input: z.input<typeof SimilarParamsSchema>;
         output: z.output<typeof SimilarResponseSchema>;
+        meta: object;
+      }>;
+      prices: TRPCQueryProcedure<{
+        input: z.input<typeof PricesParamsSchema>;
+        output: z.output<typeof PricesResponseSchema>;
         meta: object;
       }>;
     };

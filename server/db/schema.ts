@@ -3,7 +3,21 @@
  * the first migration (custom) creates the `vector` extension.
  */
 import { sql, type SQL } from "drizzle-orm";
-import { bigint, customType, index, integer, jsonb, pgTable, real, smallint, text, timestamp, uniqueIndex, vector } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  vector,
+} from "drizzle-orm/pg-core";
 import type { Identifiers, Media, Offers, Provenance, RawData } from "../../shared/schemas/index.js";
 
 /** Dimensions of the stored vectors; fixed by the embedding model the catalog was built with. */
@@ -156,6 +170,26 @@ export const products = pgTable(
     index("products_group_idx").on(t.groupId),
     index("products_match_keys_idx").using("gin", t.matchKeys),
   ],
+);
+
+/**
+ * Each record's price and availability over time (issue 50): a row per run of one state, from when an import or a
+ * refresh first stored it (`since`) to when a different one replaced it (`until`; null for the state now). Runs where
+ * nothing changed are one row, so the history grows with changes, not with refreshes.
+ */
+export const priceHistory = pgTable(
+  "price_history",
+  {
+    productId: text("product_id")
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    since: timestamp("since", { withTimezone: true }).notNull(),
+    until: timestamp("until", { withTimezone: true }),
+    priceMinor: bigint("price_minor", { mode: "number" }),
+    currency: text("currency"),
+    availability: text("availability"),
+  },
+  (t) => [primaryKey({ columns: [t.productId, t.since] })],
 );
 
 /**

@@ -15,6 +15,7 @@
 import type { Database } from "../db/client.js";
 import { describeDatabaseError, isDatabaseUnavailable } from "../db/errors.js";
 import { analyzeIfDue } from "../catalog/analyze.js";
+import { recordPriceStates } from "../catalog/prices.js";
 import { commitChanges, confirmProducts, findExisting, type PageValidators, restoreProducts, upsertProducts } from "../catalog/repository.js";
 import type { Embedder } from "../search/embedder.js";
 import { catalogLanguage, settleCatalogLanguage } from "../search/languages/catalog.js";
@@ -170,6 +171,15 @@ async function writeBatch(
   const write = (part: typeof rows) =>
     deps.db.transaction(async (tx) => {
       await upsertProducts(tx, part);
+      await recordPriceStates(
+        tx,
+        part.map((row) => ({
+          id: row.id,
+          priceMinor: row.priceMinor ?? null,
+          currency: row.currency ?? null,
+          availability: row.availability ?? null,
+        })),
+      );
       await commitChanges(
         tx,
         part.map((row) => row.id),

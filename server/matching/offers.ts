@@ -5,7 +5,8 @@
 import { and, asc, cosineDistance, eq, inArray, isNotNull, isNull, ne, type SQL, sql } from "drizzle-orm";
 import { AVAILABILITY_GROUPS, type AvailabilityFilter } from "../../shared/availability.js";
 import { canonicalAmount } from "../../shared/currency.js";
-import type { OffersResponse, Product } from "../../shared/schemas/index.js";
+import type { OffersResponse, PricesResponse, Product } from "../../shared/schemas/index.js";
+import { priceSeries } from "../catalog/prices.js";
 import { brandHost } from "../../shared/url.js";
 import { findStoredByIds } from "../catalog/repository.js";
 import type { Database } from "../db/client.js";
@@ -29,6 +30,8 @@ export interface SimilarQuery {
 }
 
 export interface GroupService {
+  /** The record's price history from `since`, with its lows; null for an unknown id. */
+  prices(id: string, since: Date): Promise<PricesResponse | null>;
   /** Null when the catalog has no record with that id; a `gone` error when its page was withdrawn. */
   offers(query: OffersQuery): Promise<OffersResponse | null>;
   /** Products like this one (nearest vectors), none of its group, nearest first; null for an unknown id. */
@@ -105,6 +108,14 @@ export function createGroupService(deps: { db: Database }): GroupService {
           checked_at: row.checkedAt.toISOString(),
         })),
       };
+    },
+
+    async prices(id, since) {
+      const [product] = await findStoredByIds(db, [id], false);
+      if (!product) return null;
+      if (product.goneAt) throw goneError(`Product ${id}`, product.goneAt);
+      const { price_low_30d, price_low_90d } = product.product;
+      return { id, price_low_30d, price_low_90d, series: await priceSeries(db, id, since) };
     },
 
     async similar(query) {

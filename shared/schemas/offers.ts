@@ -54,3 +54,38 @@ export const SimilarResponseSchema = z
   .meta({ id: "SimilarResponse", examples: [{ products: [{ pdp: PRODUCT_EXAMPLE }] }] });
 
 export type SimilarResponse = z.infer<typeof SimilarResponseSchema>;
+
+/** The answer of `GET /products/{id}/prices`: the record's price and availability as runs of one state. */
+export const PricesResponseSchema = z
+  .object({
+    id: ProductIdSchema,
+    price_low_30d: z.string().nullable().describe("The lowest price in the last 30 days, in the record's currency; null when unknown."),
+    price_low_90d: z.string().nullable().describe("The same over the last 90 days."),
+    series: z
+      .array(
+        z.object({
+          since: TimestampSchema.describe("When an import or refresh first found this state."),
+          until: TimestampSchema.nullable().describe("When a different state replaced it; null for the state now."),
+          price: z.string().nullable().describe("Decimal price in `currency`; null when the page stated none."),
+          currency: z.string().nullable(),
+          availability: z.string().nullable().describe("schema.org availability name; null when the page stated none."),
+        }),
+      )
+      .describe("Oldest first; a run where nothing changed is one entry, however often the page was read."),
+  })
+  .meta({
+    id: "PricesResponse",
+    examples: [
+      {
+        id: "pdp_1af31756fb4791a7a2254914",
+        price_low_30d: "329.00",
+        price_low_90d: "329.00",
+        series: [
+          { since: "2026-10-01T08:00:00.000Z", until: "2026-11-20T08:00:00.000Z", price: "329.00", currency: "USD", availability: "InStock" },
+          { since: "2026-11-20T08:00:00.000Z", until: null, price: "349.00", currency: "USD", availability: "InStock" },
+        ],
+      },
+    ],
+  });
+
+export type PricesResponse = z.infer<typeof PricesResponseSchema>;

@@ -367,6 +367,14 @@ export const SimilarParamsSchema = z
   })
   .superRefine(viewConflict);
 
+/** `GET /products/{id}/prices`: the record's price history from `since`. */
+export const PricesParamsSchema = z.object({
+  id: ProductIdSchema.describe("The product.").meta({ examples: ["pdp_1af31756fb4791a7a2254914"] }),
+  since: InstantSchema.optional().describe(
+    "From when: an ISO 8601 date (`2026-11-01`) or date and time with a zone. The runs in effect at any time since are answered; the default is 90 days ago.",
+  ),
+});
+
 const UrlSchema = text()
   .max(URL_MAX, `must be at most ${URL_MAX} characters`)
   .refine((value) => parseHttpUrl(value) !== null, "must be an absolute http(s) URL");
@@ -450,6 +458,7 @@ export type SearchParamsInput = z.input<typeof SearchParamsSchema>;
 export type GetProductParams = z.infer<typeof GetProductParamsSchema>;
 export type OffersParams = z.infer<typeof OffersParamsSchema>;
 export type SimilarParams = z.infer<typeof SimilarParamsSchema>;
+export type PricesParams = z.infer<typeof PricesParamsSchema>;
 export type LookupByUrlParams = z.infer<typeof LookupByUrlParamsSchema>;
 export type LookupInput = z.infer<typeof LookupInputSchema>;
 export type BatchLookupParams = z.infer<typeof BatchLookupParamsSchema>;

@@ -121,6 +121,13 @@ export const ProductSchema = z
     ),
     updated_at: TimestampSchema.describe("Beyond the spec, additive: when the record's content last changed, ISO 8601."),
     product_group: ProductGroupSchema,
+    price_low_30d: z
+      .string()
+      .nullable()
+      .describe(
+        "Beyond the spec, additive: the lowest price this page has stated in the last 30 days, a decimal in `offers.currency` (`GET /products/{id}/prices` has the history); null when unknown.",
+      ),
+    price_low_90d: z.string().nullable().describe("Beyond the spec, additive: the same over the last 90 days."),
   })
   .meta({ id: "Product" });
 
@@ -160,6 +167,8 @@ export const PRODUCT_EXAMPLE: z.output<typeof ProductSchema> = {
   checked_at: "2026-11-24T09:30:00.000Z",
   updated_at: "2026-11-24T09:30:00.000Z",
   product_group: { id: "grp_5f0c2a7e91d3b84a6c10", offers: 1 },
+  price_low_30d: "349.00",
+  price_low_90d: "329.00",
 };
 
 /** A record as an answer holds it: the whole record (`standard`, `full`) or the compact one. */

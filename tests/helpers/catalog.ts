@@ -81,6 +81,7 @@ export const MCP_TOOL_NAMES = [
   "list_product_changes",
   "get_product_offers",
   "find_similar_products",
+  "get_price_history",
   "search_catalog",
   "lookup_catalog",
   "get_product",

@@ -130,6 +130,32 @@ describe.each([
     expect([bad.statusCode, bad.json().code]).toEqual([400, "invalid_parameter"]);
   });
 
+  it("keeps each record's price history, one entry per run of one state, with its lows", async () => {
+    const kettle = CATALOG.find((r) => r.id === "a-kettle")!;
+    const series = async () => (await get("/products/a-kettle/prices?since=2000-01-01")).json();
+    expect((await series()).series).toHaveLength(1);
+    // The page changed, its price and availability did not: the run goes on.
+    await load(db, [{ ...kettle, name: "Kettle, steel" }]);
+    expect((await series()).series).toHaveLength(1);
+    await load(db, [{ ...kettle, offers: offer("35.00", "InStock") }]);
+    await load(db, [{ ...kettle, offers: offer("28", "OutOfStock") }]);
+    const history = await series();
+    expect(
+      history.series.map((run: { price: string; availability: string; until: string | null }) => [run.price, run.availability, run.until === null]),
+    ).toEqual([
+      ["30.00", "InStock", false],
+      ["35.00", "InStock", false],
+      ["28.00", "OutOfStock", true],
+    ]);
+    expect([history.price_low_30d, history.price_low_90d]).toEqual(["28.00", "28.00"]);
+    expect((await get("/products/a-kettle")).json().pdp).toMatchObject({ price_low_30d: "28.00", price_low_90d: "28.00" });
+    for (const since of ["yesterday", "2026-02-30"]) {
+      const bad = await get(`/products/a-kettle/prices?since=${since}`);
+      expect([bad.statusCode, bad.json().code], since).toEqual([400, "invalid_parameter"]);
+    }
+    expect((await get("/products/nothing-here/prices")).statusCode).toBe(404);
+  });
+
   it("moves a record to another group when its page changes, and the group it leaves keeps its id", async () => {
     const before = await groups(db);
     await load(db, [record("b-dvd", "buy.example", "Panasonic KX-TG9342T Cordless Phone", { brands: ["Panasonic"] })]);

@@ -30,6 +30,7 @@ describe("/openapi.json", () => {
       "/products/search",
       "/products/{id}",
       "/products/{id}/offers",
+      "/products/{id}/prices",
       "/products/{id}/similar",
     ]);
   });

@@ -18,6 +18,7 @@ export const operations = {
     changes: products.changes,
     offers: products.offers,
     similar: products.similar,
+    prices: products.prices,
   },
 };
 

@@ -9,6 +9,8 @@ import {
   OffersParamsSchema,
   OffersResponseSchema,
   SimilarParamsSchema,
+  PricesParamsSchema,
+  PricesResponseSchema,
   SimilarResponseSchema,
   ProductEnvelopeSchema,
   SearchParamsSchema,
@@ -256,5 +258,34 @@ export const similar = query({
     const view = viewOf(input);
     const neighbours = found(await ctx.services.groups.similar({ ...input, withRawData: needsRawData(view) }), `with id ${input.id}`);
     return { products: neighbours.map((product) => ({ pdp: present(product, view) })) };
+  },
+});
+
+/** What `/prices` answers without `since`. */
+const PRICE_HISTORY_DEFAULT_DAYS = 90;
+
+export const prices = query({
+  title: "A product's price history",
+  description:
+    "The record's price and availability over time, as runs of one state (from `since`, by default the last 90 days), with the lowest price of the last 30 and 90 days: to tell a deal from a list price. Kept from every import and refresh that changed them.",
+  tag: "products",
+  input: PricesParamsSchema,
+  output: PricesResponseSchema,
+  rest: {
+    method: "GET",
+    path: "/products/{id}/prices",
+    errors: { 404: "No product with that id", 410: "`gone`: the product's page was withdrawn (`gone_at` says when)" },
+  },
+  mcp: {
+    tool: "get_price_history",
+    description:
+      "A product's price history, to judge whether its price now is a deal: {price_low_30d, price_low_90d, series: [{since, until, price, currency, availability}]}, oldest first, for the catalog id you give. " +
+      "`since` (an ISO 8601 date) sets how far back; the default is 90 days.",
+  },
+  cost: 1,
+  auth: "key",
+  async call(ctx, input) {
+    const since = input.since ?? new Date(Date.now() - PRICE_HISTORY_DEFAULT_DAYS * 86_400_000);
+    return found(await ctx.services.groups.prices(input.id, since), `with id ${input.id}`);
   },
 });
