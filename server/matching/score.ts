@@ -13,7 +13,7 @@ export type MatchFeatures = Record<MatchFeature, number>;
 export type Idf = (word: string) => number;
 
 export type PairVerdict =
-  | { rule: "gtin" | "gtin_differs" | "brand_mpn"; probability: number }
+  | { rule: "gtin" | "gtin_differs" | "brand_mpn" | "brands_differ"; probability: number }
   | { rule: "score"; probability: number; features: MatchFeatures };
 
 /** An idf over a set of records' words (the bench's, or a part of the catalog's). */
@@ -98,6 +98,9 @@ export function probability(features: MatchFeatures, weights: MatchSettings["wei
 export function judgePair(a: MatchKeys, b: MatchKeys, idf: Idf, settings: MatchSettings): PairVerdict {
   if (a.gtin14 && b.gtin14) return a.gtin14 === b.gtin14 ? { rule: "gtin", probability: 1 } : { rule: "gtin_differs", probability: 0 };
   if (a.mpn && a.mpn === b.mpn && a.brand && a.brand === b.brand) return { rule: "brand_mpn", probability: 1 };
+  // Two makers' products are two products. The labelled pairs cannot teach this (one shop there names no brand), so
+  // it is a rule: brands that differ past one being the other's start ("Tripp" and "Tripp Lite") never match.
+  if (a.brand && b.brand && !a.brand.startsWith(b.brand) && !b.brand.startsWith(a.brand)) return { rule: "brands_differ", probability: 0 };
   const features = pairFeatures(a, b, idf, settings);
   return { rule: "score", probability: probability(features, settings.weights), features };
 }

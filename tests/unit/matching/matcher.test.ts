@@ -62,6 +62,12 @@ describe("pairs", () => {
     expect(judgePair(a, c, idf, settings).probability).toBe(0);
   });
 
+  it("never matches two makers' products", () => {
+    const a = matchKeys(input("x", "m1", "Alpine 2 Tent AT-200", { brand: "NorthPeak" }), settings);
+    const b = matchKeys(input("y", "m2", "Alpine 2 Tent AT-200", { brand: "Summit Gear" }), settings);
+    expect(judgePair(a, b, idf, settings)).toEqual({ rule: "brands_differ", probability: 0 });
+  });
+
   it("groups the matching records and leaves the others alone", () => {
     const groups = matchRecords(records, settings);
     expect(groups.get("a1")).toBe(groups.get("b1"));
