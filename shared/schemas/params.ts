@@ -293,6 +293,12 @@ export const SearchParamsSchema = z
       "Search the synonyms of the query's words beside them (the built-in set for shopping English and the operator's SYNONYMS_FILE; `interpretation.synonyms` lists those applied); `false` searches without them, as a shopper who removes one would.",
     ),
     explain: flag(false, "Add to each result why it matched: fields and words, lexical, semantic and rerank scores, filters applied."),
+    collapse: z
+      .enum(["group", "none"], { error: "must be group or none" })
+      .optional()
+      .describe(
+        "`group` (the default): one result per product, the best-matching of the records of its product group (the same product at several merchants; its `product_group.offers` says how many, `GET /products/{id}/offers` lists them). `none`: every merchant's record.",
+      ),
     view: ViewSchema,
     limit: LimitSchema,
     include_raw_data: IncludeRawDataSchema,

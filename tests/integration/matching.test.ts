@@ -130,6 +130,16 @@ describe.each([
     expect([bad.statusCode, bad.json().code]).toEqual([400, "invalid_parameter"]);
   });
 
+  it("answers one result per product in search unless asked for every record", async () => {
+    const ids = async (query: string) =>
+      ((await get(`/products/search?${query}`)).json().products as { pdp: { id: string } }[]).map((p) => p.pdp.id).sort();
+    const grouped = await ids("q=kettle&limit=10");
+    expect(grouped.filter((id) => id.endsWith("-kettle"))).toHaveLength(1);
+    expect((await ids("q=kettle&limit=10&collapse=none")).filter((id) => id.endsWith("-kettle"))).toEqual(["a-kettle", "c-kettle"]);
+    const bad = await get("/products/search?q=kettle&collapse=all");
+    expect([bad.statusCode, bad.json().code]).toEqual([400, "invalid_parameter"]);
+  });
+
   it("keeps each record's price history, one entry per run of one state, with its lows", async () => {
     const kettle = CATALOG.find((r) => r.id === "a-kettle")!;
     const series = async () => (await get("/products/a-kettle/prices?since=2000-01-01")).json();

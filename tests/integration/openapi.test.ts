@@ -85,6 +85,7 @@ describe("/openapi.json", () => {
         "brand",
         "brand_url",
         "category",
+        "collapse",
         "colour",
         "currency",
         "cursor",
