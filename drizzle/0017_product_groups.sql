@@ -22,6 +22,7 @@ UPDATE "products" SET "group_id" = 'grp_' || left(md5("id"), 20);--> statement-b
 ALTER TABLE "products" ALTER COLUMN "group_id" SET NOT NULL;--> statement-breakpoint
 ALTER TABLE "products" ADD COLUMN "match_keys" text[] DEFAULT '{}'::text[] NOT NULL;--> statement-breakpoint
 ALTER TABLE "products" ADD COLUMN "match_score" real;--> statement-breakpoint
+ALTER TABLE "products" ADD COLUMN "matched_with" text;--> statement-breakpoint
 ALTER TABLE "match_overrides" ADD CONSTRAINT "match_overrides_product_id_products_id_fk" FOREIGN KEY ("product_id") REFERENCES "public"."products"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "match_overrides" ADD CONSTRAINT "match_overrides_partner_id_products_id_fk" FOREIGN KEY ("partner_id") REFERENCES "public"."products"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "price_history" ADD CONSTRAINT "price_history_product_id_products_id_fk" FOREIGN KEY ("product_id") REFERENCES "public"."products"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

@@ -460,6 +460,7 @@ export async function upsertProducts(db: DbOrTx, rows: readonly UpsertRow[]): Pr
         embeddingModel: sql`excluded.embedding_model`,
         // The group is not written here: an update keeps its group until matching moves it.
         matchKeys: sql`excluded.match_keys`,
+        matchedWith: sql`excluded.matched_with`,
         fetchedAt: sql`now()`,
         checkedAt: sql`now()`,
         goneAt: sql`null`,

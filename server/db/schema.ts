@@ -147,6 +147,8 @@ export const products = pgTable(
     matchKeys: text("match_keys").array().notNull().default(sql`'{}'::text[]`),
     /** How likely the record is the same product as the group it joined; null when it founded its group or was pinned. */
     matchScore: real("match_score"),
+    /** The fingerprint of the matching settings the record was last matched with: `catalog rematch` does the others. */
+    matchedWith: text("matched_with"),
     ...timestamps,
   },
   (t) => [

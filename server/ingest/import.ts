@@ -20,7 +20,7 @@ import { commitChanges, confirmProducts, findExisting, type PageValidators, rest
 import type { Embedder } from "../search/embedder.js";
 import { catalogLanguage, settleCatalogLanguage } from "../search/languages/catalog.js";
 import { matchProducts, storedMatchKeys } from "../matching/service.js";
-import { type MatchSettings, shippedMatchSettings } from "../matching/settings.js";
+import { type MatchSettings, settingsFingerprint, shippedMatchSettings } from "../matching/settings.js";
 import type { ParsedLine } from "./ndjson.js";
 import { prepareRecord, type PreparedRecord } from "./record.js";
 
@@ -163,6 +163,7 @@ async function writeBatch(
       ...row,
       searchLang,
       matchKeys: keys,
+      matchedWith: settings ? settingsFingerprint(settings) : null,
       embedding: vectors[index] ?? null,
       embeddingModel: deps.embedder.model,
       ...(validators ? { validators } : {}),

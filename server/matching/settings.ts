@@ -2,6 +2,7 @@
  * The matcher's settings (settings.json), read once against their schema: the word lists the keys are read with,
  * the fitted weights and threshold, and how many candidates a record is compared with.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { parseJsonFile } from "../data-file.js";
@@ -60,4 +61,10 @@ let loaded: MatchSettings | undefined;
 export function shippedMatchSettings(): MatchSettings {
   loaded ??= loadMatchSettings();
   return loaded;
+}
+
+/** Which settings matched a record (`products.matched_with`): records matched with others are what `catalog rematch` does. */
+export function settingsFingerprint(settings: MatchSettings): string {
+  const { $comment: _comment, ...rest } = settings;
+  return createHash("sha256").update(JSON.stringify(rest)).digest("hex").slice(0, 16);
 }

@@ -4,6 +4,8 @@ import { type DatabaseHandle, openPglite, openPostgres } from "../../server/db/o
 import { products } from "../../server/db/schema.js";
 import { importRecords } from "../../server/ingest/import.js";
 import { parseLine } from "../../server/ingest/ndjson.js";
+import { pin, rematch, split } from "../../server/matching/operator.js";
+import { shippedMatchSettings } from "../../server/matching/settings.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { sharedEmbedder } from "../helpers/embedder.js";
 import { startSocketPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
@@ -172,5 +174,21 @@ describe.each([
     const after = await groups(db);
     expect(after.get("b-dvd")!.group).toBe(before.get("a-phone")!.group);
     expect(after.get("a-dvd")!.group).toBe(before.get("a-dvd")!.group);
+  });
+
+  it("keeps an operator's pins and splits, through a rematch with other settings", async () => {
+    const group = async (id: string) => (await groups(db)).get(id)!.group;
+    // b-dvd now reads as the phone a-phone is (the test before): a pin may not put a second buy.example record there.
+    await expect(pin(db.db, "a-phone", "b-phone")).rejects.toThrow(/already holds b-dvd of buy\.example: split b-dvd first/);
+    await split(db.db, "b-dvd");
+    await pin(db.db, "a-phone", "b-phone");
+    expect(await group("b-phone")).toBe(await group("a-phone"));
+    const settings = { ...shippedMatchSettings(), threshold: 0.5 };
+    const { rematched } = await rematch(db.db, settings);
+    expect(rematched).toBe(CATALOG.length);
+    expect((await rematch(db.db, settings)).rematched).toBe(0);
+    expect(await group("b-phone")).toBe(await group("a-phone"));
+    expect(await group("b-dvd")).not.toBe(await group("a-phone"));
+    expect(await group("b-kettle")).toBe(await group("a-kettle"));
   });
 });
