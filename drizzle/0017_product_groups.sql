@@ -20,6 +20,16 @@ CREATE TABLE "price_history" (
 ALTER TABLE "products" ADD COLUMN "group_id" text;--> statement-breakpoint
 UPDATE "products" SET "group_id" = 'grp_' || left(md5("id"), 20);--> statement-breakpoint
 ALTER TABLE "products" ALTER COLUMN "group_id" SET NOT NULL;--> statement-breakpoint
+-- A writer that does not know groups (an older version during an upgrade) still stores a record: alone, as a new
+-- record starts. NOT NULL is checked after BEFORE triggers.
+CREATE FUNCTION products_own_group() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.group_id IS NULL THEN
+    NEW.group_id := 'grp_' || left(md5(NEW.id), 20);
+  END IF;
+  RETURN NEW;
+END $$;--> statement-breakpoint
+CREATE TRIGGER products_own_group BEFORE INSERT ON "products" FOR EACH ROW EXECUTE FUNCTION products_own_group();--> statement-breakpoint
 ALTER TABLE "products" ADD COLUMN "match_keys" text[] DEFAULT '{}'::text[] NOT NULL;--> statement-breakpoint
 ALTER TABLE "products" ADD COLUMN "match_score" real;--> statement-breakpoint
 ALTER TABLE "products" ADD COLUMN "matched_with" text;--> statement-breakpoint

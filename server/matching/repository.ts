@@ -1,5 +1,5 @@
 /** The queries matching runs: candidates through the indexes (match keys, vectors), groups, overrides. */
-import { and, cosineDistance, eq, inArray, isNull, ne, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.js";
 import { matchOverrides, products, searchVocabulary } from "../db/schema.js";
 
@@ -10,7 +10,11 @@ export interface MatchRow {
   brand: string | null;
   gtin14: string | null;
   mpn: string | null;
-  vector: number[] | null;
+  /** No vector crosses the wire (a server's socket bridge and the pool carry them slowly): candidates carry their similarity. */
+  vector: null;
+  /** The sentence encoder's similarity to the record matched (candidates only); null when either has no vector. */
+  similarity: number | null;
+  hasVector: boolean;
   groupId: string;
   matchScore: number | null;
   contentHash: string;
@@ -26,7 +30,9 @@ const columns = {
   brand: products.brand,
   gtin14: products.gtin14,
   mpn: sql<string | null>`${products.identifiers}->>'mpn'`,
-  vector: products.embedding,
+  vector: sql<null>`null`,
+  similarity: sql<number | null>`null::float8`,
+  hasVector: sql<boolean>`${products.embedding} is not null`,
   groupId: products.groupId,
   matchScore: products.matchScore,
   contentHash: products.contentHash,
@@ -45,28 +51,33 @@ export function readForMatching(db: DbOrTx, ids: readonly string[]): Promise<Mat
     .where(and(inArray(products.id, [...ids]), live));
 }
 
+/** The similarity of each row's vector to the record `self`'s, computed where the vectors are. */
+function similarityTo(self: string) {
+  return sql<number | null>`1 - (${products.embedding} <=> (select s.embedding from ${products} s where s.id = ${self}))`;
+}
+
 /** Other merchants' records that share a lookup key with this one. */
-export function candidatesByKeys(db: DbOrTx, keys: readonly string[], merchant: string, limit: number): Promise<MatchRow[]> {
+export function candidatesByKeys(db: DbOrTx, self: string, keys: readonly string[], merchant: string, limit: number): Promise<MatchRow[]> {
   if (keys.length === 0) return Promise.resolve([]);
   const array = sql`array[${sql.join(
     keys.map((key) => sql`${key}`),
     sql`, `,
   )}]::text[]`;
   return db
-    .select(columns)
+    .select({ ...columns, similarity: similarityTo(self) })
     .from(products)
     .where(and(sql`${products.matchKeys} && ${array}`, ne(products.brandHost, merchant), live, notSplit))
     .limit(limit);
 }
 
-/** Other merchants' records whose vectors are nearest (the HNSW index). */
-export function candidatesByVector(db: DbOrTx, vector: readonly number[], merchant: string, limit: number): Promise<MatchRow[]> {
+/** Other merchants' records whose vectors are nearest to the record `self`'s (the HNSW index). */
+export function candidatesByVector(db: DbOrTx, self: string, merchant: string, limit: number): Promise<MatchRow[]> {
   if (limit === 0) return Promise.resolve([]);
   return db
-    .select(columns)
+    .select({ ...columns, similarity: similarityTo(self) })
     .from(products)
-    .where(and(ne(products.brandHost, merchant), live, notSplit))
-    .orderBy(cosineDistance(products.embedding, [...vector]))
+    .where(and(ne(products.brandHost, merchant), live, notSplit, sql`${products.embedding} is not null`))
+    .orderBy(sql`${products.embedding} <=> (select s.embedding from ${products} s where s.id = ${self})`)
     .limit(limit);
 }
 

@@ -71,7 +71,8 @@ function brandAgreement(a: MatchKeys, b: MatchKeys): { same: boolean; differ: bo
   return { same: given !== null && other.nameStart.startsWith(given), differ: false };
 }
 
-export function pairFeatures(a: MatchKeys, b: MatchKeys, idf: Idf, settings: MatchSettings): MatchFeatures {
+/** `similarity`: the encoder's, when computed where the vectors are (the catalog); else from the keys' vectors. */
+export function pairFeatures(a: MatchKeys, b: MatchKeys, idf: Idf, settings: MatchSettings, similarity?: number): MatchFeatures {
   const codesB = new Set(b.codes);
   const equal = a.codes.some((code) => codesB.has(code));
   const prefix = !equal && a.strongCodes.some((x) => b.strongCodes.some((y) => prefixOf(x, y, settings)));
@@ -83,7 +84,7 @@ export function pairFeatures(a: MatchKeys, b: MatchKeys, idf: Idf, settings: Mat
     code_stem: stem ? 1 : 0,
     code_conflict: !equal && !prefix && !stem && a.strongCodes.length > 0 && b.strongCodes.length > 0 ? 1 : 0,
     name_cosine: nameCosine(a.words, b.words, idf),
-    vector_cosine: vectorCosine(a.vector, b.vector),
+    vector_cosine: similarity ?? vectorCosine(a.vector, b.vector),
     brand_same: brand.same ? 1 : 0,
     brand_differ: brand.differ ? 1 : 0,
   };
@@ -95,12 +96,12 @@ export function probability(features: MatchFeatures, weights: MatchSettings["wei
   return 1 / (1 + Math.exp(-z));
 }
 
-export function judgePair(a: MatchKeys, b: MatchKeys, idf: Idf, settings: MatchSettings): PairVerdict {
+export function judgePair(a: MatchKeys, b: MatchKeys, idf: Idf, settings: MatchSettings, similarity?: number): PairVerdict {
   if (a.gtin14 && b.gtin14) return a.gtin14 === b.gtin14 ? { rule: "gtin", probability: 1 } : { rule: "gtin_differs", probability: 0 };
   if (a.mpn && a.mpn === b.mpn && a.brand && a.brand === b.brand) return { rule: "brand_mpn", probability: 1 };
   // Two makers' products are two products. The labelled pairs cannot teach this (one shop there names no brand), so
   // it is a rule: brands that differ past one being the other's start ("Tripp" and "Tripp Lite") never match.
   if (a.brand && b.brand && !a.brand.startsWith(b.brand) && !b.brand.startsWith(a.brand)) return { rule: "brands_differ", probability: 0 };
-  const features = pairFeatures(a, b, idf, settings);
+  const features = pairFeatures(a, b, idf, settings, similarity);
   return { rule: "score", probability: probability(features, settings.weights), features };
 }

@@ -29,20 +29,27 @@ interface Claim {
   probability: number;
 }
 
-/** Matches the given records (those still there), in one transaction. */
+/**
+ * Matches the given records (those still there), each in a short transaction of its own: a server sharing its
+ * embedded database with an importing CLI keeps answering between them.
+ */
 export async function matchProducts(db: Database, ids: readonly string[], settings: MatchSettings): Promise<void> {
   if (ids.length === 0) return;
-  await db.transaction(async (tx) => {
-    await lockMatching(tx);
-    const rows = await readForMatching(tx, ids);
-    const idf = await catalogIdf(
-      tx,
-      rows.flatMap((row) => matchKeys(row, settings).words),
-    );
-    for (const row of rows) await matchOne(tx, row, settings, idf, 1);
-    // Records carry their group: cached ones are out of date.
-    await bumpCatalogVersion(tx);
-  });
+  const first = await readForMatching(db, ids);
+  const idf = await catalogIdf(
+    db,
+    first.flatMap((row) => matchKeys(row, settings).words),
+  );
+  for (const { id } of first) {
+    await db.transaction(async (tx) => {
+      await lockMatching(tx);
+      // Read again under the lock: an eviction by the record before may have moved it.
+      const [row] = await readForMatching(tx, [id]);
+      if (row) await matchOne(tx, row, settings, idf, 1);
+    });
+  }
+  // Records carry their group: cached ones are out of date.
+  await bumpCatalogVersion(db);
 }
 
 async function catalogIdf(db: DbOrTx, words: readonly string[]): Promise<Idf> {
@@ -78,12 +85,12 @@ async function matchOne(db: DbOrTx, row: MatchRow, settings: MatchSettings, idf:
 /** The groups this record could join, likeliest first: its candidates judged, the best pair per group kept. */
 async function claims(db: DbOrTx, row: MatchRow, keys: MatchKeys, settings: MatchSettings, idf: Idf): Promise<Claim[]> {
   // One after the other: a transaction is one connection.
-  const byKeys = await candidatesByKeys(db, lookupKeys(keys, settings), row.merchant, settings.candidates.per_key);
-  const byVector = row.vector ? await candidatesByVector(db, row.vector, row.merchant, settings.candidates.neighbours) : [];
+  const byKeys = await candidatesByKeys(db, row.id, lookupKeys(keys, settings), row.merchant, settings.candidates.per_key);
+  const byVector = row.hasVector ? await candidatesByVector(db, row.id, row.merchant, settings.candidates.neighbours) : [];
   const best = new Map<string, number>();
   for (const candidate of new Map([...byKeys, ...byVector].map((c) => [c.id, c])).values()) {
     if (candidate.id === row.id) continue;
-    const { probability } = judgePair(keys, matchKeys(candidate, settings), idf, settings);
+    const { probability } = judgePair(keys, matchKeys(candidate, settings), idf, settings, candidate.similarity ?? 0);
     if (probability >= settings.threshold && probability > (best.get(candidate.groupId) ?? -1)) best.set(candidate.groupId, probability);
   }
   return [...best]

@@ -92,7 +92,11 @@ export const ProductIdSchema = z
 export const ProductGroupSchema = z
   .object({
     id: z.string().describe("The group's id: stable while the group lasts; the records of the same product share it."),
-    offers: z.number().int().min(1).describe("How many merchants sell the product: 1 when this record is its only one."),
+    offers: z
+      .int32()
+      .min(1)
+      .describe("How many merchants sell the product: 1 when this record is its only one.")
+      .meta({ override: { type: "integer", format: "int32", minimum: 1 } }),
   })
   .describe("Beyond the spec, additive: the product this record is one merchant's offer of (`GET /products/{id}/offers` answers every offer).")
   .meta({ id: "ProductGroup" });
