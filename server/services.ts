@@ -16,6 +16,7 @@ import type { ExchangeRates } from "./search/exchange-rates.js";
 import type { Fetcher } from "./fetch/fetcher.js";
 import { createLiveLookup, type LiveLookupService } from "./fetch/live.js";
 import { importLimits } from "./ingest/limits.js";
+import { createGroupService, type GroupService } from "./matching/offers.js";
 
 export interface Services {
   catalog: CatalogService;
@@ -24,6 +25,8 @@ export interface Services {
   live: LiveLookupService;
   keys: KeyService;
   health: HealthService;
+  /** Product groups: a product's offers at every merchant. */
+  groups: GroupService;
 }
 
 export interface ServiceDeps {
@@ -71,6 +74,7 @@ export function createBaseServices(deps: Pick<ServiceDeps, "database" | "clock" 
     catalog: createCatalogService({ db: database.read, primary: database.db, cacheSize: settings.PRODUCT_CACHE_SIZE, now: () => clock().getTime() }),
     keys: createKeyService({ db: database.db, clock, cacheTtlMs: settings.KEY_CACHE_TTL_SECONDS * 1000 }),
     health: createHealthService({ database, ...(deps.worker === undefined ? {} : { worker: deps.worker }) }),
+    groups: createGroupService({ db: database.read }),
   };
 }
 

@@ -27,3 +27,4 @@ export const AVAILABILITY_GROUPS = {
   backorder: ["BackOrder", "MadeToOrder"],
 } as const satisfies Record<string, readonly Availability[]>;
 export const AVAILABILITY_FILTERS = Object.keys(AVAILABILITY_GROUPS) as (keyof typeof AVAILABILITY_GROUPS)[];
+export type AvailabilityFilter = keyof typeof AVAILABILITY_GROUPS;

@@ -226,8 +226,13 @@ export function toMinorUnits(amount: string, currency: string): number | null {
 export function canonicalAmount(amount: string, currency: string): string {
   const code = currency.trim().toUpperCase();
   const units = toMinorUnits(amount.trim(), code);
-  const exponent = minorUnitExponent(code);
-  if (units === null || exponent === undefined) return amount;
+  return units === null ? amount : (fromMinorUnits(units, code) ?? amount);
+}
+
+/** Minor units (1999 cents) as the currency's decimal (`"19.99"`); null for an unknown currency. */
+export function fromMinorUnits(units: number, currency: string): string | null {
+  const exponent = minorUnitExponent(currency);
+  if (exponent === undefined) return null;
   const digits = String(units).padStart(exponent + 1, "0");
   return exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
 }

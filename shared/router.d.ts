@@ -18,10 +18,16 @@ import type {
   ErrorCode,
   GetProductParamsSchema,
   LookupByUrlParamsSchema,
+  OffersParamsSchema,
+  OffersResponseSchema,
+  PricesParamsSchema,
+  PricesResponseSchema,
   Problem,
   ProductEnvelopeSchema,
   SearchParamsSchema,
   SearchResponseSchema,
+  SimilarParamsSchema,
+  SimilarResponseSchema,
 } from "./schemas/index.js";
 
 export type ErrorShape = {
@@ -65,6 +71,21 @@ export type AppRouter = TRPCBuiltRouter<
       changes: TRPCQueryProcedure<{
         input: z.input<typeof ChangesParamsSchema>;
         output: z.output<typeof ChangesResponseSchema>;
+        meta: object;
+      }>;
+      offers: TRPCQueryProcedure<{
+        input: z.input<typeof OffersParamsSchema>;
+        output: z.output<typeof OffersResponseSchema>;
+        meta: object;
+      }>;
+      similar: TRPCQueryProcedure<{
+        input: z.input<typeof SimilarParamsSchema>;
+        output: z.output<typeof SimilarResponseSchema>;
+        meta: object;
+      }>;
+      prices: TRPCQueryProcedure<{
+        input: z.input<typeof PricesParamsSchema>;
+        output: z.output<typeof PricesResponseSchema>;
         meta: object;
       }>;
     };

@@ -32,6 +32,7 @@ function compactOf(product: Product): CompactProduct {
       availability: product.offers?.availability ?? null,
       image: product.media.find((media) => media.type === "image")?.url ?? null,
       checked_at: product.checked_at,
+      product_group: product.product_group,
     };
     compacts.set(product, compact);
   }

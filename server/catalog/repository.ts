@@ -9,7 +9,8 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { and, arrayOverlaps, asc, count, countDistinct, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.js";
 import { catalogMeta, productChanges, products, type NewProductRow } from "../db/schema.js";
-import { canonicalAmount } from "../../shared/currency.js";
+import { canonicalAmount, fromMinorUnits } from "../../shared/currency.js";
+import { lowestSince } from "./prices.js";
 import type { Product } from "../../shared/schemas/index.js";
 
 const recordColumns = {
@@ -27,6 +28,13 @@ const recordColumns = {
   checkedAt: products.checkedAt,
   updatedAt: products.updatedAt,
   goneAt: products.goneAt,
+  groupId: products.groupId,
+  /** The merchants selling the product (the group's records still there): one indexed lookup by `group_id`. */
+  // Qualified by hand: drizzle writes a column of a one-table select unqualified, which inside the subquery is g's.
+  priceCurrency: products.currency,
+  priceLow30d: lowestSince(30),
+  priceLow90d: lowestSince(90),
+  groupOffers: sql<number>`(select count(distinct g.brand_host)::int from ${products} g where g.group_id = "products"."group_id" and g.gone_at is null)`,
 };
 
 /** Raw data can be large; it is read only when asked for. */
@@ -42,6 +50,11 @@ type Row = Pick<Product, "id" | "url" | "name" | "desc" | "media" | "brands" | "
   checkedAt: Date;
   updatedAt: Date;
   goneAt: Date | null;
+  groupId: string;
+  groupOffers: number;
+  priceCurrency: string | null;
+  priceLow30d: number | null;
+  priceLow90d: number | null;
   rawData?: Product["raw_data"] | null;
 };
 
@@ -68,7 +81,23 @@ function canonicalOffers(offers: NonNullable<Product["offers"]>): NonNullable<Pr
 
 /** Optional members are left out, not null, when the page did not have them. */
 function toStored(row: Row, withRawData: boolean): StoredProduct {
-  const { rawData, offers, identifiers, category, fetchedAt, checkedAt, updatedAt, goneAt, ...record } = row;
+  const {
+    rawData,
+    offers,
+    identifiers,
+    category,
+    fetchedAt,
+    checkedAt,
+    updatedAt,
+    goneAt,
+    groupId,
+    groupOffers,
+    priceCurrency,
+    priceLow30d,
+    priceLow90d,
+    ...record
+  } = row;
+  const low = (units: number | null) => (units !== null && priceCurrency ? fromMinorUnits(Number(units), priceCurrency) : null);
   const product: Product = {
     ...record,
     ...(offers ? { offers: canonicalOffers(offers) } : {}),
@@ -77,6 +106,10 @@ function toStored(row: Row, withRawData: boolean): StoredProduct {
     fetched_at: fetchedAt.toISOString(),
     checked_at: checkedAt.toISOString(),
     updated_at: updatedAt.toISOString(),
+    // A gone record counts no merchant, itself included: still one offer, the one asked for.
+    product_group: { id: groupId, offers: Math.max(1, groupOffers) },
+    price_low_30d: low(priceLow30d),
+    price_low_90d: low(priceLow90d),
     ...(withRawData ? { raw_data: rawData ?? { strippedHtml: null, jsons: { ld_json: null, props_data: null } } } : {}),
   };
   return { product, goneAt };
@@ -425,6 +458,9 @@ export async function upsertProducts(db: DbOrTx, rows: readonly UpsertRow[]): Pr
         contentHash: sql`excluded.content_hash`,
         embedding: sql`excluded.embedding`,
         embeddingModel: sql`excluded.embedding_model`,
+        // The group is not written here: an update keeps its group until matching moves it.
+        matchKeys: sql`excluded.match_keys`,
+        matchedWith: sql`excluded.matched_with`,
         fetchedAt: sql`now()`,
         checkedAt: sql`now()`,
         goneAt: sql`null`,

@@ -19,6 +19,9 @@ import { createFetcher, fetchSettings } from "../fetch/fetcher.js";
 import { brandHost } from "../../shared/url.js";
 import { serveStdio } from "../mcp/stdio.js";
 import { checkEmbeddingModel, reindex } from "../search/reindex.js";
+import { pin, rematch, split } from "../matching/operator.js";
+import { RequestError } from "../errors.js";
+import { shippedMatchSettings } from "../matching/settings.js";
 import { anyWordQuery, understand } from "../search/understand.js";
 import { brandNames, priceCurrencies } from "../search/browse.js";
 import { brandIndex } from "../search/interpret.js";
@@ -341,6 +344,43 @@ const COMMANDS: Record<string, Command> = {
         out.log(`re-embedded ${reembedded} products with ${embedder.model}`);
         return 0;
       }),
+  },
+  rematch: {
+    usage: [["rematch", "match again the products matched with other settings than server/matching/settings.json's (resumable)"]],
+    run: ({ config, out }) =>
+      withRoot(config, async (root) => {
+        const database = await root.database();
+        const progress = createProgress(null, "matching");
+        const { rematched } = await rematch(database.db, shippedMatchSettings(), {
+          onProgress: (done, total) => progress.update(done, `of ${total}`),
+        });
+        progress.finish();
+        out.log(`matched ${rematched} products`);
+        return 0;
+      }),
+  },
+  match: {
+    usage: [
+      ["match pin A B", "keep product B in the group of product A, in every later matching too"],
+      ["match split A", "take product A out of its group, in every later matching too"],
+    ],
+    run: ({ args, config, out }) => {
+      const [sub, a, b, ...rest] = args;
+      const valid = rest.length === 0 && a !== undefined && ((sub === "pin" && b !== undefined) || (sub === "split" && b === undefined));
+      if (!valid) throw new UsageError("match needs pin A B or split A (product ids)");
+      return withRoot(config, async (root) => {
+        const { db } = await root.database();
+        try {
+          const { groupId } = sub === "pin" ? await pin(db, a, b!) : await split(db, a);
+          out.log(sub === "pin" ? `${b} pinned to ${a}: group ${groupId}` : `${a} split out: group ${groupId}`);
+          return 0;
+        } catch (error) {
+          if (!(error instanceof RequestError)) throw error;
+          out.err(error.message);
+          return 1;
+        }
+      });
+    },
   },
   synonyms: {
     usage: [['synonyms test "QUERY"', "show what the synonyms (built-in, SYNONYMS_FILE) add to a query's words"]],

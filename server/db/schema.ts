@@ -3,7 +3,21 @@
  * the first migration (custom) creates the `vector` extension.
  */
 import { sql, type SQL } from "drizzle-orm";
-import { bigint, customType, index, integer, jsonb, pgTable, smallint, text, timestamp, uniqueIndex, vector } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+  vector,
+} from "drizzle-orm/pg-core";
 import type { Identifiers, Media, Offers, Provenance, RawData } from "../../shared/schemas/index.js";
 
 /** Dimensions of the stored vectors; fixed by the embedding model the catalog was built with. */
@@ -126,6 +140,15 @@ export const products = pgTable(
     /** The page's validators from its last 200, sent back as If-None-Match and If-Modified-Since. */
     etag: text("etag"),
     lastModified: text("last_modified"),
+    // Matching (server/matching, docs/matching.md): the records of one product across merchants share a group.
+    /** The product group: kept by every record that stays in it, so the id is stable while the group lasts. */
+    groupId: text("group_id").notNull(),
+    /** What the record is found by as a match candidate: `gtin:<gtin14>` and `code:<model code>` (matching/keys.ts). */
+    matchKeys: text("match_keys").array().notNull().default(sql`'{}'::text[]`),
+    /** How likely the record is the same product as the group it joined; null when it founded its group or was pinned. */
+    matchScore: real("match_score"),
+    /** The fingerprint of the matching settings the record was last matched with: `catalog rematch` does the others. */
+    matchedWith: text("matched_with"),
     ...timestamps,
   },
   (t) => [
@@ -146,8 +169,43 @@ export const products = pgTable(
     index("products_updated_idx").on(t.updatedAt),
     index("products_fetch_key_idx").on(t.fetchKey),
     index("products_colours_idx").using("gin", t.colours),
+    index("products_group_idx").on(t.groupId),
+    index("products_match_keys_idx").using("gin", t.matchKeys),
   ],
 );
+
+/**
+ * Each record's price and availability over time (issue 50): a row per run of one state, from when an import or a
+ * refresh first stored it (`since`) to when a different one replaced it (`until`; null for the state now). Runs where
+ * nothing changed are one row, so the history grows with changes, not with refreshes.
+ */
+export const priceHistory = pgTable(
+  "price_history",
+  {
+    productId: text("product_id")
+      .notNull()
+      .references(() => products.id, { onDelete: "cascade" }),
+    since: timestamp("since", { withTimezone: true }).notNull(),
+    until: timestamp("until", { withTimezone: true }),
+    priceMinor: bigint("price_minor", { mode: "number" }),
+    currency: text("currency"),
+    availability: text("availability"),
+  },
+  (t) => [primaryKey({ columns: [t.productId, t.since] })],
+);
+
+/**
+ * An operator's word on a match (`catalog match pin A B`, `catalog match split A`), kept so that later matching and
+ * `catalog rematch` respect it: `pin` keeps the product in the group of `partner_id`; `split` keeps it alone.
+ */
+export const matchOverrides = pgTable("match_overrides", {
+  productId: text("product_id")
+    .primaryKey()
+    .references(() => products.id, { onDelete: "cascade" }),
+  kind: text("kind", { enum: ["pin", "split"] }).notNull(),
+  partnerId: text("partner_id").references(() => products.id, { onDelete: "cascade" }),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});
 
 /**
  * What browsing and facets read, one narrow row per product, kept equal to the

@@ -15,9 +15,12 @@
 import type { Database } from "../db/client.js";
 import { describeDatabaseError, isDatabaseUnavailable } from "../db/errors.js";
 import { analyzeIfDue } from "../catalog/analyze.js";
+import { recordPriceStates } from "../catalog/prices.js";
 import { commitChanges, confirmProducts, findExisting, type PageValidators, restoreProducts, upsertProducts } from "../catalog/repository.js";
 import type { Embedder } from "../search/embedder.js";
 import { catalogLanguage, settleCatalogLanguage } from "../search/languages/catalog.js";
+import { matchProducts, storedMatchKeys } from "../matching/service.js";
+import { type MatchSettings, settingsFingerprint, shippedMatchSettings } from "../matching/settings.js";
 import type { ParsedLine } from "./ndjson.js";
 import { prepareRecord, type PreparedRecord } from "./record.js";
 
@@ -49,6 +52,8 @@ export interface ImportSummary {
 export interface ImportDeps {
   db: Database;
   embedder: Embedder;
+  /** Matching's settings; the shipped ones when not given; null: no matching (a benchmark's baseline). */
+  matching?: MatchSettings | null;
 }
 
 export interface ImportOptions {
@@ -218,14 +223,33 @@ async function writePlanned(
 ): Promise<void> {
   const { toWrite, hashById, catalogLang } = planned;
   const vectors = await planned.vectors;
+  const settings = matchSettings(deps);
   const rows = toWrite.map(({ record, validators }, index) => {
     const { embeddingText: _text, ...row } = record;
     const searchLang = row.lang ?? catalogLang;
-    return { ...row, searchLang, embedding: vectors[index] ?? null, embeddingModel: deps.embedder.model, ...(validators ? { validators } : {}) };
+    const keys = settings ? storedMatchKeys(matchInput(row), settings) : [];
+    return {
+      ...row,
+      searchLang,
+      matchKeys: keys,
+      matchedWith: settings ? settingsFingerprint(settings) : null,
+      embedding: vectors[index] ?? null,
+      embeddingModel: deps.embedder.model,
+      ...(validators ? { validators } : {}),
+    };
   });
   const write = (part: typeof rows) =>
     deps.db.transaction(async (tx) => {
       await upsertProducts(tx, part);
+      await recordPriceStates(
+        tx,
+        part.map((row) => ({
+          id: row.id,
+          priceMinor: row.priceMinor ?? null,
+          currency: row.currency ?? null,
+          availability: row.availability ?? null,
+        })),
+      );
       await commitChanges(
         tx,
         part.map((row) => row.id),
@@ -249,6 +273,13 @@ async function writePlanned(
     }
   }
   await countStored(deps, written, hashById, summary, fail);
+  // After the write, not in it: a record stored is kept even when matching it fails (`catalog rematch` retries).
+  if (settings)
+    await matchProducts(
+      deps.db,
+      written.map((item) => item.record.id),
+      settings,
+    );
 }
 
 /**
@@ -302,4 +333,21 @@ async function countStored(
     else if (hashBefore.has(item.record.id)) summary.updated++;
     else summary.imported++;
   }
+}
+
+function matchSettings(deps: ImportDeps): MatchSettings | null {
+  return deps.matching === undefined ? shippedMatchSettings() : deps.matching;
+}
+
+/** What matching reads of a record about to be stored (its vector is not needed for its keys). */
+function matchInput(row: Omit<PreparedRecord, "embeddingText">) {
+  return {
+    id: row.id,
+    merchant: row.brandHost,
+    name: row.name,
+    brand: row.brand ?? null,
+    gtin14: row.gtin14 ?? null,
+    mpn: row.identifiers?.mpn ?? null,
+    vector: null,
+  };
 }

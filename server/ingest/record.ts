@@ -12,6 +12,7 @@ import { productIdFromUrlKey } from "../catalog/ids.js";
 import { deriveAttributes } from "../catalog/attributes/derive.js";
 import { CATEGORY_SEPARATOR, deriveStructured, normalizeAvailability } from "../catalog/structured.js";
 import { variantSkuKeys } from "../catalog/variants.js";
+import { ownGroupId } from "../matching/groups.js";
 import type { NewProductRow } from "../db/schema.js";
 import { embeddingText } from "../search/embedding-text.js";
 import { productLanguage } from "../search/languages/detect.js";
@@ -167,6 +168,8 @@ export function prepareRecord(input: ImportRecord): PreparedRecord {
     variantSkuKeys: variantSkuKeys(record.raw_data),
     lang: productLanguage(record),
     contentHash: contentHash(record, id),
+    // A new record starts alone; an update keeps its group (the upsert never writes this column), matching moves it.
+    groupId: ownGroupId(id),
     embeddingText: embeddingText(record),
   };
 }

@@ -7,7 +7,7 @@
  * (pipeline/explain.ts, pipeline/messages.ts: how the query was read, why each product matched, why an answer is
  * empty). Facets count the whole matched set.
  */
-import type { SearchParams, Sort } from "../../shared/schemas/index.js";
+import type { Product, SearchParams, Sort } from "../../shared/schemas/index.js";
 import { LruCache, refreshedEvery } from "../cache.js";
 import { catalogSecret } from "../catalog/repository.js";
 import { brandNames, type OrderSort, priceCurrencies } from "./browse.js";
@@ -130,7 +130,8 @@ export function createSearchService(deps: SearchDeps): SearchService {
       // a brand lifted.
       const unbounded = uncompared ? { ...effective, price_min: undefined, price_max: undefined } : effective;
       const answered: SearchParams = lifted ? { ...unbounded, brand: undefined } : unbounded;
-      const hits = (await recordsOf(ctx, page, withRawData, options.rawDataMaxBytes)).map((product): SearchHitResult => ({ product }));
+      const records = await recordsOf(ctx, page, withRawData, options.rawDataMaxBytes);
+      const hits = (params.collapse === "none" ? records : onePerGroup(records)).map((product): SearchHitResult => ({ product }));
       if (uncompared && reading) notComparedWith(reading, hits, effective.currency!, deps.exchangeRates ?? null);
       const messages = await answerMessages(ctx, {
         ...analysis,
@@ -154,6 +155,12 @@ export function createSearchService(deps: SearchDeps): SearchService {
       return result;
     },
   };
+}
+
+/** One record per product group, the first (the best-matching): the same product at other merchants is its offers. */
+function onePerGroup(products: readonly Product[]): Product[] {
+  const seen = new Set<string>();
+  return products.filter((product) => !seen.has(product.product_group.id) && seen.add(product.product_group.id));
 }
 
 /** What the strict search ran with, for a looser one after it (a price bound or a brand read from the words aside). */

@@ -5,3 +5,4 @@ export * from "./health.js";
 export * from "./search.js";
 export * from "./changes.js";
 export * from "./ucp.js";
+export * from "./offers.js";

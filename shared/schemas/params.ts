@@ -293,6 +293,12 @@ export const SearchParamsSchema = z
       "Search the synonyms of the query's words beside them (the built-in set for shopping English and the operator's SYNONYMS_FILE; `interpretation.synonyms` lists those applied); `false` searches without them, as a shopper who removes one would.",
     ),
     explain: flag(false, "Add to each result why it matched: fields and words, lexical, semantic and rerank scores, filters applied."),
+    collapse: z
+      .enum(["group", "none"], { error: "must be group or none" })
+      .optional()
+      .describe(
+        "`group` (the default): one result per product, the best-matching of the records of its product group (the same product at several merchants; its `product_group.offers` says how many, `GET /products/{id}/offers` lists them). `none`: every merchant's record.",
+      ),
     view: ViewSchema,
     limit: LimitSchema,
     include_raw_data: IncludeRawDataSchema,
@@ -335,6 +341,45 @@ export const GetProductParamsSchema = z
     include_raw_data: IncludeRawDataSchema,
   })
   .superRefine(viewConflict);
+
+/** `GET /products/{id}/offers`: the product's offers at every merchant, with search's currency and availability filters. */
+export const OffersParamsSchema = z.object({
+  id: ProductIdSchema.describe("The id of any record of the product.").meta({ examples: ["pdp_1af31756fb4791a7a2254914"] }),
+  currency: CurrencySchema.describe("Only offers priced in this ISO 4217 currency."),
+  availability: list(z.enum(AVAILABILITY_FILTERS, { error: `must be one of ${AVAILABILITY_FILTERS.join(", ")}` }), { max: 4, commas: true })
+    .optional()
+    .describe(
+      "Only offers in these states (any of them): `in_stock`, `out_of_stock`, `preorder`, `backorder`, as for search. Offers whose page states no availability are left out.",
+    ),
+  limit: LimitSchema.describe(`How many offers to return, 1–${LIMIT_MAX}.`),
+});
+
+/** `GET /products/{id}/similar`: other products like this one, with search's scope and offer filters. */
+export const SimilarParamsSchema = z
+  .object({
+    id: ProductIdSchema.describe("The product to find others like.").meta({ examples: ["pdp_1af31756fb4791a7a2254914"] }),
+    brand_url: text()
+      .max(URL_MAX, `must be at most ${URL_MAX} characters`)
+      .refine((value) => brandHost(value) !== null, "must be a domain such as brand.com or a URL on it")
+      .describe("Only products of one brand's site: a domain (`brand.com`) or any URL on it.")
+      .optional(),
+    currency: CurrencySchema.describe("Only products priced in this ISO 4217 currency."),
+    availability: list(z.enum(AVAILABILITY_FILTERS, { error: `must be one of ${AVAILABILITY_FILTERS.join(", ")}` }), { max: 4, commas: true })
+      .optional()
+      .describe("Only products in these states (any of them): `in_stock`, `out_of_stock`, `preorder`, `backorder`, as for search."),
+    limit: LimitSchema.describe(`How many products to return, 1–${LIMIT_MAX}.`),
+    view: ViewSchema,
+    include_raw_data: IncludeRawDataSchema,
+  })
+  .superRefine(viewConflict);
+
+/** `GET /products/{id}/prices`: the record's price history from `since`. */
+export const PricesParamsSchema = z.object({
+  id: ProductIdSchema.describe("The product.").meta({ examples: ["pdp_1af31756fb4791a7a2254914"] }),
+  since: InstantSchema.optional().describe(
+    "From when: an ISO 8601 date (`2026-11-01`) or date and time with a zone. The runs in effect at any time since are answered; the default is 90 days ago.",
+  ),
+});
 
 const UrlSchema = text()
   .max(URL_MAX, `must be at most ${URL_MAX} characters`)
@@ -417,6 +462,9 @@ export const BatchLookupParamsSchema = z
 export type SearchParams = z.infer<typeof SearchParamsSchema>;
 export type SearchParamsInput = z.input<typeof SearchParamsSchema>;
 export type GetProductParams = z.infer<typeof GetProductParamsSchema>;
+export type OffersParams = z.infer<typeof OffersParamsSchema>;
+export type SimilarParams = z.infer<typeof SimilarParamsSchema>;
+export type PricesParams = z.infer<typeof PricesParamsSchema>;
 export type LookupByUrlParams = z.infer<typeof LookupByUrlParamsSchema>;
 export type LookupInput = z.infer<typeof LookupInputSchema>;
 export type BatchLookupParams = z.infer<typeof BatchLookupParamsSchema>;

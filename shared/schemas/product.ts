@@ -88,6 +88,19 @@ export const ProductIdSchema = z
   .max(128, ID_MESSAGE)
   .regex(/^[A-Za-z0-9._~:-]{1,128}$/, ID_MESSAGE);
 
+/** The product group a record belongs to: the records of the same product at every merchant (docs/matching.md). */
+export const ProductGroupSchema = z
+  .object({
+    id: z.string().describe("The group's id: stable while the group lasts; the records of the same product share it."),
+    offers: z
+      .int32()
+      .min(1)
+      .describe("How many merchants sell the product: 1 when this record is its only one.")
+      .meta({ override: { type: "integer", format: "int32", minimum: 1 } }),
+  })
+  .describe("Beyond the spec, additive: the product this record is one merchant's offer of (`GET /products/{id}/offers` answers every offer).")
+  .meta({ id: "ProductGroup" });
+
 export const ProductSchema = z
   .object({
     id: ProductIdSchema.describe("Stable product id (derived from the normalised PDP URL unless the importer gave one)."),
@@ -111,6 +124,14 @@ export const ProductSchema = z
       "Beyond the spec, additive: when this record was last confirmed against the merchant's page (a fetch that found it unchanged counts), ISO 8601. How fresh the price and availability are.",
     ),
     updated_at: TimestampSchema.describe("Beyond the spec, additive: when the record's content last changed, ISO 8601."),
+    product_group: ProductGroupSchema,
+    price_low_30d: z
+      .string()
+      .nullable()
+      .describe(
+        "Beyond the spec, additive: the lowest price this page has stated in the last 30 days, a decimal in `offers.currency` (`GET /products/{id}/prices` has the history); null when unknown.",
+      ),
+    price_low_90d: z.string().nullable().describe("Beyond the spec, additive: the same over the last 90 days."),
   })
   .meta({ id: "Product" });
 
@@ -127,6 +148,7 @@ export const CompactProductSchema = z
     availability: z.string().nullable().describe("schema.org availability name."),
     image: z.string().nullable().describe("The first image's URL."),
     checked_at: TimestampSchema.describe("When the price and availability were last confirmed on the merchant's page, ISO 8601."),
+    product_group: ProductGroupSchema,
   })
   .meta({ id: "CompactProduct" });
 
@@ -148,6 +170,9 @@ export const PRODUCT_EXAMPLE: z.output<typeof ProductSchema> = {
   fetched_at: "2026-11-24T09:30:00.000Z",
   checked_at: "2026-11-24T09:30:00.000Z",
   updated_at: "2026-11-24T09:30:00.000Z",
+  product_group: { id: "grp_5f0c2a7e91d3b84a6c10", offers: 1 },
+  price_low_30d: "349.00",
+  price_low_90d: "329.00",
 };
 
 /** A record as an answer holds it: the whole record (`standard`, `full`) or the compact one. */
@@ -163,6 +188,7 @@ export type FieldProvenance = z.infer<typeof FieldProvenanceSchema>;
 export type Provenance = z.infer<typeof ProvenanceSchema>;
 export type RawData = z.infer<typeof RawDataSchema>;
 export type Product = z.infer<typeof ProductSchema>;
+export type ProductGroup = z.infer<typeof ProductGroupSchema>;
 export type CompactProduct = z.infer<typeof CompactProductSchema>;
 export type ProductRecord = z.infer<typeof ProductRecordSchema>;
 export type ProductEnvelope = z.infer<typeof ProductEnvelopeSchema>;

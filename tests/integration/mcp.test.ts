@@ -133,6 +133,7 @@ describe("MCP tools over Streamable HTTP", () => {
       ["search_products", { q: "kettle", brand_url: "unknown-brand.example" }, "/products/search?q=kettle&brand_url=unknown-brand.example"],
       ["get_product_by_id", { id: tentId }, `/products/${tentId}`],
       ["get_product_by_id", { id: tentId, include_raw_data: true }, `/products/${tentId}?include_raw_data=true`],
+      ["get_product_offers", { id: tentId }, `/products/${tentId}/offers`],
       ["get_product_by_url", { url: `${tentUrl}?utm_source=newsletter` }, `/products?url=${encodeURIComponent(`${tentUrl}?utm_source=newsletter`)}`],
     ];
     for (const [name, args, path] of cases) {
@@ -149,7 +150,7 @@ describe("MCP tools over Streamable HTTP", () => {
     const compact = await call("get_product_by_id", { id: tentId });
     expect(Object.keys((compact.structuredContent as { pdp: object }).pdp).sort()).toEqual(
       // checked_at: how fresh the price and availability are (issue 18).
-      ["availability", "brand", "checked_at", "currency", "id", "image", "name", "price", "price_label", "url"].sort(),
+      ["availability", "brand", "checked_at", "currency", "id", "image", "name", "price", "price_label", "product_group", "url"].sort(),
     );
     const standard = await call("get_product_by_id", { id: tentId, view: "standard" });
     expect(standard.structuredContent).toEqual((await rest(`/products/${tentId}`)).body);

@@ -84,6 +84,12 @@ const lookup = await client.POST("/products/lookup", { body: { inputs: [{ id }, 
 seen.push({ path: "/products/lookup", status: lookup.response.status, found: lookup.data?.results.map((result) => result.match) });
 const changes = await client.GET("/products/changes", { params: { query: { limit: 100 } } });
 seen.push({ path: "/products/changes", status: changes.response.status, found: changes.data?.changes.some((change) => change.id === id) });
+const offers = await client.GET("/products/{id}/offers", { params: { path: { id }, query: { availability: ["in_stock"] } } });
+seen.push({ path: "/products/{id}/offers", status: offers.response.status, found: offers.data?.product_group.offers });
+const similar = await client.GET("/products/{id}/similar", { params: { path: { id }, query: { limit: 2 } } });
+seen.push({ path: "/products/{id}/similar", status: similar.response.status, found: similar.data?.products.length });
+const prices = await client.GET("/products/{id}/prices", { params: { path: { id }, query: { since: "2000-01-01" } } });
+seen.push({ path: "/products/{id}/prices", status: prices.response.status, found: prices.data?.series.length });
 const health = await client.GET("/health");
 seen.push({ path: "/health", status: health.response.status, found: health.data?.status });
 const etag = byId.response.headers.get("etag") ?? "";
@@ -122,6 +128,9 @@ process.stdout.write(JSON.stringify(seen));
       { path: "/products", status: 200, found: FIXTURE[0]!.url },
       { path: "/products/lookup", status: 200, found: ["id", "url"] },
       { path: "/products/changes", status: 200, found: true },
+      { path: "/products/{id}/offers", status: 200, found: 1 },
+      { path: "/products/{id}/similar", status: 200, found: 2 },
+      { path: "/products/{id}/prices", status: 200, found: 1 },
       { path: "/health", status: 200, found: "ok" },
       { path: "/products/{id} (If-None-Match)", status: 304, found: true },
       { path: "/products/{id} (unknown)", status: 404, found: "not_found" },

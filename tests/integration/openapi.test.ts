@@ -29,6 +29,9 @@ describe("/openapi.json", () => {
       "/products/lookup",
       "/products/search",
       "/products/{id}",
+      "/products/{id}/offers",
+      "/products/{id}/prices",
+      "/products/{id}/similar",
     ]);
   });
 
@@ -82,6 +85,7 @@ describe("/openapi.json", () => {
         "brand",
         "brand_url",
         "category",
+        "collapse",
         "colour",
         "currency",
         "cursor",

@@ -38,6 +38,9 @@ const SAMPLES: Record<string, { valid: Record<string, unknown>; invalid: Record<
     code: "invalid_parameter",
   },
   "products.changes": { valid: { limit: 3 }, invalid: { since: "-1" }, code: "invalid_parameter" },
+  "products.similar": { valid: { id: tentId, limit: 2 }, invalid: { id: tentId, limit: 0 }, code: "invalid_parameter" },
+  "products.prices": { valid: { id: tentId, since: "2026-01-01" }, invalid: { id: tentId, since: "last week" }, code: "invalid_parameter" },
+  "products.offers": { valid: { id: tentId, currency: "usd" }, invalid: { id: tentId, limit: 101 }, code: "invalid_parameter" },
   // The Universal Commerce Protocol's operations (under UCP_BASE): the invalid input's code is its error message's.
   "ucp.search": {
     valid: { query: "tent", pagination: { limit: 3 } },

@@ -28,6 +28,9 @@ function product(id: string, name: string, extra: Partial<Product> = {}): Produc
     fetched_at: seen,
     checked_at: seen,
     updated_at: seen,
+    product_group: { id: `grp_${id}`, offers: 1 },
+    price_low_30d: null,
+    price_low_90d: null,
     ...extra,
   };
 }

@@ -10,7 +10,16 @@ import * as ucp from "./ucp.js";
 
 /** This service's own API: each is also a tRPC procedure and an entry of /openapi.json. */
 export const operations = {
-  products: { search: products.search, byId: products.byId, byUrl: products.byUrl, lookup: products.lookup, changes: products.changes },
+  products: {
+    search: products.search,
+    byId: products.byId,
+    byUrl: products.byUrl,
+    lookup: products.lookup,
+    changes: products.changes,
+    offers: products.offers,
+    similar: products.similar,
+    prices: products.prices,
+  },
 };
 
 /** The Universal Commerce Protocol's catalog operations (REST under UCP_BASE, MCP tools), in the protocol's terms. */

@@ -6,6 +6,12 @@ import {
   ChangesResponseSchema,
   GetProductParamsSchema,
   LookupByUrlParamsSchema,
+  OffersParamsSchema,
+  OffersResponseSchema,
+  SimilarParamsSchema,
+  PricesParamsSchema,
+  PricesResponseSchema,
+  SimilarResponseSchema,
   ProductEnvelopeSchema,
   SearchParamsSchema,
   SearchResponseSchema,
@@ -200,4 +206,86 @@ export const changes = query({
   cost: 1,
   auth: "key",
   call: (ctx, input) => ctx.services.catalog.changes(input.since === undefined ? 0 : Number(input.since), input.limit),
+});
+
+export const offers = query({
+  title: "A product's offers at every merchant",
+  description:
+    "Every merchant's record of the product the id is one record of (its product group), as offers: merchant, page URL, price, currency, availability and when they were last checked. In stock first, then the cheapest (within a currency), then by merchant. `currency` and `availability` filter as in search.",
+  tag: "products",
+  input: OffersParamsSchema,
+  output: OffersResponseSchema,
+  rest: {
+    method: "GET",
+    path: "/products/{id}/offers",
+    errors: { 404: "No product with that id", 410: "`gone`: the product's page was withdrawn (`gone_at` says when)" },
+  },
+  mcp: {
+    tool: "get_product_offers",
+    description:
+      "Who sells this product, and where it is cheapest in stock: every merchant's offer of the product whose catalog id you give (any of its records), as {product_group: {id, offers}, offers: [{id, merchant, url, price, currency, availability, checked_at}]}, in stock first, then cheapest. " +
+      "Filter with `currency` (ISO 4217) and `availability` (in_stock, out_of_stock, preorder, backorder). An id the catalog does not have is a `not_found` error.",
+  },
+  cost: 1,
+  auth: "key",
+  async call(ctx, input) {
+    return found(await ctx.services.groups.offers(input), `with id ${input.id}`);
+  },
+});
+
+export const similar = query({
+  title: "Products like this one",
+  description:
+    "Other products like the one given (nearest by the sentence encoder's vectors), none of them an offer of the same product (its product group): what to suggest when it is sold out. `brand_url` scopes to one brand's site; `currency` and `availability` filter as in search.",
+  tag: "products",
+  input: SimilarParamsSchema,
+  output: SimilarResponseSchema,
+  rest: {
+    method: "GET",
+    path: "/products/{id}/similar",
+    errors: { 404: "No product with that id", 410: "`gone`: the product's page was withdrawn (`gone_at` says when)" },
+  },
+  mcp: {
+    tool: "find_similar_products",
+    description:
+      "Products like the one whose catalog id you give, other than the same product at other merchants: alternatives for one that is sold out or too dear. Answers {products: [{pdp}]}, nearest first. " +
+      `Filter with \`brand_url\` (one merchant's site), \`currency\` and \`availability\` (in_stock, …). ${VIEW_NOTE}`,
+    defaults: COMPACT_FOR_AGENTS,
+  },
+  cost: 2,
+  auth: "key",
+  async call(ctx, input) {
+    const view = viewOf(input);
+    const neighbours = found(await ctx.services.groups.similar({ ...input, withRawData: needsRawData(view) }), `with id ${input.id}`);
+    return { products: neighbours.map((product) => ({ pdp: present(product, view) })) };
+  },
+});
+
+/** What `/prices` answers without `since`. */
+const PRICE_HISTORY_DEFAULT_DAYS = 90;
+
+export const prices = query({
+  title: "A product's price history",
+  description:
+    "The record's price and availability over time, as runs of one state (from `since`, by default the last 90 days), with the lowest price of the last 30 and 90 days: to tell a deal from a list price. Kept from every import and refresh that changed them.",
+  tag: "products",
+  input: PricesParamsSchema,
+  output: PricesResponseSchema,
+  rest: {
+    method: "GET",
+    path: "/products/{id}/prices",
+    errors: { 404: "No product with that id", 410: "`gone`: the product's page was withdrawn (`gone_at` says when)" },
+  },
+  mcp: {
+    tool: "get_price_history",
+    description:
+      "A product's price history, to judge whether its price now is a deal: {price_low_30d, price_low_90d, series: [{since, until, price, currency, availability}]}, oldest first, for the catalog id you give. " +
+      "`since` (an ISO 8601 date) sets how far back; the default is 90 days.",
+  },
+  cost: 1,
+  auth: "key",
+  async call(ctx, input) {
+    const since = input.since ?? new Date(Date.now() - PRICE_HISTORY_DEFAULT_DAYS * 86_400_000);
+    return found(await ctx.services.groups.prices(input.id, since), `with id ${input.id}`);
+  },
 });

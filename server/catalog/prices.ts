@@ -1,0 +1,108 @@
+/**
+ * Price history (issue 50): each record's price and availability as runs of one state (table `price_history`). An
+ * import or refresh that changes a record's state closes the run in effect and opens one; a state seen again unchanged
+ * writes nothing, so runs where nothing changed stay one row.
+ */
+import { and, asc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
+import { fromMinorUnits } from "../../shared/currency.js";
+import type { DbOrTx } from "../db/client.js";
+import { priceHistory, products } from "../db/schema.js";
+
+export interface PriceState {
+  id: string;
+  priceMinor: number | null;
+  currency: string | null;
+  availability: string | null;
+}
+
+const same = (a: Omit<PriceState, "id">, b: Omit<PriceState, "id">) =>
+  a.priceMinor === b.priceMinor && a.currency === b.currency && a.availability === b.availability;
+
+/** In the transaction that writes the records: a run opened for each whose state is not the one in effect. */
+export async function recordPriceStates(db: DbOrTx, states: readonly PriceState[]): Promise<void> {
+  if (states.length === 0) return;
+  const current = await db
+    .select({
+      id: priceHistory.productId,
+      priceMinor: priceHistory.priceMinor,
+      currency: priceHistory.currency,
+      availability: priceHistory.availability,
+    })
+    .from(priceHistory)
+    .where(
+      and(
+        inArray(
+          priceHistory.productId,
+          states.map((state) => state.id),
+        ),
+        isNull(priceHistory.until),
+      ),
+    );
+  const now = new Map(current.map((row) => [row.id, row]));
+  const changed = states.filter((state) => {
+    const before = now.get(state.id);
+    return !before || !same(before, state);
+  });
+  if (changed.length === 0) return;
+  const ids = changed.map((state) => state.id);
+  await db
+    .update(priceHistory)
+    .set({ until: sql`now()` })
+    .where(and(inArray(priceHistory.productId, ids), isNull(priceHistory.until)));
+  await db
+    .insert(priceHistory)
+    .values(
+      changed.map((state) => ({
+        productId: state.id,
+        since: sql`now()`,
+        priceMinor: state.priceMinor,
+        currency: state.currency,
+        availability: state.availability,
+      })),
+    )
+    // The same record twice in one transaction (one instant): the later state is the run's.
+    .onConflictDoUpdate({
+      target: [priceHistory.productId, priceHistory.since],
+      set: { priceMinor: sql`excluded.price_minor`, currency: sql`excluded.currency`, availability: sql`excluded.availability`, until: sql`null` },
+    });
+}
+
+/**
+ * The lowest price in the record's currency over the last `days` days (runs that were in effect at any time since),
+ * in minor units: a column of the record's select (a correlated lookup by the history's primary key).
+ */
+export function lowestSince(days: number) {
+  return sql<
+    number | null
+  >`(select min(h.price_minor) from ${priceHistory} h where h.product_id = "products"."id" and h.currency = "products"."currency" and (h.until is null or h.until > now() - make_interval(days => ${days})))`;
+}
+
+export interface PricePoint {
+  since: string;
+  until: string | null;
+  price: string | null;
+  currency: string | null;
+  availability: string | null;
+}
+
+/** The record's runs in effect at any time from `since` on, oldest first. */
+export async function priceSeries(db: DbOrTx, id: string, since: Date): Promise<PricePoint[]> {
+  const rows = await db
+    .select()
+    .from(priceHistory)
+    .where(and(eq(priceHistory.productId, id), or(isNull(priceHistory.until), gt(priceHistory.until, since))))
+    .orderBy(asc(priceHistory.since));
+  return rows.map((row) => ({
+    since: row.since.toISOString(),
+    until: row.until?.toISOString() ?? null,
+    price: row.priceMinor !== null && row.currency ? fromMinorUnits(row.priceMinor, row.currency) : null,
+    currency: row.currency,
+    availability: row.availability,
+  }));
+}
+
+/** Whether the catalog holds the product, and when it went (for the answer's 404 or 410). */
+export async function productPresence(db: DbOrTx, id: string): Promise<{ goneAt: Date | null; currency: string | null } | null> {
+  const [row] = await db.select({ goneAt: products.goneAt, currency: products.currency }).from(products).where(eq(products.id, id)).limit(1);
+  return row ?? null;
+}

@@ -1,0 +1,115 @@
+/**
+ * Matching in the catalog, incremental: a record written by an import or a refresh is compared with its candidates —
+ * the records of other merchants sharing a GTIN, MPN or model code (the `match_keys` GIN index) and its nearest
+ * vectors (the HNSW index) — never with the whole catalog, and joins the group of the likeliest one above the
+ * threshold, unless that group holds a record of its merchant already: then the stronger claim keeps the place and
+ * the other record looks again. A record that no longer fits its group (its page changed) leaves it. Operator
+ * overrides (pin, split) come before all of it. Group ids are kept by the records that stay.
+ */
+import { bumpCatalogVersion } from "../catalog/repository.js";
+import type { Database, DbOrTx } from "../db/client.js";
+import { leaverGroupId } from "./groups.js";
+import { type MatchInput, lookupKeys, type MatchKeys, matchKeys } from "./keys.js";
+import {
+  candidatesByKeys,
+  candidatesByVector,
+  documentFrequencies,
+  groupMembers,
+  lockMatching,
+  type MatchRow,
+  readForMatching,
+  readOverrides,
+  setGroup,
+} from "./repository.js";
+import { type Idf, judgePair } from "./score.js";
+import type { MatchSettings } from "./settings.js";
+
+interface Claim {
+  groupId: string;
+  probability: number;
+}
+
+/**
+ * Matches the given records (those still there), each in a short transaction of its own: a server sharing its
+ * embedded database with an importing CLI keeps answering between them.
+ */
+export async function matchProducts(db: Database, ids: readonly string[], settings: MatchSettings): Promise<void> {
+  if (ids.length === 0) return;
+  const first = await readForMatching(db, ids);
+  const idf = await catalogIdf(
+    db,
+    first.flatMap((row) => matchKeys(row, settings).words),
+  );
+  for (const { id } of first) {
+    await db.transaction(async (tx) => {
+      await lockMatching(tx);
+      // Read again under the lock: an eviction by the record before may have moved it.
+      const [row] = await readForMatching(tx, [id]);
+      if (row) await matchOne(tx, row, settings, idf, 1);
+    });
+  }
+  // Records carry their group: cached ones are out of date.
+  await bumpCatalogVersion(db);
+}
+
+async function catalogIdf(db: DbOrTx, words: readonly string[]): Promise<Idf> {
+  const { total, df } = await documentFrequencies(db, words);
+  return (word) => Math.log((total + 1) / ((df.get(word) ?? 0) + 1)) + 1;
+}
+
+async function matchOne(db: DbOrTx, row: MatchRow, settings: MatchSettings, idf: Idf, evictions: number): Promise<void> {
+  const keys = matchKeys(row, settings);
+  if (row.override === "split") return leave(db, row);
+  if (row.override === "pin" && row.partnerId) {
+    const [partner] = await readForMatching(db, [row.partnerId]);
+    if (partner) return setGroup(db, row.id, partner.groupId, null);
+  }
+  for (const claim of await claims(db, row, keys, settings, idf)) {
+    if (claim.groupId === row.groupId) return setGroup(db, row.id, row.groupId, claim.probability);
+    const members = await groupMembers(db, [claim.groupId]);
+    const rival = members.find((member) => member.merchant === row.merchant && member.id !== row.id);
+    if (!rival) return join(db, row, claim);
+    // The rival's claim: its own score, or, for the record that founded the group, the strongest of the others'.
+    const rivalScore = rival.matchScore ?? Math.max(0, ...members.map((member) => member.matchScore ?? 0));
+    const pinned = (await readOverrides(db, [rival.id])).length > 0;
+    if (pinned || evictions === 0 || rivalScore >= claim.probability) continue;
+    await join(db, row, claim);
+    const [evicted] = await readForMatching(db, [rival.id]);
+    if (!evicted) return;
+    await setGroup(db, evicted.id, leaverGroupId(evicted.id, evicted.contentHash), null);
+    return matchOne(db, { ...evicted, groupId: leaverGroupId(evicted.id, evicted.contentHash) }, settings, idf, evictions - 1);
+  }
+  return leave(db, row);
+}
+
+/** The groups this record could join, likeliest first: its candidates judged, the best pair per group kept. */
+async function claims(db: DbOrTx, row: MatchRow, keys: MatchKeys, settings: MatchSettings, idf: Idf): Promise<Claim[]> {
+  // One after the other: a transaction is one connection.
+  const byKeys = await candidatesByKeys(db, row.id, lookupKeys(keys, settings), row.merchant, settings.candidates.per_key);
+  const byVector = row.hasVector ? await candidatesByVector(db, row.id, row.merchant, settings.candidates.neighbours) : [];
+  const best = new Map<string, number>();
+  for (const candidate of new Map([...byKeys, ...byVector].map((c) => [c.id, c])).values()) {
+    if (candidate.id === row.id) continue;
+    const { probability } = judgePair(keys, matchKeys(candidate, settings), idf, settings, candidate.similarity ?? 0);
+    if (probability >= settings.threshold && probability > (best.get(candidate.groupId) ?? -1)) best.set(candidate.groupId, probability);
+  }
+  return [...best]
+    .map(([groupId, probability]) => ({ groupId, probability }))
+    .sort((a, b) => b.probability - a.probability || (a.groupId < b.groupId ? -1 : 1));
+}
+
+async function join(db: DbOrTx, row: MatchRow, claim: Claim): Promise<void> {
+  await setGroup(db, row.id, claim.groupId, claim.probability);
+}
+
+/** Alone: a record whose group others stay in takes a new id; one alone already keeps its own. */
+async function leave(db: DbOrTx, row: MatchRow): Promise<void> {
+  const members = await groupMembers(db, [row.groupId]);
+  if (members.some((member) => member.id !== row.id)) await setGroup(db, row.id, leaverGroupId(row.id, row.contentHash), null);
+  else await setGroup(db, row.id, row.groupId, null);
+}
+
+/** The keys a record is found by, stored with it by the write that stores it (`match_keys`). */
+export function storedMatchKeys(record: MatchInput, settings: MatchSettings): string[] {
+  return lookupKeys(matchKeys(record, settings), settings);
+}
