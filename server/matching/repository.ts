@@ -2,14 +2,9 @@
 import { and, eq, inArray, isNull, ne, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.js";
 import { matchOverrides, products, searchVocabulary } from "../db/schema.js";
+import type { MatchInput } from "./keys.js";
 
-export interface MatchRow {
-  id: string;
-  merchant: string;
-  name: string;
-  brand: string | null;
-  gtin14: string | null;
-  mpn: string | null;
+export interface MatchRow extends Omit<MatchInput, "vector"> {
   /** No vector crosses the wire (a server's socket bridge and the pool carry them slowly): candidates carry their similarity. */
   vector: null;
   /** The sentence encoder's similarity to the record matched (candidates only); null when either has no vector. */
