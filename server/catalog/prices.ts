@@ -6,7 +6,7 @@
 import { and, asc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import { fromMinorUnits } from "../../shared/currency.js";
 import type { DbOrTx } from "../db/client.js";
-import { priceHistory, products } from "../db/schema.js";
+import { priceHistory } from "../db/schema.js";
 
 export interface PriceState {
   id: string;
@@ -99,10 +99,4 @@ export async function priceSeries(db: DbOrTx, id: string, since: Date): Promise<
     currency: row.currency,
     availability: row.availability,
   }));
-}
-
-/** Whether the catalog holds the product, and when it went (for the answer's 404 or 410). */
-export async function productPresence(db: DbOrTx, id: string): Promise<{ goneAt: Date | null; currency: string | null } | null> {
-  const [row] = await db.select({ goneAt: products.goneAt, currency: products.currency }).from(products).where(eq(products.id, id)).limit(1);
-  return row ?? null;
 }

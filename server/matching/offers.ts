@@ -60,10 +60,6 @@ export function createGroupService(deps: { db: Database }): GroupService {
       if (!anchor) return null;
       if (anchor.goneAt) throw goneError(`Product ${query.id}`, anchor.goneAt);
       const inGroup = and(eq(products.groupId, anchor.groupId), isNull(products.goneAt));
-      const filters: SQL[] = [];
-      if (query.currency) filters.push(eq(products.currency, query.currency));
-      if (query.availability)
-        filters.push(inArray(products.availability, [...new Set(query.availability.flatMap((group) => AVAILABILITY_GROUPS[group]))]));
       const inStock = sql`(${products.availability} in (${sql.join(
         IN_STOCK.map((name) => sql`${name}`),
         sql`, `,
@@ -81,7 +77,7 @@ export function createGroupService(deps: { db: Database }): GroupService {
             checkedAt: products.checkedAt,
           })
           .from(products)
-          .where(and(inGroup, ...filters))
+          .where(and(inGroup, ...offerFilters(query)))
           .orderBy(
             sql`${inStock} desc nulls last`,
             asc(products.currency),
