@@ -175,7 +175,8 @@ const phrases = derived(({ constraints: { parts, phrases: lists } }) => {
 /** The price and stock phrases of a query, left to right, not overlapping. */
 function findPhrases(q: string): Found[] {
   const PRICE = currencies().price;
-  const w = phrases().group;
+  const patterns = phrases();
+  const w = patterns.group;
   const found: Found[] = [];
   const take = (pattern: RegExp, read: (match: RegExpExecArray) => Found["constraints"] | null) => {
     for (const match of q.matchAll(pattern)) {
@@ -211,7 +212,7 @@ function findPhrases(q: string): Found[] {
     );
     take(new RegExp(String.raw`(?:\b(${w.boundNot})\s+)?(?:\b${w.atLeast}|[>≥])\s*${PRICE}`, flags), (m) => {
       // "from" also names places and brands: only with a currency does it bound a price.
-      if (phrases().withCurrencyOnly.test(m[0]) && !m[2] && !m[4]) return null;
+      if (patterns.withCurrencyOnly.test(m[0]) && !m[2] && !m[4]) return null;
       return bound(m[1] ? "price_max" : "price_min", price(m[2], m[3]!, m[4]));
     });
     // The bound after the price ("50 USD or less", "1500 SEK max"): only with a currency, as "6 or more" counts things.
@@ -223,11 +224,10 @@ function findPhrases(q: string): Found[] {
     );
   }
   // Stock: what is not out of stock first, then what is not in stock, so that neither is read as the state it denies.
-  const stock = phrases();
-  take(stock.notOutOfStock, () => [{ filter: "availability", value: "in_stock" }]);
-  take(stock.outOfStock, () => [{ filter: "availability", value: "out_of_stock" }]);
-  take(stock.inStock, () => [{ filter: "availability", value: "in_stock" }]);
-  take(stock.preorder, () => [{ filter: "availability", value: "preorder" }]);
+  take(patterns.notOutOfStock, () => [{ filter: "availability", value: "in_stock" }]);
+  take(patterns.outOfStock, () => [{ filter: "availability", value: "out_of_stock" }]);
+  take(patterns.inStock, () => [{ filter: "availability", value: "in_stock" }]);
+  take(patterns.preorder, () => [{ filter: "availability", value: "preorder" }]);
   return found.sort((a, b) => a.start - b.start);
 }
 

@@ -140,13 +140,18 @@ export interface UnderstandDeps {
 }
 
 /** The query's language (languages/detect.ts): a word the catalog holds, or holds one edit away, counts for its own. */
+/** The catalog's words as language detection reads them; `near` looks for corrections, so each word is looked up once. */
 function catalogWords(vocabulary: Vocabulary | null): CatalogWords | undefined {
-  return vocabulary
-    ? {
-        held: (word: string) => heldCount(word, vocabulary) > 0,
-        near: (word: string) => corrections(word, vocabulary, { twoEdits: false }).length > 0,
-      }
-    : undefined;
+  if (!vocabulary) return undefined;
+  const near = new Map<string, boolean>();
+  return {
+    held: (word: string) => heldCount(word, vocabulary) > 0,
+    near: (word: string) => {
+      let found = near.get(word);
+      if (found === undefined) near.set(word, (found = corrections(word, vocabulary, { twoEdits: false }).length > 0));
+      return found;
+    },
+  };
 }
 
 /** What the steps of `understand` read, and the corrections they add as they go. */
@@ -183,12 +188,13 @@ function readQuery(query: string, deps: UnderstandDeps): QueryPlan {
   const found = tokens(query);
   const words = found.map((token) => token.word);
   const catalog = deps.catalogLanguage ?? languageData().detection.catalogFallback;
-  const language = queryLanguage(words, catalog, catalogWords(deps.vocabulary));
+  const known = catalogWords(deps.vocabulary);
+  const language = queryLanguage(words, catalog, known);
   // A query in another language is read through the lexicons, never corrected into the catalog's words.
   if (language !== catalog) return readForeign(query, found, { ...deps, language, catalog });
   const plan = readInCatalogLanguage(query, found, deps, catalog);
   if (plan.language.query !== null) return plan;
-  const likeliest = likeliestLanguage(words, catalog, catalogWords(deps.vocabulary));
+  const likeliest = likeliestLanguage(words, catalog, known);
   return likeliest ? readForeign(query, found, { ...deps, language: likeliest, catalog }) : plan;
 }
 

@@ -153,9 +153,20 @@ export function readAlternativesInto(plan: Pick<QueryPlan, "words" | "forms">, f
   return [...fromCorrections, ...fromSynonyms];
 }
 
-/** Every word of the phrases the lexicons read from `from` into `into`: what a word the catalog lacks may be a typo of. */
+const lexiconWordLists = new Map<string, string[]>();
+
+/**
+ * Every word of the phrases the lexicons read from `from` into `into`: what a word the catalog lacks may be a typo of.
+ * Listed once per pair (the lexicons are read once, at start), not once per query.
+ */
 export function lexiconWords(from: string, into: readonly string[]): string[] {
-  return [...new Set(into.filter((language) => language !== from).flatMap((language) => termWords(translations(from, language))))];
+  const key = `${from}>${into.join(",")}`;
+  let words = lexiconWordLists.get(key);
+  if (!words) {
+    words = [...new Set(into.filter((language) => language !== from).flatMap((language) => termWords(translations(from, language))))];
+    lexiconWordLists.set(key, words);
+  }
+  return words;
 }
 
 /**
