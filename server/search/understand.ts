@@ -148,7 +148,10 @@ function catalogWords(vocabulary: Vocabulary | null): CatalogWords | undefined {
     held: (word: string) => heldCount(word, vocabulary) > 0,
     near: (word: string) => {
       let found = near.get(word);
-      if (found === undefined) near.set(word, (found = corrections(word, vocabulary, { twoEdits: false }).length > 0));
+      if (found === undefined) {
+        found = corrections(word, vocabulary, { twoEdits: false }).length > 0;
+        near.set(word, found);
+      }
       return found;
     },
   };
