@@ -143,6 +143,14 @@ describe.each(DATABASE_PATHS)("on %s", (path) => {
     expect(answer.products.map((hit) => hit.pdp.name).join(" ")).not.toMatch(/Women's/);
   });
 
+  it("reads a translation through the catalog's synonyms, and searches no word read as whom it is for", async () => {
+    // "knuffelbeer" is a teddy bear, which the catalog sells as a soft toy that never says "teddy"; "baby" filters, and
+    // the bear need not say "baby" (a rattle that says it is no bear).
+    const answer = await search(`q=${encodeURIComponent("knuffelbeer voor de baby")}`);
+    expect(answer.interpretation?.applied).toEqual([{ filter: "audience", value: "baby", text: "baby" }]);
+    expect(answer.interpretation?.synonyms).toContainEqual({ from: "teddy bear", to: expect.arrayContaining(["soft toy"]) });
+    expect(answer.products[0]!.pdp.name).toMatch(/Bear Plush/);
+  });
   it("says what it did not read of a query in a language it does not know, and guesses none of it", async () => {
     const answer = await search(`q=${encodeURIComponent("běžecké boty pánské running")}`);
     expect(answer.interpretation?.language).toEqual({ query: null, catalog: "en" });

@@ -8,6 +8,7 @@
  */
 import { closestTerm } from "../typos.js";
 import { isEnglishWord } from "../common-words.js";
+import { expand, type SynonymSet } from "../synonyms.js";
 import { withoutAccents } from "../lexical.js";
 import { covered, type Form, letterCompounds, type QueryPlan, type Token, type UnderstandDeps } from "../understand.js";
 import { languageData } from "./data.js";
@@ -57,12 +58,13 @@ export function readForeign(query: string, found: readonly Token[], deps: Unders
   const translatedForms = expansions.flatMap((e) =>
     e.forms.map((to): Form => ({ start: e.start, end: e.end, words: letterCompounds(to), kind: "translation" })),
   );
+  const synonyms = translationSynonyms(expansions, deps.synonyms);
   const unread = found.flatMap((token, i) => (isWord(token) && !translated.has(i) && !isStop(token.word) && !held(token.word) ? [token.word] : []));
   return {
     words,
-    forms: [...typed, ...forms, ...translatedForms],
+    forms: [...typed, ...forms, ...translatedForms, ...synonyms.forms],
     corrections,
-    synonyms: [],
+    synonyms: synonyms.read,
     goesWith: [],
     embedText: embedded(query, found, expansions, (i) => !translated.has(i) && !isStop(words[i]!) && (found[i]!.code || held(words[i]!))),
     ages: null,
@@ -72,6 +74,27 @@ export function readForeign(query: string, found: readonly Token[], deps: Unders
     translations: expansions.map((e) => ({ from: words.slice(e.start, e.end).join(" "), to: e.forms.map((form) => form.join(" ")) })),
     unread: [...new Set(unread)],
   };
+}
+
+/**
+ * A translation is the catalog's words, read through its synonyms as those words typed are: "knuffelbeer" is a teddy
+ * bear, which the catalog may sell as a soft toy. Each synonym replaces its words within the translated phrase.
+ */
+function translationSynonyms(expansions: readonly Reading[], set: SynonymSet): { forms: Form[]; read: QueryPlan["synonyms"] } {
+  const forms: Form[] = [];
+  const read: QueryPlan["synonyms"] = [];
+  for (const e of expansions) {
+    for (const to of e.forms) {
+      for (const x of expand(to, set)) {
+        read.push({ from: to.slice(x.start, x.end).join(" "), to: x.forms.map((form) => form.join(" ")) });
+        for (const form of x.forms) {
+          const words = [...to.slice(0, x.start), ...form, ...to.slice(x.end)];
+          forms.push({ start: e.start, end: e.end, words: letterCompounds(words), kind: "synonym" });
+        }
+      }
+    }
+  }
+  return { forms, read };
 }
 
 /**

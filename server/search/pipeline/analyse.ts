@@ -87,7 +87,28 @@ function readTranslated(interpreted: Reading | null, query: string, plan: QueryP
     else continue;
     reading.applied.push({ ...shown, text: shown.text.split(" ").map(typed).join(" ") });
   }
+  const audience = (shown: { filter: string }) => shown.filter === "audience";
+  unsearch(plan, {
+    typed: (interpreted?.applied ?? []).filter(audience).flatMap((shown) => shown.text.split(" ")),
+    translated: read.applied.filter(audience).flatMap((shown) => shown.text.split(" ")),
+  });
   return reading.applied.length > 0 || interpreted ? reading : null;
+}
+
+/**
+ * A word read as whom a product is for is not searched too, as the catalog language's sexes and ages are not: "voor de
+ * baby" filters on babies, and a soft toy for them need not say "baby". Only words read whole as the audience, as
+ * typed (an English word the rules read) or as translated. A colour stays searched, as it does in the catalog's
+ * language ("argent" is a silver page's word).
+ */
+function unsearch(plan: QueryPlan, applied: { typed: readonly string[]; translated: readonly string[] }): void {
+  const spans = plan.forms.filter(
+    (form) =>
+      form.kind === "translation" &&
+      (form.words.every((word) => applied.translated.includes(word)) ||
+        plan.words.slice(form.start, form.end).every((word) => applied.typed.includes(word))),
+  );
+  plan.forms = plan.forms.filter((form) => !spans.some((span) => form.start >= span.start && form.end <= span.end));
 }
 
 /**
