@@ -10,6 +10,7 @@
  */
 import { DOLLARS, isCurrencyCode, KRONOR } from "../../shared/currency.js";
 import { type AppliedConstraint, EXCLUDE_MAX, type SearchParams } from "../../shared/schemas/index.js";
+import { askedAges } from "./ages.js";
 import { type HeldAttributes, readAttributes } from "./attributes.js";
 import { withoutAccents, wordsIn } from "./lexical.js";
 import { derived } from "./rules/index.js";
@@ -24,6 +25,8 @@ export interface Reading {
   notApplied: (AppliedConstraint & { reason: string })[];
   /** Words the shopper asks to be without ("not wireless", "without a hood"): ranked against, never filtered on. */
   avoid: { word: string; text: string }[];
+  /** What a request says before it asks (askingClause): not searched, but read by the sentence encoder with the rest. */
+  context?: string;
 }
 
 /** The brands a catalog has, by their words lower-cased and without accents ("Pebble & Pine" → "pebble pine", "Kärcher" → "karcher"). */
@@ -281,8 +284,13 @@ function askingPatterns(group: Record<string, string>) {
       "iu",
     ),
     end: new RegExp(String.raw`(?:,?\s*${group.askingEnd})?\s*[?!.]+$|,?\s+${group.askingEnd}\s*$`, "iu"),
+    // The ask at the start of a later clause, tried where one begins (sticky): "Hosting dinners for six; I want a …".
+    clause: new RegExp(String.raw`(?:${group.askingPolite}\s+)?${group.askingStart}(?:\s+${group.articles})?\s+`, "iuy"),
   };
 }
+
+/** Where a clause begins: after a full stop, a semicolon, a colon, a question or an exclamation mark, and a space. */
+const CLAUSE_BREAK = /[;:.!?]\s+/gu;
 /**
  * How far from either end the words that only ask are looked for: they are short, and a regular expression tried at
  * every position of a long run of spaces costs time growing with its square.
@@ -350,6 +358,7 @@ export function interpret(
     spans: [],
   };
   const asking = readAsking(at);
+  const context = asking ? 0 : askingClause(at);
   readExcluded(at);
   readPhrases(at);
   readPriceOrder(at);
@@ -358,8 +367,14 @@ export function interpret(
   readAvoided(at);
   readBrands(at, brands);
   if (held) readHeld(at, held);
+  // What comes before the clause that asks is context: its constraints are read above, its other words not searched.
   const { reading } = at;
-  if (!asking && !softened && reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0) return null;
+  if (context > 0) {
+    reading.context = remaining(q.slice(0, context), at.spans);
+    at.spans.push(...contextSpans(q, context));
+  }
+  if (!asking && context === 0 && !softened && reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0)
+    return null;
   reading.query = remaining(q, at.spans);
   return reading;
 }
@@ -375,6 +390,32 @@ function readAsking({ q, spans }: Interpreting): boolean {
   const asking = letters.test(q.slice(0, asked.start) + q.slice(asked.end)) && letters.test(q.slice(asked.start, asked.end));
   if (asking) spans.push({ start: 0, end: asked.start }, { start: asked.end, end: q.length });
   return asking;
+}
+
+/**
+ * A request that sets the scene before it asks ("Hosting dinners for six; I want a solid oak dining table …"): the
+ * words that only ask are taken out, and where the asked-for begins is given back (0 when no later clause asks).
+ */
+function askingClause({ q, spans }: Interpreting): number {
+  const { clause } = phrases().asking;
+  for (const boundary of q.matchAll(CLAUSE_BREAK)) {
+    clause.lastIndex = boundary.index + boundary[0].length;
+    const ask = clause.exec(q);
+    if (!ask || !/[\p{L}\p{N}]/u.test(q.slice(clause.lastIndex))) continue;
+    spans.push({ start: ask.index, end: clause.lastIndex });
+    return clause.lastIndex;
+  }
+  return 0;
+}
+
+/** The context taken out, but for an age it names, which the ages read later: "my daughter is turning 4. I want …". */
+function contextSpans(q: string, end: number): { start: number; end: number }[] {
+  const age = askedAges(q.slice(0, end));
+  if (!age) return [{ start: 0, end }];
+  return [
+    { start: 0, end: age.index },
+    { start: age.index + age.text.length, end },
+  ];
 }
 
 function overlaps({ spans }: Interpreting, match: RegExpMatchArray & { index: number }): boolean {

@@ -410,7 +410,7 @@ function eitherReadings({ found, words, aged }: Understanding, primary: readonly
   for (let i = 1; i + 1 < found.length; i++) {
     const [left, right] = [found[i - 1]!, found[i + 1]!];
     if (!either().has(words[i]!) || [left, right].some((token) => STOP_WORDS.has(token.word) || either().has(token.word))) continue;
-    if (aged.has(i - 1) || aged.has(i + 1) || primary[i - 1] === primary[i + 1]) continue;
+    if (aged.has(i - 1) || aged.has(i + 1) || primary[i - 1] === primary[i + 1] || phrasesEitherSide(found, i)) continue;
     joiners.add(i);
     for (const [at, other] of [
       [i - 1, i + 1],
@@ -421,6 +421,16 @@ function eitherReadings({ found, words, aged }: Understanding, primary: readonly
     }
   }
   return { forms, synonyms, joiners };
+}
+
+/**
+ * Words on both sides beyond the pair ("pretend kitchen or play food"): the choice is between phrases, whose bounds one
+ * word a side does not know ("kitchen" is no "play"), so it is searched as typed. One side open stays a pair of words:
+ * "canon or nikon camera", "cheap kettle or toaster".
+ */
+function phrasesEitherSide(found: readonly Token[], i: number): boolean {
+  const isWord = (token: Token | undefined) => token !== undefined && !STOP_WORDS.has(token.word) && !either().has(token.word);
+  return isWord(found[i - 2]) && isWord(found[i + 2]);
 }
 
 /** The words as typed, but those a synonym replaces, ages and either's joiners, and as written the other way (spacings). */

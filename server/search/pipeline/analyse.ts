@@ -64,6 +64,8 @@ export async function analyse(params: SearchParams, facts: CatalogFacts): Promis
       catalogLanguages: await facts.languages(),
     });
   const plan = query ? await planOf(query) : null;
+  // The scene a request sets ("my daughter is turning 4 …") tells the sentence encoder what kind of thing is meant.
+  if (plan && interpreted?.context) plan.embedText = `${interpreted.context} ${plan.embedText}`;
   const reading = query && plan && params.parse_query ? readTranslated(interpreted, query, plan, params, await facts.held()) : interpreted;
   const rules: Analysis = { query, reading, plan, planOf, read: { ...params, ...reading?.adds }, analyser: { name: "rules" } };
   const outcome = await asked;

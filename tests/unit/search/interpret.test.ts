@@ -331,4 +331,16 @@ describe("words that only ask", () => {
     expect(read("please")).toBeNull();
     expect(read("kettle?")).toBeNull(); // full text ignores the mark: nothing to tell
   });
+
+  it("reads what a request says before the clause that asks as context: not searched, kept for the encoder, its constraints read", () => {
+    const dinner = read("Hosting dinners for six; I want a solid oak dining table around 180 cm.");
+    expect(dinner).toEqual(expect.objectContaining({ query: "solid oak dining table around 180 cm.", context: "Hosting dinners for six;" }));
+    const budget = read("My budget is under $300. I need a tent for two");
+    expect(budget?.query).toBe("tent for two");
+    expect(budget?.applied).toContainEqual(expect.objectContaining({ filter: "price_max" }));
+    // An age stays for the ages to read; a clause that asks for nothing leaves the query whole.
+    expect(read("My son is 5 years old: show me a balance bike")?.query).toBe("5 years old balance bike");
+    expect(read("Cast iron: I think it lasts. Dutch oven")).toBeNull();
+    expect(read("Tents; I need")).toBeNull();
+  });
 });
