@@ -104,9 +104,33 @@ describe.each([
     const inStock = (await get("/products/b-kettle/offers?availability=in_stock&limit=1")).json();
     expect(inStock.offers.map((o: { id: string }) => o.id)).toEqual(["c-kettle"]);
     expect((await get("/products/a-kettle/offers?currency=EUR")).json().offers).toEqual([]);
-    // Every record says how many merchants sell its product.
-    expect((await get("/products/b-kettle")).json().pdp.product_group).toEqual({ id: body.product_group.id, offers: 3 });
+    // Every record says how many merchants sell its product, and the prices they sell it at in its currency.
+    const range = { min: "20.00", max: "30.00", currency: "USD" };
+    expect(body.product_group.price_range).toEqual(range);
+    expect((await get("/products/b-kettle")).json().pdp.product_group).toEqual({ id: body.product_group.id, offers: 3, price_range: range });
+    expect((await get("/products/b-kettle?view=compact")).json().pdp.product_group.price_range).toEqual(range);
+    expect((await get("/products/a-dvd")).json().pdp.product_group.price_range).toBeUndefined();
     expect((await get("/products/a-phone")).json().pdp.product_group.offers).toBe(1);
+  });
+
+  it("answers a GTIN with its product's offers at every merchant, alone and in a batch, the record as before", async () => {
+    const one = (await get("/products?gtin=04006381333931")).json();
+    expect(one.pdp.id).toBe("a-kettle");
+    expect(one.offers.map((o: { id: string }) => o.id)).toEqual(["c-kettle", "a-kettle", "b-kettle"]);
+    // A URL lookup answers the record alone, as it did.
+    expect(Object.keys((await get(`/products?url=${encodeURIComponent("https://abt.example/p/a-kettle")}`)).json())).toEqual(["pdp"]);
+    const batch = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/products/lookup",
+      headers: { authorization: t.key, "content-type": "application/json" },
+      payload: { inputs: [{ gtin: "4006381333931" }, { id: "a-dvd" }, { gtin: "0012345678905" }] },
+    });
+    const [kettle, dvd, unknown] = batch.json().results;
+    // Three merchants' records carry the GTIN: no one record is the answer, but the product's offers are.
+    expect([kettle.pdp, kettle.reason]).toEqual([null, "ambiguous"]);
+    expect(kettle.offers.map((o: { id: string }) => o.id)).toEqual(["c-kettle", "a-kettle", "b-kettle"]);
+    expect(dvd.offers).toBeUndefined();
+    expect([unknown.reason, unknown.offers]).toEqual(["not_found", []]);
   });
 
   it("refuses what it cannot answer with a problem naming it", async () => {
@@ -137,6 +161,10 @@ describe.each([
       ((await get(`/products/search?${query}`)).json().products as { pdp: { id: string } }[]).map((p) => p.pdp.id).sort();
     const grouped = await ids("q=kettle&limit=10");
     expect(grouped.filter((id) => id.endsWith("-kettle"))).toHaveLength(1);
+    const kettle = ((await get("/products/search?q=kettle&limit=10")).json().products as { pdp: { id: string; product_group: object } }[]).find((p) =>
+      p.pdp.id.endsWith("-kettle"),
+    );
+    expect(kettle?.pdp.product_group).toMatchObject({ offers: 3, price_range: { min: "20.00", max: "30.00", currency: "USD" } });
     expect((await ids("q=kettle&limit=10&collapse=none")).filter((id) => id.endsWith("-kettle"))).toEqual(["a-kettle", "c-kettle"]);
     const bad = await get("/products/search?q=kettle&collapse=all");
     expect([bad.statusCode, bad.json().code]).toEqual([400, "invalid_parameter"]);
