@@ -10,6 +10,7 @@ import { createTestApp, type TestApp } from "../helpers/app.js";
 import { sharedEmbedder } from "../helpers/embedder.js";
 import { startSocketPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
 import type { TestRecord } from "../helpers/catalog.js";
+import { expectValid, LOOKUP_RESPONSE, SEARCH_RESPONSE, UCP_REFERENCE_PRESENT } from "../helpers/ucp.js";
 
 const record = (id: string, host: string, name: string, extra: Partial<TestRecord> = {}): TestRecord & { id: string } => ({
   id,
@@ -131,6 +132,38 @@ describe.each([
     expect(kettle.offers.map((o: { id: string }) => o.id)).toEqual(["c-kettle", "a-kettle", "b-kettle"]);
     expect(dvd.offers).toBeUndefined();
     expect([unknown.reason, unknown.offers]).toEqual(["not_found", []]);
+  });
+
+  it("answers UCP with the group as one product and each merchant's record an offer (the upstream proposal's shape)", async () => {
+    const ucp = (operation: string, body: object) =>
+      t.app.inject({
+        method: "POST",
+        url: `/ucp/catalog/${operation}`,
+        headers: { authorization: t.key, "content-type": "application/json", "ucp-agent": 'profile="https://platform.example/.well-known/ucp"' },
+        payload: body,
+      });
+    const lookup = (await ucp("lookup", { ids: ["4006381333931", "b-kettle", "a-dvd"] })).json();
+    if (UCP_REFERENCE_PRESENT) expectValid(LOOKUP_RESPONSE, lookup);
+    // The GTIN (three merchants' records carry it) and another merchant's record of that product are one product.
+    expect(lookup.products.map((p: { id: string }) => p.id)).toEqual(["a-kettle"]);
+    const [kettle] = lookup.products;
+    expect(kettle.variants[0].inputs.map((input: { id: string }) => input.id)).toEqual(["4006381333931", "b-kettle"]);
+    expect(kettle.variants[0].offers).toEqual([
+      {
+        seller: { domain: "cost.example" },
+        item_id: "c-kettle",
+        price: { amount: 2000, currency: "USD" },
+        availability: { available: true, status: "in_stock" },
+        url: "https://cost.example/p/c-kettle",
+      },
+      expect.objectContaining({ item_id: "a-kettle", price: { amount: 3000, currency: "USD" } }),
+      expect.objectContaining({ item_id: "b-kettle", availability: { available: false, status: "out_of_stock" } }),
+    ]);
+    const detail = (await ucp("product", { id: "b-kettle" })).json();
+    expect(detail.product.variants[0].offers.map((o: { item_id: string }) => o.item_id)).toEqual(["c-kettle", "a-kettle", "b-kettle"]);
+    const search = (await ucp("search", { query: "kettle" })).json();
+    if (UCP_REFERENCE_PRESENT) expectValid(SEARCH_RESPONSE, search);
+    expect(search.products.filter((p: { id: string }) => p.id.endsWith("-kettle"))).toHaveLength(1);
   });
 
   it("refuses what it cannot answer with a problem naming it", async () => {
