@@ -1,4 +1,7 @@
-/** Matching at import and a product's offers (issue 50), on both database paths: groups, /offers, a page that changes group. */
+/**
+ * Matching at import and a product's offers (issue 50), on every database path (PGlite, postgres.js over the socket
+ * bridge, real Postgres): groups, /offers, a GTIN's offers, UCP offers, a page that changes group, pins through rematch.
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openPglite, openPostgres } from "../../server/db/open.js";
 import { products } from "../../server/db/schema.js";
@@ -7,6 +10,7 @@ import { parseLine } from "../../server/ingest/ndjson.js";
 import { pin, rematch, split } from "../../server/matching/operator.js";
 import { shippedMatchSettings } from "../../server/matching/settings.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { openTestDatabase, testDatabase } from "../helpers/database.js";
 import { sharedEmbedder } from "../helpers/embedder.js";
 import { startSocketPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
 import type { TestRecord } from "../helpers/catalog.js";
@@ -51,16 +55,24 @@ async function groups(db: DatabaseHandle): Promise<Map<string, { group: string; 
   return new Map(rows.map((row) => [row.id, { group: row.group, merchant: row.merchant }]));
 }
 
-describe.each([
-  ["PGlite", async () => ({ handle: (await openPglite()).handle, close: async () => {} })],
-  [
-    "postgres.js",
-    async () => {
-      const pg: SocketPostgres = await startSocketPostgres(1);
-      return { handle: openPostgres({ url: pg.url, max: 1 }), close: () => pg.close() };
-    },
-  ],
-] as const)("matching on %s", (_name, open) => {
+type Opened = { handle: DatabaseHandle; close: () => Promise<void> };
+// The suite's PGlite half runs both drivers against PGlite (in process, and postgres.js over the socket bridge); its
+// Postgres half (vitest.config.ts) runs them on a real Postgres with pgvector.
+const DATABASES: [string, () => Promise<Opened>][] =
+  testDatabase().kind === "postgres"
+    ? [["Postgres", async () => ({ handle: await openTestDatabase({ max: 2 }), close: async () => {} })]]
+    : [
+        ["PGlite", async () => ({ handle: (await openPglite()).handle, close: async () => {} })],
+        [
+          "postgres.js",
+          async () => {
+            const pg: SocketPostgres = await startSocketPostgres(1);
+            return { handle: openPostgres({ url: pg.url, max: 1 }), close: () => pg.close() };
+          },
+        ],
+      ];
+
+describe.each(DATABASES)("matching on %s", (_name, open) => {
   let t: TestApp;
   let db: DatabaseHandle;
   let close: () => Promise<void>;
