@@ -91,10 +91,10 @@ async function matchOne(
   if (row.override === "split") return leave(db, row);
   if (row.override === "pin" && row.partnerId) {
     const [partner] = await readForMatching(db, [row.partnerId]);
-    if (partner) return setGroup(db, row.id, partner.groupId, null);
+    if (partner) return settle(db, row, partner.groupId, null);
   }
   for (const claim of await claims(db, keys, candidates, settings, idf)) {
-    if (claim.groupId === row.groupId) return setGroup(db, row.id, row.groupId, claim.probability);
+    if (claim.groupId === row.groupId) return settle(db, row, row.groupId, claim.probability);
     const members = await groupMembers(db, [claim.groupId]);
     const rival = members.find((member) => member.merchant === row.merchant && member.id !== row.id);
     if (!rival) return join(db, row, claim);
@@ -134,11 +134,23 @@ async function join(db: DbOrTx, row: MatchRow, claim: Claim): Promise<void> {
   await setGroup(db, row.id, claim.groupId, claim.probability);
 }
 
+/**
+ * The record's group and score, written only when they change: most records an import matches stay where they are
+ * (alone), and an update of a product row is dear (a new row version, an entry in each of its indexes, the HNSW one
+ * included).
+ */
+async function settle(db: DbOrTx, row: MatchRow, groupId: string, score: number | null): Promise<void> {
+  // match_score is a real: the stored value is the probability to single precision (about 7 digits).
+  const sameScore = score === null || row.matchScore === null ? score === row.matchScore : Math.abs(score - row.matchScore) < 1e-6;
+  const same = row.groupId === groupId && sameScore;
+  if (!same) await setGroup(db, row.id, groupId, score);
+}
+
 /** Alone: a record whose group others stay in takes a new id; one alone already keeps its own. */
 async function leave(db: DbOrTx, row: MatchRow): Promise<void> {
   const members = await groupMembers(db, [row.groupId]);
   if (members.some((member) => member.id !== row.id)) await setGroup(db, row.id, leaverGroupId(row.id, row.contentHash), null);
-  else await setGroup(db, row.id, row.groupId, null);
+  else await settle(db, row, row.groupId, null);
 }
 
 /** The keys a record is found by, stored with it by the write that stores it (`match_keys`). */
