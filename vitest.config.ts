@@ -24,6 +24,7 @@ const POSTGRES_HALF = [
   "tests/integration/auth.test.ts",
   "tests/integration/rest.test.ts",
   "tests/integration/ratelimit.test.ts",
+  "tests/integration/matching.test.ts",
 ];
 
 const postgresUrl = process.env.TEST_POSTGRES_URL;

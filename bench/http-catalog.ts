@@ -34,7 +34,7 @@ import { catalogDataDir, loadDevQueries } from "./relevance-data.js";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const PDP_PAGES = join(ROOT, "..", "shared", "data", "pdp");
 /** Bump when the generator changes what it writes, so cached catalogs are rebuilt. */
-const GENERATOR_VERSION = 4;
+const GENERATOR_VERSION = 5;
 
 export interface BenchCatalog {
   name: string;
@@ -366,6 +366,11 @@ function syntheticRecord(i: number, random: () => number) {
   });
 }
 
+/** Half the products are sold by three merchants (records 6k, 6k+1, 6k+2 are one product group), the rest by one. */
+function syntheticGroup(i: number): string {
+  return Math.floor(i / 3) % 2 === 0 ? `grp_gen_${Math.floor(i / 3)}` : `grp_gen_${i}_alone`;
+}
+
 /** A random unit vector: normal components give directions uniform on the sphere (Box–Muller). */
 function unitVector(random: () => number): Float32Array {
   const v = new Float32Array(EMBEDDING_DIMENSIONS);
@@ -450,6 +455,7 @@ export async function generatedCatalog(count: number): Promise<BenchCatalog> {
       c.contentHash,
       c.embedding,
       c.embeddingModel,
+      c.groupId,
     ];
     const copy = `COPY ${getTableName(products)} (${columns.map((column) => `"${column.name}"`).join(", ")}) FROM '/dev/blob' WITH (FORMAT binary)`;
     const random = rng(42 + count);
@@ -474,6 +480,7 @@ export async function generatedCatalog(count: number): Promise<BenchCatalog> {
           text(r.contentHash),
           BinaryCopy.vector(unitVector(random)),
           text(model),
+          text(syntheticGroup(i)),
         ]);
       }
       await client.query(copy, [], { blob: rows.blob() });
@@ -482,6 +489,11 @@ export async function generatedCatalog(count: number): Promise<BenchCatalog> {
     // The filter columns (price in minor units, availability, category key, brand keys), derived as import derives them.
     log(`\n  rows in ${((performance.now() - started) / 1000).toFixed(0)} s; deriving the filter columns…\n`);
     await backfillStructured(handle.db, { batchSize: 2000 });
+    // A price history of two runs a product: 60 to 20 days ago a dollar (or euro) dearer, and since then as now.
+    await client.exec(`INSERT INTO price_history (product_id, since, until, price_minor, currency, availability)
+      SELECT id, now() - interval '60 days', now() - interval '20 days', price_minor + 100, currency, availability FROM products;`);
+    await client.exec(`INSERT INTO price_history (product_id, since, until, price_minor, currency, availability)
+      SELECT id, now() - interval '20 days', null, price_minor, currency, availability FROM products;`);
     log("  building indexes…\n");
     await client.exec(`SET maintenance_work_mem = '1GB';`);
     await client.exec(`CREATE INDEX "products_search_idx" ON "products" USING gin ("search");`);

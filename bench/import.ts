@@ -7,7 +7,8 @@
  *   - encoder pool alone, with 1 thread and with T (default: the machine's cores), embedding the same texts in the
  *     import's batches: the limit an import can reach;
  *   - write alone: the rows with their vectors already made, upserted batch by batch (the database's share);
- *   - import: importRecords as `catalog import` runs it, the pool of 1 thread (the baseline) and of T.
+ *   - import: importRecords as `catalog import` runs it, the pool of 1 thread (the baseline) and of T;
+ *   - matching's cost (issue 50): the import with the pool of T without matching, then with it, and the ratio of the two.
  * On PGlite (in memory) and, with --postgres (or TEST_POSTGRES_URL), on a real Postgres, in a database of its own.
  * CPU is the process's (every thread) and, on Postgres, the server's processes' (read from /proc).
  */
@@ -118,6 +119,28 @@ async function openDatabase(kind: "PGlite" | "Postgres"): Promise<DatabaseHandle
   };
 }
 
+/** An import as `catalog import` runs it, into a new database: with the shipped matching settings, or none (`null`). */
+async function timedImport(
+  kind: "PGlite" | "Postgres",
+  threads: number,
+  warm: readonly string[],
+  matching?: null,
+): Promise<{ imported: number; m: Measured }> {
+  const db = await openDatabase(kind);
+  const pool = await createThreadedEmbedder({ threads });
+  await pool.embed(warm.slice(0, 64));
+  const summary = { imported: 0 };
+  const m = await measure(async () => {
+    Object.assign(
+      summary,
+      await importRecords({ db: db.db, embedder: pool, ...(matching === null ? { matching } : {}) }, lines, { batchSize: BATCH }),
+    );
+  });
+  await pool.close();
+  await db.close();
+  return { imported: summary.imported, m };
+}
+
 async function main(): Promise<void> {
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
   process.stderr.write(
@@ -168,17 +191,21 @@ async function main(): Promise<void> {
     );
     await writeDb.close();
     for (const threads of [1, THREADS]) {
-      const db = await openDatabase(kind);
-      const pool = await createThreadedEmbedder({ threads });
-      await pool.embed(texts.slice(0, 64));
-      const summary = { imported: 0 };
-      const m = await measure(async () => {
-        Object.assign(summary, await importRecords({ db: db.db, embedder: pool }, lines, { batchSize: BATCH }));
-      });
-      report(`import, pool of ${threads}`, kind, summary.imported, m, threads === 1 ? "baseline" : "");
-      await pool.close();
-      await db.close();
+      const { imported, m } = await timedImport(kind, threads, texts);
+      report(`import, pool of ${threads}`, kind, imported, m, threads === 1 ? "baseline" : "");
     }
+    // Matching's cost: the same import without it, then with it again, one after the other.
+    const without = await timedImport(kind, THREADS, texts, null);
+    report(`import, pool of ${THREADS}, no matching`, kind, without.imported, without.m, "baseline for matching");
+    const matched = await timedImport(kind, THREADS, texts);
+    const ratio = matched.imported / matched.m.seconds / (without.imported / without.m.seconds);
+    report(
+      `import, pool of ${THREADS}, matching`,
+      kind,
+      matched.imported,
+      matched.m,
+      `**${ratio.toFixed(2)}×** the throughput without (goal ≥ 0.8×)`,
+    );
   }
 
   process.stdout.write(

@@ -7,6 +7,7 @@
  * - browse a category sorted by price, p95;
  * - what facets add to a browse (counted each time, and kept per catalog version as the server serves them) and to a search;
  * - a batch lookup of 50 ids against 50 single lookups (product cache off, so both read the database);
+ * - a product's offers, its price history and products like it (issue 50; half the products are one of a group of three);
  * - vector retrieval under a 1.6% filter through HNSW's iterative scan (the index forced: the planner would sort) against
  *   the exact ranking (recall@50, and every result inside the filter): why search ranks such a filter exactly.
  *
@@ -108,6 +109,30 @@ const singles = await timed(
   }),
 );
 
+// Issue 50: a product's offers (its group's records), its price history (two runs each), products like it (vectors).
+const offersOf = await timed(
+  "offers of a product",
+  sampleIds.slice(0, runs).map((id) => () => services.groups.offers({ id, limit: 20 })),
+);
+const pricesOf = await timed(
+  "price history of a product",
+  sampleIds.slice(runs, 2 * runs).map((id) => () => services.groups.prices(id, new Date(Date.now() - 90 * 86_400_000))),
+);
+const similarTo = await timed(
+  "similar products (10)",
+  sampleIds.slice(2 * runs, 3 * runs).map((id) => () => services.groups.similar({ id, limit: 10, withRawData: false })),
+);
+const similarInStock = await timed(
+  "similar products (10), in stock in USD",
+  sampleIds
+    .slice(3 * runs, 4 * runs)
+    .map((id) => () => services.groups.similar({ id, limit: 10, withRawData: false, currency: "USD", availability: ["in_stock"] })),
+);
+const singleLookup = await timed(
+  "a lookup by id (the reference for the three above)",
+  sampleIds.slice(4 * runs, 5 * runs).map((id) => () => services.catalog.byId(id, false)),
+);
+
 // HNSW with a 1% filter against the exact ranking.
 const onePercent = filtersFrom({ category: ["Home > Rugs"], availability: ["in_stock"] });
 const where = filterSql(onePercent);
@@ -162,6 +187,8 @@ console.log(
 );
 console.log(row(batch, "baseline"));
 console.log(row(singles, `${(singles.p50 / batch.p50).toFixed(1)}× the batch's p50`));
+console.log(row(singleLookup, "baseline"));
+for (const r of [offersOf, pricesOf, similarTo, similarInStock]) console.log(row(r, `${(r.p95 / singleLookup.p95).toFixed(1)}× a lookup's p95`));
 console.log(
   `\nVector retrieval under a ${((selected / count) * 100).toFixed(2)}% filter (${selected} products: Home > Rugs, in stock), HNSW iterative scan (index forced) against exact, top 50: recall ${(recall * 100).toFixed(1)}%, ${outside} results outside the filter. (Search itself ranks a filtered set of up to 20,000 products exactly.)`,
 );

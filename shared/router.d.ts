@@ -24,6 +24,7 @@ import type {
   PricesResponseSchema,
   Problem,
   ProductEnvelopeSchema,
+  ProductLookupEnvelopeSchema,
   SearchParamsSchema,
   SearchResponseSchema,
   SimilarParamsSchema,
@@ -60,7 +61,7 @@ export type AppRouter = TRPCBuiltRouter<
       }>;
       byUrl: TRPCQueryProcedure<{
         input: z.input<typeof LookupByUrlParamsSchema>;
-        output: z.output<typeof ProductEnvelopeSchema>;
+        output: z.output<typeof ProductLookupEnvelopeSchema>;
         meta: object;
       }>;
       lookup: TRPCMutationProcedure<{

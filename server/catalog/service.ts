@@ -24,7 +24,12 @@ import {
 import { type CatalogVariant, variantsFromJsonLd } from "./variants.js";
 
 /** One lookup's outcome: the product and how it was matched, or why there is none (and, when gone, since when). */
-export type Lookup = Pick<LookupResult, "match" | "reason"> & { product: Product | null; goneAt?: Date };
+export type Lookup = Pick<LookupResult, "match" | "reason"> & {
+  product: Product | null;
+  goneAt?: Date;
+  /** With `reason: ambiguous`, the products that matched, by id. */
+  candidates?: Product[];
+};
 
 /**
  * Lookups answer null for what the catalog never had, and throw a `gone` RequestError (410, saying when) for a
@@ -211,7 +216,7 @@ async function lookupAll(db: Database, inputs: readonly LookupInput[], withRawDa
     found.goneAt ? { product: null, reason: "gone", goneAt: found.goneAt } : { product: found.product, match };
   const one = (rows: readonly StoredProduct[] | undefined, match: Lookup["match"]): Lookup => {
     if (!rows || rows.length === 0) return none;
-    if (rows.length > 1) return { product: null, reason: "ambiguous" };
+    if (rows.length > 1) return { product: null, reason: "ambiguous", candidates: rows.map((row) => row.product) };
     return stored(rows[0]!, match);
   };
   return inputs.map((input): Lookup => {

@@ -1,5 +1,5 @@
 /** The queries matching runs: candidates through the indexes (match keys, vectors), groups, overrides. */
-import { and, eq, inArray, isNull, ne, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../db/client.js";
 import { matchOverrides, products, searchVocabulary } from "../db/schema.js";
 import type { MatchInput } from "./keys.js";
@@ -46,34 +46,84 @@ export function readForMatching(db: DbOrTx, ids: readonly string[]): Promise<Mat
     .where(and(inArray(products.id, [...ids]), live));
 }
 
-/** The similarity of each row's vector to the record `self`'s, computed where the vectors are. */
-function similarityTo(self: string) {
-  return sql<number | null>`1 - (${products.embedding} <=> (select s.embedding from ${products} s where s.id = ${self}))`;
+/** A record whose candidates are sought: its merchant, lookup keys and whether it has a vector. */
+export interface CandidateQuery {
+  id: string;
+  merchant: string;
+  keys: readonly string[];
+  hasVector: boolean;
 }
 
-/** Other merchants' records that share a lookup key with this one. */
-export function candidatesByKeys(db: DbOrTx, self: string, keys: readonly string[], merchant: string, limit: number): Promise<MatchRow[]> {
-  if (keys.length === 0) return Promise.resolve([]);
-  const array = sql`array[${sql.join(
-    keys.map((key) => sql`${key}`),
-    sql`, `,
-  )}]::text[]`;
-  return db
-    .select({ ...columns, similarity: similarityTo(self) })
-    .from(products)
-    .where(and(sql`${products.matchKeys} && ${array}`, ne(products.brandHost, merchant), live, notSplit))
-    .limit(limit);
+/** A candidate of a record: another merchant's record, with the encoder's similarity of the two (null without vectors). */
+export interface CandidateHit {
+  self: string;
+  id: string;
+  similarity: number | null;
 }
 
-/** Other merchants' records whose vectors are nearest to the record `self`'s (the HNSW index). */
-export function candidatesByVector(db: DbOrTx, self: string, merchant: string, limit: number): Promise<MatchRow[]> {
-  if (limit === 0) return Promise.resolve([]);
-  return db
-    .select({ ...columns, similarity: similarityTo(self) })
+const splitOut = (alias: string) => sql.raw(`not exists (select 1 from match_overrides o where o.product_id = ${alias}.id and o.kind = 'split')`);
+
+/**
+ * The candidates of a batch of records, in two queries for all of them (a lateral join each): the records of other
+ * merchants sharing a lookup key with one (at most `perKey`), and its `neighbours` nearest vectors at other merchants
+ * (the HNSW index). Similarities are computed where the vectors are; no vector crosses the wire.
+ */
+export async function findCandidates(db: DbOrTx, records: readonly CandidateQuery[], perKey: number, neighbours: number): Promise<CandidateHit[]> {
+  const keyed = records.filter((record) => record.keys.length > 0);
+  const byKeys =
+    keyed.length === 0
+      ? []
+      : await db.select({ self: sql<string>`r.self`, id: sql<string>`c.id`, similarity: sql<number | null>`c.similarity` }).from(
+          sql`(values ${sql.join(
+            keyed.map(
+              (record) =>
+                sql`(${record.id}, array[${sql.join(
+                  record.keys.map((key) => sql`${key}`),
+                  sql`, `,
+                )}]::text[], ${record.merchant})`,
+            ),
+            sql`, `,
+          )}) as r(self, keys, merchant)
+            cross join lateral (
+              select p.id, 1 - (p.embedding <=> (select s.embedding from ${products} s where s.id = r.self)) as similarity
+              from ${products} p
+              where p.match_keys && r.keys and p.brand_host <> r.merchant and p.gone_at is null and ${splitOut("p")}
+              limit ${perKey}
+            ) c`,
+        );
+  const vectored = records.filter((record) => record.hasVector).map((record) => record.id);
+  const byVector =
+    vectored.length === 0 || neighbours === 0
+      ? []
+      : await db
+          .select({ self: sql<string>`s.id`, id: sql<string>`c.id`, similarity: sql<number | null>`c.similarity` })
+          .from(
+            sql`${products} s
+            cross join lateral (
+              select p.id, 1 - (p.embedding <=> s.embedding) as similarity
+              from ${products} p
+              where p.brand_host <> s.brand_host and p.gone_at is null and p.embedding is not null and ${splitOut("p")}
+              order by p.embedding <=> s.embedding
+              limit ${neighbours}
+            ) c`,
+          )
+          .where(
+            sql`s.id in (${sql.join(
+              vectored.map((id) => sql`${id}`),
+              sql`, `,
+            )}) and s.embedding is not null`,
+          );
+  return [...byKeys, ...byVector];
+}
+
+/** The group each record is in now (those still there and not split out): read under the matching lock. */
+export async function currentGroups(db: DbOrTx, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: products.id, groupId: products.groupId })
     .from(products)
-    .where(and(ne(products.brandHost, merchant), live, notSplit, sql`${products.embedding} is not null`))
-    .orderBy(sql`${products.embedding} <=> (select s.embedding from ${products} s where s.id = ${self})`)
-    .limit(limit);
+    .where(and(inArray(products.id, [...ids]), live, notSplit));
+  return new Map(rows.map((row) => [row.id, row.groupId]));
 }
 
 export function groupMembers(

@@ -11,9 +11,9 @@ import type { Database, DbOrTx } from "../db/client.js";
 import { leaverGroupId } from "./groups.js";
 import { type MatchInput, lookupKeys, type MatchKeys, matchKeys } from "./keys.js";
 import {
-  candidatesByKeys,
-  candidatesByVector,
+  currentGroups,
   documentFrequencies,
+  findCandidates,
   groupMembers,
   lockMatching,
   type MatchRow,
@@ -31,7 +31,9 @@ interface Claim {
 
 /**
  * Matches the given records (those still there), each in a short transaction of its own: a server sharing its
- * embedded database with an importing CLI keeps answering between them.
+ * embedded database with an importing CLI keeps answering between them. Their candidates are found for the whole
+ * batch at once, before: which records they are and how similar does not depend on the order the batch is matched
+ * in (the records are stored); only their groups do, and those are read again under the lock.
  */
 export async function matchProducts(db: Database, ids: readonly string[], settings: MatchSettings): Promise<void> {
   if (ids.length === 0) return;
@@ -40,16 +42,36 @@ export async function matchProducts(db: Database, ids: readonly string[], settin
     db,
     first.flatMap((row) => matchKeys(row, settings).words),
   );
+  const candidates = await candidatesOf(db, first, settings);
   for (const { id } of first) {
     await db.transaction(async (tx) => {
       await lockMatching(tx);
       // Read again under the lock: an eviction by the record before may have moved it.
       const [row] = await readForMatching(tx, [id]);
-      if (row) await matchOne(tx, row, settings, idf, 1);
+      if (row) await matchOne(tx, row, settings, idf, 1, candidates.get(id) ?? []);
     });
   }
   // Records carry their group: cached ones are out of date.
   await bumpCatalogVersion(db);
+}
+
+/** Each record's candidates, to judge (three queries for all the records: the hits, then the rows they are). */
+async function candidatesOf(db: DbOrTx, rows: readonly MatchRow[], settings: MatchSettings): Promise<Map<string, MatchRow[]>> {
+  const hits = await findCandidates(
+    db,
+    rows.map((row) => ({ id: row.id, merchant: row.merchant, keys: lookupKeys(matchKeys(row, settings), settings), hasVector: row.hasVector })),
+    settings.candidates.per_key,
+    settings.candidates.neighbours,
+  );
+  const read = new Map((await readForMatching(db, [...new Set(hits.map((hit) => hit.id))])).map((row) => [row.id, row]));
+  const out = new Map<string, MatchRow[]>();
+  for (const hit of hits) {
+    const row = read.get(hit.id);
+    const list = out.get(hit.self) ?? [];
+    if (row && hit.id !== hit.self && !list.some((candidate) => candidate.id === hit.id)) list.push({ ...row, similarity: hit.similarity });
+    out.set(hit.self, list);
+  }
+  return out;
 }
 
 async function catalogIdf(db: DbOrTx, words: readonly string[]): Promise<Idf> {
@@ -57,15 +79,22 @@ async function catalogIdf(db: DbOrTx, words: readonly string[]): Promise<Idf> {
   return (word) => Math.log((total + 1) / ((df.get(word) ?? 0) + 1)) + 1;
 }
 
-async function matchOne(db: DbOrTx, row: MatchRow, settings: MatchSettings, idf: Idf, evictions: number): Promise<void> {
+async function matchOne(
+  db: DbOrTx,
+  row: MatchRow,
+  settings: MatchSettings,
+  idf: Idf,
+  evictions: number,
+  candidates: readonly MatchRow[],
+): Promise<void> {
   const keys = matchKeys(row, settings);
   if (row.override === "split") return leave(db, row);
   if (row.override === "pin" && row.partnerId) {
     const [partner] = await readForMatching(db, [row.partnerId]);
-    if (partner) return setGroup(db, row.id, partner.groupId, null);
+    if (partner) return settle(db, row, partner.groupId, null);
   }
-  for (const claim of await claims(db, row, keys, settings, idf)) {
-    if (claim.groupId === row.groupId) return setGroup(db, row.id, row.groupId, claim.probability);
+  for (const claim of await claims(db, keys, candidates, settings, idf)) {
+    if (claim.groupId === row.groupId) return settle(db, row, row.groupId, claim.probability);
     const members = await groupMembers(db, [claim.groupId]);
     const rival = members.find((member) => member.merchant === row.merchant && member.id !== row.id);
     if (!rival) return join(db, row, claim);
@@ -77,21 +106,24 @@ async function matchOne(db: DbOrTx, row: MatchRow, settings: MatchSettings, idf:
     const [evicted] = await readForMatching(db, [rival.id]);
     if (!evicted) return;
     await setGroup(db, evicted.id, leaverGroupId(evicted.id, evicted.contentHash), null);
-    return matchOne(db, { ...evicted, groupId: leaverGroupId(evicted.id, evicted.contentHash) }, settings, idf, evictions - 1);
+    const again = (await candidatesOf(db, [evicted], settings)).get(evicted.id) ?? [];
+    return matchOne(db, { ...evicted, groupId: leaverGroupId(evicted.id, evicted.contentHash) }, settings, idf, evictions - 1, again);
   }
   return leave(db, row);
 }
 
-/** The groups this record could join, likeliest first: its candidates judged, the best pair per group kept. */
-async function claims(db: DbOrTx, row: MatchRow, keys: MatchKeys, settings: MatchSettings, idf: Idf): Promise<Claim[]> {
-  // One after the other: a transaction is one connection.
-  const byKeys = await candidatesByKeys(db, row.id, lookupKeys(keys, settings), row.merchant, settings.candidates.per_key);
-  const byVector = row.hasVector ? await candidatesByVector(db, row.id, row.merchant, settings.candidates.neighbours) : [];
+/** The groups this record could join, likeliest first: its candidates judged (in the groups they are in now), the best pair per group kept. */
+async function claims(db: DbOrTx, keys: MatchKeys, candidates: readonly MatchRow[], settings: MatchSettings, idf: Idf): Promise<Claim[]> {
+  const groups = await currentGroups(
+    db,
+    candidates.map((candidate) => candidate.id),
+  );
   const best = new Map<string, number>();
-  for (const candidate of new Map([...byKeys, ...byVector].map((c) => [c.id, c])).values()) {
-    if (candidate.id === row.id) continue;
+  for (const candidate of candidates) {
+    const groupId = groups.get(candidate.id);
+    if (groupId === undefined) continue;
     const { probability } = judgePair(keys, matchKeys(candidate, settings), idf, settings, candidate.similarity ?? 0);
-    if (probability >= settings.threshold && probability > (best.get(candidate.groupId) ?? -1)) best.set(candidate.groupId, probability);
+    if (probability >= settings.threshold && probability > (best.get(groupId) ?? -1)) best.set(groupId, probability);
   }
   return [...best]
     .map(([groupId, probability]) => ({ groupId, probability }))
@@ -102,11 +134,23 @@ async function join(db: DbOrTx, row: MatchRow, claim: Claim): Promise<void> {
   await setGroup(db, row.id, claim.groupId, claim.probability);
 }
 
+/**
+ * The record's group and score, written only when they change: most records an import matches stay where they are
+ * (alone), and an update of a product row is dear (a new row version, an entry in each of its indexes, the HNSW one
+ * included).
+ */
+async function settle(db: DbOrTx, row: MatchRow, groupId: string, score: number | null): Promise<void> {
+  // match_score is a real: the stored value is the probability to single precision (about 7 digits).
+  const sameScore = score === null || row.matchScore === null ? score === row.matchScore : Math.abs(score - row.matchScore) < 1e-6;
+  const same = row.groupId === groupId && sameScore;
+  if (!same) await setGroup(db, row.id, groupId, score);
+}
+
 /** Alone: a record whose group others stay in takes a new id; one alone already keeps its own. */
 async function leave(db: DbOrTx, row: MatchRow): Promise<void> {
   const members = await groupMembers(db, [row.groupId]);
   if (members.some((member) => member.id !== row.id)) await setGroup(db, row.id, leaverGroupId(row.id, row.contentHash), null);
-  else await setGroup(db, row.id, row.groupId, null);
+  else await settle(db, row, row.groupId, null);
 }
 
 /** The keys a record is found by, stored with it by the write that stores it (`match_keys`). */

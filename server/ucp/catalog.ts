@@ -34,9 +34,12 @@ import { RequestError } from "../errors.js";
 import type { Services } from "../services.js";
 import { errorResponse, info, ucpMeta } from "./envelope.js";
 import { type AppliedFilters, decimal, isEmpty, productPasses, readFilters, variantPasses } from "./filters.js";
-import { type DraftProduct, type DraftVariant, draftProduct, ucpProduct } from "./products.js";
+import { type DraftProduct, type DraftVariant, draftProduct, ucpOffer, ucpProduct } from "./products.js";
 
-type CatalogServices = Pick<Services, "catalog" | "search">;
+type CatalogServices = Pick<Services, "catalog" | "search" | "groups">;
+
+/** How many merchants' offers a UCP variant lists. */
+const UCP_OFFERS_MAX = 20;
 
 function noPrice(ids: readonly string[]): UcpMessage {
   return info(
@@ -55,7 +58,25 @@ async function drafts(services: CatalogServices, products: readonly Product[]): 
     if (draft) made.push(draft);
     else unpriced.push(product.id);
   }
+  await withOffers(services, made);
   return { drafts: made, unpriced };
+}
+
+/**
+ * The group is one product and each merchant's record an offer: the featured variant (the one the record's page
+ * selects) lists every merchant's offer, when more than one sells it (one query for all the products).
+ */
+async function withOffers(services: CatalogServices, made: readonly DraftProduct[]): Promise<void> {
+  const shared = made.filter((draft) => draft.product.product_group.offers > 1);
+  const offers = await services.groups.offersOfGroups(
+    shared.map((draft) => draft.product.product_group.id),
+    UCP_OFFERS_MAX,
+  );
+  for (const draft of shared) {
+    const listed = (offers.get(draft.product.product_group.id) ?? []).flatMap((offer) => ucpOffer(offer) ?? []);
+    const featured = draft.variants[0];
+    if (featured && listed.length > 0) featured.ucp = { ...featured.ucp, offers: listed };
+  }
 }
 
 /** The search parameters a UCP search asks for, with the messages about what it did not apply. */
@@ -166,7 +187,7 @@ async function resolve(services: CatalogServices, ids: readonly string[]): Promi
   const resolved = new Map<string, Resolution>();
   const variantsOf = await services.catalog.variants([...new Set(outcomes.flatMap((outcome) => (outcome.product ? [outcome.product.id] : [])))]);
   tries.forEach((entry, index) => {
-    const product = outcomes[index]?.product;
+    const product = outcomes[index]?.product ?? oneGroup(entry.as === "gtin" ? outcomes[index]?.candidates : undefined);
     if (!product || resolved.has(entry.id)) return;
     if (entry.as === "product") resolved.set(entry.id, { product });
     else if (entry.as === "variant") {
@@ -179,6 +200,30 @@ async function resolve(services: CatalogServices, ids: readonly string[]): Promi
     } else resolved.set(entry.id, { product, sku: entry.id.trim().toLowerCase() });
   });
   return resolved;
+}
+
+/**
+ * The group is one product: an identifier that resolves to another merchant's record of a product an earlier
+ * identifier resolved to answers that product (featured; its variant's offers list the record asked for).
+ */
+function oneProductPerGroup(ids: readonly string[], resolved: Map<string, Resolution>): Map<string, Resolution> {
+  const first = new Map<string, Product>();
+  const out = new Map<string, Resolution>();
+  for (const id of ids) {
+    const resolution = resolved.get(id);
+    if (!resolution) continue;
+    const group = resolution.product.product_group.id;
+    const held = first.get(group);
+    if (!held) first.set(group, resolution.product);
+    out.set(id, !held || held.id === resolution.product.id ? resolution : { product: held });
+  }
+  return out;
+}
+
+/** A GTIN several merchants' records carry names their product group, when they are one: its first record by id. */
+function oneGroup(candidates: readonly Product[] | undefined): Product | undefined {
+  const first = candidates?.[0];
+  return first && candidates.every((candidate) => candidate.product_group.id === first.product_group.id) ? first : undefined;
 }
 
 /** The variant an identifier names exactly, if it names one. */
@@ -207,7 +252,7 @@ export async function ucpLookup(services: CatalogServices, input: UcpLookupReque
   const { applied, messages } = readFilters(input.filters, input.context, services.search.exchangeRates);
   messages.push(...currencyMessage(applied, services.search.exchangeRates));
   const ids = [...new Set(input.ids)];
-  const resolved = await resolve(services, ids);
+  const resolved = oneProductPerGroup(ids, await resolve(services, ids));
   const unique = [...new Map([...resolved.values()].map((resolution) => [resolution.product.id, resolution.product])).values()];
   const made = await drafts(services, unique);
   const byId = new Map(made.drafts.map((draft) => [draft.product.id, draft]));

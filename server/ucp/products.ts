@@ -8,7 +8,16 @@
  */
 import { isCurrencyCode, toMinorUnits } from "../../shared/currency.js";
 import { parseGtin } from "../../shared/gtin.js";
-import { type Availability, AVAILABILITY_GROUPS, type Product, type UcpPrice, type UcpProduct, type UcpVariant } from "../../shared/schemas/index.js";
+import {
+  type Availability,
+  AVAILABILITY_GROUPS,
+  type Offer,
+  type Product,
+  type UcpOffer,
+  type UcpPrice,
+  type UcpProduct,
+  type UcpVariant,
+} from "../../shared/schemas/index.js";
 import { categoryKey, normalizeAvailability } from "../catalog/structured.js";
 import { type CatalogVariant, variantId, variantKey } from "../catalog/variants.js";
 
@@ -58,6 +67,21 @@ export function availabilityOf(name: Availability | null | undefined): { availab
   }
   // Reserved: held for someone else, not for sale now.
   return { available: false, status: "out_of_stock" };
+}
+
+/** One merchant's record as an offer, in the upstream proposal's shape (UCP #811); none without a price in a known currency. */
+export function ucpOffer(offer: Offer): UcpOffer | undefined {
+  const selling = price(offer.price, offer.currency);
+  if (!selling) return undefined;
+  const availability = availabilityOf(normalizeAvailability(offer.availability));
+  const url = absoluteUrl(offer.url);
+  return {
+    seller: { domain: offer.merchant },
+    item_id: offer.id,
+    price: selling,
+    ...(availability ? { availability } : {}),
+    ...(url ? { url } : {}),
+  };
 }
 
 /** A GTIN as the protocol's barcode, typed by its form: UPC (12 digits), ISBN (978/979 EAN-13), EAN (13 or 8), GTIN (14). */

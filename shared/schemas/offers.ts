@@ -1,6 +1,6 @@
 /** The answer of `GET /products/{id}/offers`: one product's offers, one a merchant, cheapest in stock first. */
 import { z } from "zod";
-import { PRODUCT_EXAMPLE, ProductGroupSchema, ProductIdSchema, ProductRecordSchema, TimestampSchema } from "./product.js";
+import { PRODUCT_EXAMPLE, ProductEnvelopeSchema, ProductGroupSchema, ProductIdSchema, ProductRecordSchema, TimestampSchema } from "./product.js";
 
 export const OfferSchema = z
   .object({
@@ -45,7 +45,24 @@ export const OffersResponseSchema = z
     ],
   });
 
+/** How many of a group's offers a lookup by GTIN answers (`GET /products/{id}/offers` pages up to LIMIT_MAX). */
+export const GTIN_OFFERS_MAX = 20;
+
+/** Beside a lookup by GTIN's record: the offers of the product it is (every group holding a record with that GTIN). */
+export const GtinOffersSchema = z
+  .array(OfferSchema)
+  .describe(
+    `With \`gtin\` only: every merchant's offer of the product that GTIN names — the records of each product group holding a record with that GTIN (most often one group), as \`GET /products/{id}/offers\` orders them (in stock first, then cheapest), at most ${GTIN_OFFERS_MAX}.`,
+  );
+
+/** A lookup by URL or GTIN: the record, and with a GTIN its product's offers. */
+export const ProductLookupEnvelopeSchema = ProductEnvelopeSchema.extend({ offers: GtinOffersSchema.optional() }).meta({
+  id: "ProductLookupEnvelope",
+  examples: [{ pdp: PRODUCT_EXAMPLE }],
+});
+
 export type Offer = z.infer<typeof OfferSchema>;
+export type ProductLookupEnvelope = z.infer<typeof ProductLookupEnvelopeSchema>;
 export type OffersResponse = z.infer<typeof OffersResponseSchema>;
 
 /** The answer of `GET /products/{id}/similar`: other products, nearest first, none of them the product's own group. */

@@ -88,6 +88,15 @@ export const ProductIdSchema = z
   .max(128, ID_MESSAGE)
   .regex(/^[A-Za-z0-9._~:-]{1,128}$/, ID_MESSAGE);
 
+/** The prices of a product group's offers in one currency. */
+export const GroupPriceRangeSchema = z
+  .object({
+    min: z.string().describe("The lowest price, a decimal in `currency`."),
+    max: z.string().describe("The highest price, a decimal in `currency`."),
+    currency: z.string().describe("ISO 4217: the record's own currency; offers in other currencies are not counted."),
+  })
+  .meta({ id: "GroupPriceRange" });
+
 /** The product group a record belongs to: the records of the same product at every merchant (docs/matching.md). */
 export const ProductGroupSchema = z
   .object({
@@ -97,6 +106,9 @@ export const ProductGroupSchema = z
       .min(1)
       .describe("How many merchants sell the product: 1 when this record is its only one.")
       .meta({ override: { type: "integer", format: "int32", minimum: 1 } }),
+    price_range: GroupPriceRangeSchema.optional().describe(
+      "The lowest and highest price of the group's offers in this record's currency (each merchant's record still there that states one, in stock or not); absent when this record states no price.",
+    ),
   })
   .describe("Beyond the spec, additive: the product this record is one merchant's offer of (`GET /products/{id}/offers` answers every offer).")
   .meta({ id: "ProductGroup" });
@@ -170,7 +182,7 @@ export const PRODUCT_EXAMPLE: z.output<typeof ProductSchema> = {
   fetched_at: "2026-11-24T09:30:00.000Z",
   checked_at: "2026-11-24T09:30:00.000Z",
   updated_at: "2026-11-24T09:30:00.000Z",
-  product_group: { id: "grp_5f0c2a7e91d3b84a6c10", offers: 1 },
+  product_group: { id: "grp_5f0c2a7e91d3b84a6c10", offers: 1, price_range: { min: "349.00", max: "349.00", currency: "USD" } },
   price_low_30d: "349.00",
   price_low_90d: "329.00",
 };
@@ -189,6 +201,7 @@ export type Provenance = z.infer<typeof ProvenanceSchema>;
 export type RawData = z.infer<typeof RawDataSchema>;
 export type Product = z.infer<typeof ProductSchema>;
 export type ProductGroup = z.infer<typeof ProductGroupSchema>;
+export type GroupPriceRange = z.infer<typeof GroupPriceRangeSchema>;
 export type CompactProduct = z.infer<typeof CompactProductSchema>;
 export type ProductRecord = z.infer<typeof ProductRecordSchema>;
 export type ProductEnvelope = z.infer<typeof ProductEnvelopeSchema>;

@@ -1,6 +1,7 @@
 /** What search and batch lookup answer, beyond the records themselves. */
 import { z } from "zod";
 import { FACETS } from "./params.js";
+import { GtinOffersSchema } from "./offers.js";
 import { PRODUCT_EXAMPLE, ProductRecordSchema } from "./product.js";
 
 export const MESSAGE_CODES = [
@@ -242,6 +243,9 @@ export const LookupResultSchema = z
         "Why `pdp` is null: nothing matched, several products did (give `brand_url`), or the product's page was withdrawn (`gone`, see `gone_at`).",
       ),
     gone_at: z.string().optional().describe("With `reason: gone`: when the product's page was found withdrawn (404 or 410), ISO 8601."),
+    offers: GtinOffersSchema.optional().describe(
+      "With a `gtin` input only, whatever `pdp` is (also when it is null as `ambiguous`: several merchants' records carry that GTIN): every merchant's offer of the product that GTIN names, in stock first, then cheapest; empty when no record there carries it.",
+    ),
   })
   .meta({ id: "LookupResult" });
 

@@ -183,6 +183,19 @@ const CategorySchema = z.object({ value: z.string(), taxonomy: z.string().option
 const AvailabilitySchema = z.object({ available: z.boolean().optional(), status: z.string().optional() });
 const BarcodeSchema = z.object({ type: z.string(), value: z.string() });
 
+/**
+ * One merchant's offer of a variant: the shape of the upstream proposal for per-seller offers (UCP issue #810, pull
+ * request #811: `offer.json`), not of the ratified release. The seller is the merchant whose page the record is;
+ * `item_id` is this catalog's id of that merchant's record (the proposal's seller checkout item id is not known here).
+ */
+export const UcpOfferSchema = z.object({
+  seller: z.object({ domain: z.string(), name: z.string().optional() }),
+  item_id: z.string(),
+  price: UcpPriceSchema,
+  availability: AvailabilitySchema.optional(),
+  url: z.url().optional(),
+});
+
 export const UcpVariantSchema = z.object({
   id: z.string(),
   sku: z.string().optional(),
@@ -196,6 +209,12 @@ export const UcpVariantSchema = z.object({
   options: z.array(UcpSelectedOptionSchema).optional(),
   media: z.array(MediaSchema).optional(),
   seller: z.object({ name: z.string().optional() }).optional(),
+  offers: z
+    .array(UcpOfferSchema)
+    .optional()
+    .describe(
+      "Proposed upstream (UCP #810/#811), not in the ratified release: every merchant's offer of this product (its product group), in stock first, then cheapest; on the variant the record's page selects, when more than one merchant sells it.",
+    ),
 });
 
 const ProductOptionSchema = z.object({ name: z.string(), values: z.array(z.object({ label: z.string() })).min(1) });
@@ -277,6 +296,7 @@ export type UcpContext = z.infer<typeof UcpContextSchema>;
 export type UcpMessage = z.infer<typeof UcpMessageSchema>;
 export type UcpPrice = z.infer<typeof UcpPriceSchema>;
 export type UcpVariant = z.infer<typeof UcpVariantSchema>;
+export type UcpOffer = z.infer<typeof UcpOfferSchema>;
 export type UcpProduct = z.infer<typeof UcpProductSchema>;
 export type UcpLookupProduct = z.infer<typeof UcpLookupProductSchema>;
 export type UcpDetailProduct = z.infer<typeof UcpDetailProductSchema>;

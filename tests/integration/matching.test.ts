@@ -1,4 +1,7 @@
-/** Matching at import and a product's offers (issue 50), on both database paths: groups, /offers, a page that changes group. */
+/**
+ * Matching at import and a product's offers (issue 50), on every database path (PGlite, postgres.js over the socket
+ * bridge, real Postgres): groups, /offers, a GTIN's offers, UCP offers, a page that changes group, pins through rematch.
+ */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openPglite, openPostgres } from "../../server/db/open.js";
 import { products } from "../../server/db/schema.js";
@@ -7,9 +10,11 @@ import { parseLine } from "../../server/ingest/ndjson.js";
 import { pin, rematch, split } from "../../server/matching/operator.js";
 import { shippedMatchSettings } from "../../server/matching/settings.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
+import { openTestDatabase, testDatabase } from "../helpers/database.js";
 import { sharedEmbedder } from "../helpers/embedder.js";
 import { startSocketPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
 import type { TestRecord } from "../helpers/catalog.js";
+import { expectValid, LOOKUP_RESPONSE, SEARCH_RESPONSE, UCP_REFERENCE_PRESENT } from "../helpers/ucp.js";
 
 const record = (id: string, host: string, name: string, extra: Partial<TestRecord> = {}): TestRecord & { id: string } => ({
   id,
@@ -50,16 +55,24 @@ async function groups(db: DatabaseHandle): Promise<Map<string, { group: string; 
   return new Map(rows.map((row) => [row.id, { group: row.group, merchant: row.merchant }]));
 }
 
-describe.each([
-  ["PGlite", async () => ({ handle: (await openPglite()).handle, close: async () => {} })],
-  [
-    "postgres.js",
-    async () => {
-      const pg: SocketPostgres = await startSocketPostgres(1);
-      return { handle: openPostgres({ url: pg.url, max: 1 }), close: () => pg.close() };
-    },
-  ],
-] as const)("matching on %s", (_name, open) => {
+type Opened = { handle: DatabaseHandle; close: () => Promise<void> };
+// The suite's PGlite half runs both drivers against PGlite (in process, and postgres.js over the socket bridge); its
+// Postgres half (vitest.config.ts) runs them on a real Postgres with pgvector.
+const DATABASES: [string, () => Promise<Opened>][] =
+  testDatabase().kind === "postgres"
+    ? [["Postgres", async () => ({ handle: await openTestDatabase({ max: 2 }), close: async () => {} })]]
+    : [
+        ["PGlite", async () => ({ handle: (await openPglite()).handle, close: async () => {} })],
+        [
+          "postgres.js",
+          async () => {
+            const pg: SocketPostgres = await startSocketPostgres(1);
+            return { handle: openPostgres({ url: pg.url, max: 1 }), close: () => pg.close() };
+          },
+        ],
+      ];
+
+describe.each(DATABASES)("matching on %s", (_name, open) => {
   let t: TestApp;
   let db: DatabaseHandle;
   let close: () => Promise<void>;
@@ -104,9 +117,65 @@ describe.each([
     const inStock = (await get("/products/b-kettle/offers?availability=in_stock&limit=1")).json();
     expect(inStock.offers.map((o: { id: string }) => o.id)).toEqual(["c-kettle"]);
     expect((await get("/products/a-kettle/offers?currency=EUR")).json().offers).toEqual([]);
-    // Every record says how many merchants sell its product.
-    expect((await get("/products/b-kettle")).json().pdp.product_group).toEqual({ id: body.product_group.id, offers: 3 });
+    // Every record says how many merchants sell its product, and the prices they sell it at in its currency.
+    const range = { min: "20.00", max: "30.00", currency: "USD" };
+    expect(body.product_group.price_range).toEqual(range);
+    expect((await get("/products/b-kettle")).json().pdp.product_group).toEqual({ id: body.product_group.id, offers: 3, price_range: range });
+    expect((await get("/products/b-kettle?view=compact")).json().pdp.product_group.price_range).toEqual(range);
+    expect((await get("/products/a-dvd")).json().pdp.product_group.price_range).toBeUndefined();
     expect((await get("/products/a-phone")).json().pdp.product_group.offers).toBe(1);
+  });
+
+  it("answers a GTIN with its product's offers at every merchant, alone and in a batch, the record as before", async () => {
+    const one = (await get("/products?gtin=04006381333931")).json();
+    expect(one.pdp.id).toBe("a-kettle");
+    expect(one.offers.map((o: { id: string }) => o.id)).toEqual(["c-kettle", "a-kettle", "b-kettle"]);
+    // A URL lookup answers the record alone, as it did.
+    expect(Object.keys((await get(`/products?url=${encodeURIComponent("https://abt.example/p/a-kettle")}`)).json())).toEqual(["pdp"]);
+    const batch = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/products/lookup",
+      headers: { authorization: t.key, "content-type": "application/json" },
+      payload: { inputs: [{ gtin: "4006381333931" }, { id: "a-dvd" }, { gtin: "0012345678905" }] },
+    });
+    const [kettle, dvd, unknown] = batch.json().results;
+    // Three merchants' records carry the GTIN: no one record is the answer, but the product's offers are.
+    expect([kettle.pdp, kettle.reason]).toEqual([null, "ambiguous"]);
+    expect(kettle.offers.map((o: { id: string }) => o.id)).toEqual(["c-kettle", "a-kettle", "b-kettle"]);
+    expect(dvd.offers).toBeUndefined();
+    expect([unknown.reason, unknown.offers]).toEqual(["not_found", []]);
+  });
+
+  it("answers UCP with the group as one product and each merchant's record an offer (the upstream proposal's shape)", async () => {
+    const ucp = (operation: string, body: object) =>
+      t.app.inject({
+        method: "POST",
+        url: `/ucp/catalog/${operation}`,
+        headers: { authorization: t.key, "content-type": "application/json", "ucp-agent": 'profile="https://platform.example/.well-known/ucp"' },
+        payload: body,
+      });
+    const lookup = (await ucp("lookup", { ids: ["4006381333931", "b-kettle", "a-dvd"] })).json();
+    if (UCP_REFERENCE_PRESENT) expectValid(LOOKUP_RESPONSE, lookup);
+    // The GTIN (three merchants' records carry it) and another merchant's record of that product are one product.
+    expect(lookup.products.map((p: { id: string }) => p.id)).toEqual(["a-kettle"]);
+    const [kettle] = lookup.products;
+    expect(kettle.variants[0].inputs.map((input: { id: string }) => input.id)).toEqual(["4006381333931", "b-kettle"]);
+    expect(kettle.variants[0].offers).toEqual([
+      {
+        seller: { domain: "cost.example" },
+        item_id: "c-kettle",
+        price: { amount: 2000, currency: "USD" },
+        availability: { available: true, status: "in_stock" },
+        url: "https://cost.example/p/c-kettle",
+      },
+      expect.objectContaining({ item_id: "a-kettle", price: { amount: 3000, currency: "USD" } }),
+      expect.objectContaining({ item_id: "b-kettle", availability: { available: false, status: "out_of_stock" } }),
+    ]);
+    const detail = (await ucp("product", { id: "b-kettle" })).json();
+    expect(detail.product.variants[0].offers.map((o: { item_id: string }) => o.item_id)).toEqual(["c-kettle", "a-kettle", "b-kettle"]);
+    const search = (await ucp("search", { query: "kettle" })).json();
+    if (UCP_REFERENCE_PRESENT) expectValid(SEARCH_RESPONSE, search);
+    expect(search.products.filter((p: { id: string }) => p.id.endsWith("-kettle"))).toHaveLength(1);
   });
 
   it("refuses what it cannot answer with a problem naming it", async () => {
@@ -137,6 +206,10 @@ describe.each([
       ((await get(`/products/search?${query}`)).json().products as { pdp: { id: string } }[]).map((p) => p.pdp.id).sort();
     const grouped = await ids("q=kettle&limit=10");
     expect(grouped.filter((id) => id.endsWith("-kettle"))).toHaveLength(1);
+    const kettle = ((await get("/products/search?q=kettle&limit=10")).json().products as { pdp: { id: string; product_group: object } }[]).find((p) =>
+      p.pdp.id.endsWith("-kettle"),
+    );
+    expect(kettle?.pdp.product_group).toMatchObject({ offers: 3, price_range: { min: "20.00", max: "30.00", currency: "USD" } });
     expect((await ids("q=kettle&limit=10&collapse=none")).filter((id) => id.endsWith("-kettle"))).toEqual(["a-kettle", "c-kettle"]);
     const bad = await get("/products/search?q=kettle&collapse=all");
     expect([bad.statusCode, bad.json().code]).toEqual([400, "invalid_parameter"]);

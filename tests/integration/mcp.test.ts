@@ -113,7 +113,9 @@ describe("MCP tools over Streamable HTTP", () => {
     expect(byUrl!.inputSchema.required).toBeUndefined();
     expect(search!.outputSchema).toMatchObject({ type: "object", required: ["products"] });
     expect(byId!.outputSchema).toMatchObject({ type: "object", required: ["pdp"] });
-    expect(byUrl!.outputSchema).toEqual(byId!.outputSchema);
+    // By GTIN the answer also holds the product's offers at every merchant (issue 50); the record is the same.
+    expect(byUrl!.outputSchema).toMatchObject({ type: "object", required: ["pdp"], properties: { offers: { type: "array" } } });
+    expect(byUrl!.outputSchema!.properties!.pdp).toEqual(byId!.outputSchema!.properties!.pdp);
     for (const tool of tools) {
       // Only a live lookup (get_product_by_url with fetch) reaches outside the catalog, to a merchant's page.
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: tool === byUrl });

@@ -567,7 +567,7 @@ describe.each(DATABASE_PATHS)("on %s", (path) => {
         availability: "OutOfStock",
         image: null,
         checked_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
-        product_group: { id: expect.stringMatching(/^grp_/), offers: 1 },
+        product_group: { id: expect.stringMatching(/^grp_/), offers: 1, price_range: { min: "89.00", max: "89.00", currency: "EUR" } },
       });
       const full = await search("q=kettle&view=full&limit=1");
       expect(ProductSchema.parse(full.products[0]!.pdp).raw_data).toBeDefined();

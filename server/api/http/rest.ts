@@ -12,7 +12,7 @@
  */
 import { setImmediate } from "node:timers/promises";
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
-import { ProductEnvelopeSchema } from "../../../shared/schemas/index.js";
+import { ProductEnvelopeSchema, ProductLookupEnvelopeSchema } from "../../../shared/schemas/index.js";
 import type { Services } from "../../services.js";
 import { type Admission, OverloadedError } from "../admission.js";
 import { type AnswerSettings, answerBudget } from "../answer-cap.js";
@@ -46,7 +46,9 @@ export function restRoutes(prefixes: readonly string[]): RestRoute[] {
 
 /** A lookup's answer, `{pdp}`: the hot path, served from productEnvelope (see caching.ts). */
 function isProductEnvelope(output: unknown): output is { pdp: object } {
-  return typeof output === "object" && output !== null && "pdp" in output && typeof output.pdp === "object" && output.pdp !== null;
+  return (
+    typeof output === "object" && output !== null && "pdp" in output && !("offers" in output) && typeof output.pdp === "object" && output.pdp !== null
+  );
 }
 
 export const restPlugin: FastifyPluginAsync<{
@@ -69,7 +71,8 @@ export const restPlugin: FastifyPluginAsync<{
       reply.headers(responseHeaders(ctx, 200));
       // The payload is returned, not sent: an async handler that returns the reply makes the promise adopt it as a
       // thenable (Reply.then), which hangs end-of-stream listeners on every response (~5 µs a lookup, in profiles).
-      if (operation.output === ProductEnvelopeSchema && isProductEnvelope(output)) {
+      // Only a bare {pdp}: its body is kept per record object, which a lookup by GTIN's offers are not part of.
+      if ((operation.output === ProductEnvelopeSchema || operation.output === ProductLookupEnvelopeSchema) && isProductEnvelope(output)) {
         const { body, etag } = productEnvelope(output.pdp, () => checkedOutput(operation, output));
         if (etag) reply.header("etag", etag);
         reply.type("application/json; charset=utf-8");

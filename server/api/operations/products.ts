@@ -12,10 +12,13 @@ import {
   PricesParamsSchema,
   PricesResponseSchema,
   SimilarResponseSchema,
+  GTIN_OFFERS_MAX,
   ProductEnvelopeSchema,
+  ProductLookupEnvelopeSchema,
   SearchParamsSchema,
   SearchResponseSchema,
 } from "../../../shared/schemas/index.js";
+import { parseGtin } from "../../../shared/gtin.js";
 import { RequestError } from "../../errors.js";
 import { needsRawData, present, viewOf } from "../views.js";
 import { answerRoom } from "../answer-cap.js";
@@ -116,10 +119,11 @@ export const byUrl = query({
   title: "Find a product by its PDP URL or GTIN",
   description:
     "By `url`, normalised before lookup: scheme, `www.`, host case, default port, trailing slash, `#fragment` and tracking parameters do not matter; other query parameters do. Or by `gtin`, in any of its forms; a GTIN whose check digit is wrong is a 400. " +
+    "By `gtin` the answer also holds `offers`: every merchant's offer of the product the GTIN names (its product group), in stock first, then cheapest. " +
     "With `fetch=true` (live lookup, where the operator allows the page's host), a page the catalog does not hold is fetched from the merchant, stored and answered.",
   tag: "products",
   input: LookupByUrlParamsSchema,
-  output: ProductEnvelopeSchema,
+  output: ProductLookupEnvelopeSchema,
   rest: {
     method: "GET",
     path: "/products",
@@ -134,7 +138,8 @@ export const byUrl = query({
   mcp: {
     tool: "get_product_by_url",
     description:
-      "Find the catalog's product for a product detail page URL (for example a link the user pasted), or for a barcode (`gtin`: UPC, EAN, ISBN), as {pdp: {…}}. " +
+      "Find the catalog's product for a product detail page URL (for example a link the user pasted), or for a barcode (`gtin`: UPC, EAN, ISBN), as {pdp: {…}}; " +
+      "by `gtin` also {offers: [{id, merchant, url, price, currency, availability, checked_at}]}, every merchant's offer of that product, in stock first, then cheapest. " +
       "Scheme, `www.`, trailing slash, `#fragment` and tracking parameters such as utm_* do not matter; other query parameters (variants) do. " +
       `${VIEW_NOTE} A page or GTIN the catalog does not have is a \`not_found\` error; a product whose page was withdrawn is a \`gone\` error saying when. ` +
       "If the server allows live lookup for the page's site, `fetch: true` fetches a page the catalog does not have from the merchant and answers it (slower, and it costs more).",
@@ -147,7 +152,14 @@ export const byUrl = query({
   async call(ctx, input) {
     const view = viewOf(input);
     const withRawData = needsRawData(view);
-    if (input.gtin !== undefined) return { pdp: present(found(await ctx.services.catalog.byGtin(input.gtin, withRawData), "with that GTIN"), view) };
+    if (input.gtin !== undefined) {
+      const gtin14 = parseGtin(input.gtin);
+      const [product, offers] = await Promise.all([
+        ctx.services.catalog.byGtin(input.gtin, withRawData),
+        gtin14.ok ? ctx.services.groups.offersByGtin([gtin14.gtin14], GTIN_OFFERS_MAX) : new Map(),
+      ]);
+      return { pdp: present(found(product, "with that GTIN"), view), offers: (gtin14.ok && offers.get(gtin14.gtin14)) || [] };
+    }
     const url = input.url ?? "";
     const product = input.fetch
       ? await ctx.services.live.lookup(url, { withRawData, beforeFetch: () => ctx.charge(LIVE_FETCH_SURCHARGE) })
@@ -168,7 +180,8 @@ export const lookup = mutation({
     tool: "lookup_products",
     description:
       "Look up to 50 products at once, each by {id}, {url} (a product page), {gtin} (a barcode: UPC, EAN, ISBN) or {sku, brand_url?}. " +
-      "Answers {results: [{input, pdp, match, reason}]}, one per input in order: `pdp` null with `reason` not_found or ambiguous when nothing or several matched. " +
+      "Answers {results: [{input, pdp, match, reason}]}, one per input in order: `pdp` null with `reason` not_found or ambiguous when nothing or several matched; " +
+      "a {gtin} input's result also has `offers`, every merchant's offer of that product, in stock first, then cheapest. " +
       VIEW_NOTE,
     defaults: COMPACT_FOR_AGENTS,
   },
@@ -176,15 +189,30 @@ export const lookup = mutation({
   auth: "key",
   async call(ctx, input) {
     const view = viewOf(input);
-    const outcomes = await ctx.services.catalog.lookup(input.inputs, needsRawData(view), answerRoom(ctx.answer));
+    // A GTIN's offers for every GTIN input, in one query beside the lookups.
+    const gtin14s = input.inputs
+      .map((entry) => ("gtin" in entry ? parseGtin(entry.gtin) : undefined))
+      .map((parsed) => (parsed?.ok ? parsed.gtin14 : undefined));
+    const [outcomes, offers] = await Promise.all([
+      ctx.services.catalog.lookup(input.inputs, needsRawData(view), answerRoom(ctx.answer)),
+      ctx.services.groups.offersByGtin(
+        gtin14s.filter((gtin14) => gtin14 !== undefined),
+        GTIN_OFFERS_MAX,
+      ),
+    ]);
     return {
-      results: outcomes.map((outcome, index) => ({
-        input: Object.fromEntries(Object.entries(input.inputs[index] ?? {}).map(([name, value]) => [name, String(value)])),
-        pdp: outcome.product ? present(outcome.product, view) : null,
-        ...(outcome.match ? { match: outcome.match } : {}),
-        ...(outcome.reason ? { reason: outcome.reason } : {}),
-        ...(outcome.goneAt ? { gone_at: outcome.goneAt.toISOString() } : {}),
-      })),
+      results: outcomes.map((outcome, index) => {
+        const entry = input.inputs[index] ?? {};
+        const gtin14 = gtin14s[index];
+        return {
+          input: Object.fromEntries(Object.entries(entry).map(([name, value]) => [name, String(value)])),
+          pdp: outcome.product ? present(outcome.product, view) : null,
+          ...(outcome.match ? { match: outcome.match } : {}),
+          ...(outcome.reason ? { reason: outcome.reason } : {}),
+          ...(outcome.goneAt ? { gone_at: outcome.goneAt.toISOString() } : {}),
+          ...("gtin" in entry ? { offers: (gtin14 && offers.get(gtin14)) || [] } : {}),
+        };
+      }),
     };
   },
 });
