@@ -5,7 +5,8 @@
  * database through the server's socket instead of opening the files twice.
  */
 import { createReadStream, writeFileSync } from "node:fs";
-import { access } from "node:fs/promises";
+import { access, type FileHandle, open } from "node:fs/promises";
+import type { Writable } from "node:stream";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import type { KeyRecord } from "../auth/store.js";
@@ -13,6 +14,8 @@ import { createRoot, type Root } from "../compose.js";
 import { type Config, loadConfig } from "../config.js";
 import { ExtractInputError, extractFiles, importLines, type PageUrlOptions } from "../ingest/extract/cli.js";
 import { importRecords } from "../ingest/import.js";
+import { CursorAheadError, type ExportSummary, exportFeed, FEED_FORMATS, type FeedFormat, isFeedFormat, type WriteLine } from "../feeds/index.js";
+import { ChangeCursorSchema } from "../../shared/schemas/index.js";
 import { importLimits } from "../ingest/limits.js";
 import { type CrawlDeps, type CrawlSummary, fetchPages, fetchSitemap, refresh, type Target } from "../fetch/crawl.js";
 import { createFetcher, fetchSettings } from "../fetch/fetcher.js";
@@ -34,7 +37,8 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
-export type Out = { log: (line: string) => void; err: (line: string) => void };
+/** Where the CLI prints; `stdout`, when given, is what an export streams to, at the pace it drains. */
+export type Out = { log: (line: string) => void; err: (line: string) => void; stdout?: Writable };
 
 type Flags = ReturnType<typeof parseArguments>["values"];
 
@@ -148,6 +152,83 @@ async function crawlCommand(
   });
 }
 
+/** `--format`: one of the feed formats, or undefined (each file's own, detected). */
+function feedFormat(value: string | undefined): FeedFormat | undefined {
+  if (value === undefined || isFeedFormat(value)) return value;
+  throw new UsageError(`--format must be one of ${FEED_FORMATS.join(", ")}; got ${JSON.stringify(value)}`);
+}
+
+/** `catalog export`: the options checked before anything is opened, then the feed streamed to stdout or `--out`. */
+async function exportCommand({ args, flags, config, out }: Invocation): Promise<number> {
+  if (args.length > 0) throw new UsageError(`export takes no PATH (got ${args[0]}); write to a file with --out FILE`);
+  const format = feedFormat(flags.format);
+  if (format === undefined) throw new UsageError(`export needs --format ${FEED_FORMATS.join("|")}`);
+  const host = flags["brand-url"] === undefined ? undefined : brandHost(flags["brand-url"]);
+  if (host === null) throw new UsageError("--brand-url must be a site's URL or host, such as https://shop.example or shop.example");
+  const since = flags.since === undefined ? undefined : ChangeCursorSchema.safeParse(flags.since);
+  if (since && !since.success)
+    throw new UsageError("--since must be a change-feed cursor: the digits of a next_cursor (GET /products/changes, or a previous export)");
+  const sink = await openSink(flags.out, out);
+  if ("error" in sink) {
+    out.err(sink.error);
+    return 1;
+  }
+  return withRoot(config, async (root) => {
+    const { db } = await root.database();
+    let summary: ExportSummary;
+    try {
+      summary = await exportFeed(db, { format, ...(host ? { brandHost: host } : {}), ...(since ? { since: Number(since.data) } : {}) }, sink.write);
+    } catch (error) {
+      if (!(error instanceof CursorAheadError)) throw error;
+      out.err(`--since: ${error.message}`);
+      return 1;
+    } finally {
+      await sink.close();
+    }
+    for (const { id, reason } of summary.skipped) out.err(`${id}: skipped: ${reason}`);
+    if (summary.gone > 0) out.err(`${summary.gone} products gone since ${flags.since} are not in the feed (the change feed lists them)`);
+    out.err(
+      `exported ${summary.exported} as ${format}, skipped ${summary.skipped.length}; next cursor ${summary.nextCursor} (export --since ${summary.nextCursor} for what changes after)`,
+    );
+    return 0;
+  });
+}
+
+/** Where an export's lines go: `--out FILE` (created or truncated), else stdout, each line awaited while it drains. */
+async function openSink(path: string | undefined, out: Out): Promise<{ write: WriteLine; close: () => Promise<void> } | { error: string }> {
+  if (path === undefined) {
+    const stdout = out.stdout;
+    if (!stdout) return { write: (line) => out.log(line), close: async () => undefined };
+    return { write: (line) => writeLine(stdout, line), close: async () => undefined };
+  }
+  let file: FileHandle;
+  try {
+    file = await open(path, "w");
+  } catch (error) {
+    return { error: `--out ${path}: cannot write the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  }
+  const stream = file.createWriteStream();
+  return {
+    write: (line) => writeLine(stream, line),
+    close: () => new Promise((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve()))),
+  };
+}
+
+/** Writes a line and resolves once the stream takes more (at once, unless its buffer is full). */
+function writeLine(stream: Writable, line: string): Promise<void> | void {
+  if (stream.write(`${line}\n`)) return;
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      stream.off("drain", done);
+      stream.off("error", done);
+      if (error) reject(error);
+      else resolve();
+    };
+    stream.once("drain", done);
+    stream.once("error", done);
+  });
+}
+
 const keyCommands: Record<string, (invocation: Invocation, root: Root) => Promise<number>> = {
   async issue({ flags, out }, root) {
     if (!flags.name) throw new UsageError("keys issue needs --name NAME");
@@ -225,19 +306,20 @@ const COMMANDS: Record<string, Command> = {
   import: {
     usage: [
       [
-        "import PATH... [--url URL | --urls FILE] [--report FILE]",
-        "import NDJSON records and saved PDP pages (.html, .htm, .html.gz, directories searched recursively); --report writes failures as NDJSON",
+        "import PATH... [--format acp|ucp|ndjson] [--url URL | --urls FILE] [--report FILE]",
+        "import NDJSON records, ACP or UCP product feeds (JSON Lines; the format of each file is detected unless --format says) and saved PDP pages (.html, .htm, .html.gz, directories searched recursively); --report writes failures as NDJSON",
       ],
     ],
     run: async ({ args: paths, flags, config, out }) => {
       if (paths.length === 0) throw new UsageError("import needs at least one PATH");
+      const format = feedFormat(flags.format);
       const pages = pageOptions(flags);
       const total = await countLines(paths);
       return withRoot(config, async (root) => {
         const [database, embedder] = await Promise.all([root.database(), root.embedder()]);
         await checkEmbeddingModel(database.db, embedder);
         const progress = createProgress(total, "importing");
-        const summary = await importRecords({ db: database.db, embedder }, importLines(paths, pages, importLimits(config)), {
+        const summary = await importRecords({ db: database.db, embedder }, importLines(paths, pages, importLimits(config), format), {
           onProgress: (s) => progress.update(s.imported + s.updated + s.unchanged + s.failed, `(${s.failed} failed)`),
         });
         progress.finish();
@@ -255,6 +337,15 @@ const COMMANDS: Record<string, Command> = {
         return summary.failed > 0 ? 1 : 0;
       });
     },
+  },
+  export: {
+    usage: [
+      [
+        "export --format acp|ucp|ndjson [--brand-url URL] [--since CURSOR] [--out FILE]",
+        "write the catalog as a feed, one product a line, to stdout or FILE; --brand-url: one merchant's; --since: what changed after a change-feed cursor",
+      ],
+    ],
+    run: exportCommand,
   },
   fetch: {
     usage: [
@@ -504,6 +595,10 @@ function parseArguments(argv: readonly string[]) {
         "older-than": { type: "string" },
         brand: { type: "string" },
         limit: { type: "string" },
+        format: { type: "string" },
+        out: { type: "string" },
+        "brand-url": { type: "string" },
+        since: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });

@@ -179,7 +179,8 @@ function dedupeMedia(media: ImportRecord["media"]): ImportRecord["media"] {
   return media.filter((item) => !seen.has(item.url) && seen.add(item.url));
 }
 
-/** One line's failure, in words an operator can fix. */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.length ? issue.path.join(".") : "record"}: ${issue.message}`).join("; ");
+/** One line's failure, in words an operator can fix; `at` is where in the line the object checked is (`products.2.`). */
+export function describeIssues(error: z.ZodError, at = ""): string {
+  const where = (path: PropertyKey[]) => (path.length ? `${at}${path.join(".")}` : at ? at.slice(0, -1) : "record");
+  return error.issues.map((issue) => `${where(issue.path)}: ${issue.message}`).join("; ");
 }
