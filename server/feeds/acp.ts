@@ -10,6 +10,7 @@ import { isCurrencyCode } from "../../shared/currency.js";
 import { parseGtin } from "../../shared/gtin.js";
 import type { Product } from "../../shared/schemas/index.js";
 import { parseHttpUrl } from "../../shared/url.js";
+import { required } from "../ingest/record.js";
 import type { Mapped, RecordInput } from "./mapped.js";
 
 /** The spec's `availability` values. */
@@ -23,14 +24,14 @@ const RECORD_AVAILABILITY: Record<AcpAvailability, Availability> = { in_stock: "
 export const ACP_TITLE_MAX = 150;
 export const ACP_DESCRIPTION_MAX = 5000;
 
-const url = z.string().refine((value) => parseHttpUrl(value) !== null, "must be an absolute http(s) URL");
+const url = z.string(required).refine((value) => parseHttpUrl(value) !== null, "must be an absolute http(s) URL");
 
 /** "79.99 USD": a non-negative decimal, a space, an ISO 4217 code. */
 const PRICE = /^(\d{1,15}(?:\.\d{1,6})?) ([A-Z]{3})$/;
 const AcpPriceSchema = z
-  .string()
+  .string(required)
   .trim()
-  .regex(PRICE, 'must be an amount and an ISO 4217 currency code, such as "79.99 USD"')
+  .regex(PRICE, { message: 'must be an amount and an ISO 4217 currency code, such as "79.99 USD"', abort: true })
   .refine((value) => isCurrencyCode(PRICE.exec(value)?.[2] ?? ""), "must name an ISO 4217 currency code such as USD or EUR");
 
 /** The spec writes its flags as lower-case strings; JSON booleans are taken too. */
@@ -53,19 +54,15 @@ export const AcpProductSchema = z
   .looseObject({
     enable_search: FlagSchema.optional(),
     enable_checkout: FlagSchema.optional(),
-    id: z.string({ error: "is required" }).trim().min(1, "must not be empty").max(100, "must be at most 100 characters"),
+    id: z.string(required).trim().min(1, "must not be empty").max(100, "must be at most 100 characters"),
     gtin: z
       .string()
-      .regex(/^\d{8,14}$/, "must be 8 to 14 digits")
+      .regex(/^\d{8,14}$/, { message: "must be 8 to 14 digits", abort: true })
       .refine((value) => parseGtin(value).ok, "is not a valid GTIN (its check digit is wrong)")
       .optional(),
     mpn: z.string().trim().min(1).max(70, "must be at most 70 characters").optional(),
-    title: z.string({ error: "is required" }).trim().min(1, "must not be empty").max(ACP_TITLE_MAX, `must be at most ${ACP_TITLE_MAX} characters`),
-    description: z
-      .string({ error: "is required" })
-      .trim()
-      .min(1, "must not be empty")
-      .max(ACP_DESCRIPTION_MAX, `must be at most ${ACP_DESCRIPTION_MAX} characters`),
+    title: z.string(required).trim().min(1, "must not be empty").max(ACP_TITLE_MAX, `must be at most ${ACP_TITLE_MAX} characters`),
+    description: z.string(required).trim().min(1, "must not be empty").max(ACP_DESCRIPTION_MAX, `must be at most ${ACP_DESCRIPTION_MAX} characters`),
     link: url,
     product_category: z.string().trim().min(1).max(1000).optional(),
     brand: z.string().trim().min(1).max(70, "must be at most 70 characters").optional(),
@@ -74,18 +71,25 @@ export const AcpProductSchema = z
     video_link: url.optional(),
     price: AcpPriceSchema,
     sale_price: AcpPriceSchema.optional(),
-    availability: z.enum(ACP_AVAILABILITY, { error: `must be one of ${ACP_AVAILABILITY.join(", ")}` }),
+    availability: z.enum(ACP_AVAILABILITY, {
+      error: (issue) => (issue.input === undefined ? "is required" : `must be one of ${ACP_AVAILABILITY.join(", ")}`),
+    }),
     inventory_quantity: z.int().min(0).optional(),
     item_group_id: z.string().max(70, "must be at most 70 characters").optional(),
     seller_name: z.string().max(70, "must be at most 70 characters").optional(),
     seller_url: url.optional(),
   })
-  .refine((item) => !item.sale_price || item.sale_price.split(" ")[1] === item.price.split(" ")[1], {
+  // Only when both are well formed (a malformed one is reported as such).
+  .refine((item) => !PRICE.test(item.price ?? "") || !PRICE.test(item.sale_price ?? "") || currencyOf(item.sale_price) === currencyOf(item.price), {
     message: "must be in the currency of price",
     path: ["sale_price"],
   });
 
 export type AcpProduct = z.infer<typeof AcpProductSchema>;
+
+function currencyOf(price: string | undefined): string | undefined {
+  return price?.trim().split(" ")[1];
+}
 
 function amountOf(price: string): { amount: string; currency: string } {
   const [, amount, currency] = PRICE.exec(price.trim()) as RegExpExecArray;

@@ -16,9 +16,10 @@ import { parseHttpUrl } from "../../shared/url.js";
 import type { CatalogVariant } from "../catalog/variants.js";
 import { htmlToText } from "../ingest/extract/text.js";
 import { draftProduct, ucpProduct } from "../ucp/products.js";
+import { required } from "../ingest/record.js";
 import type { Mapped, RecordInput } from "./mapped.js";
 
-const uri = z.string().refine((value) => URL.canParse(value), "must be a URI");
+const uri = z.string(required).refine((value) => URL.canParse(value), "must be a URI");
 
 /** common/types/price.json: integer minor units and an ISO 4217 code. */
 const PriceSchema = z.looseObject({
@@ -78,9 +79,9 @@ const VariantSchema = z.looseObject({
 
 /** shopping/types/product.json. */
 export const UcpFeedProductSchema = z.looseObject({
-  id: z.string({ error: "is required" }),
+  id: z.string(required),
   handle: z.string().optional(),
-  title: z.string({ error: "is required" }),
+  title: z.string(required),
   description: DescriptionSchema,
   url: uri.optional(),
   categories: z.array(CategorySchema).optional(),

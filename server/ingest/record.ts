@@ -23,7 +23,7 @@ import { cleanStrings, MAX_JSON_DEPTH, nestedDeeperThan } from "./sanitize.js";
  * A required string's own error: "is required" only when it is missing. (A message given as the schema's `error` is
  * also every check's message that has none of its own: a 200,000-character name was reported as "is required".)
  */
-const required = { error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : "must be a string") };
+export const required = { error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : "must be a string") };
 
 /** A length cap's message: the limit, and how long the value was, so the operator knows what to cut. */
 function atMost(max: number) {
