@@ -5,7 +5,7 @@
  * database through the server's socket instead of opening the files twice.
  */
 import { createReadStream, writeFileSync } from "node:fs";
-import { access, type FileHandle, open } from "node:fs/promises";
+import { access } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
@@ -14,7 +14,7 @@ import { createRoot, type Root } from "../compose.js";
 import { type Config, loadConfig } from "../config.js";
 import { ExtractInputError, extractFiles, importLines, type PageUrlOptions } from "../ingest/extract/cli.js";
 import { importRecords } from "../ingest/import.js";
-import { CursorAheadError, type ExportSummary, exportFeed, FEED_FORMATS, type FeedFormat, isFeedFormat, type WriteLine } from "../feeds/index.js";
+import { CursorAheadError, type ExportSummary, exportFeed, FEED_FORMATS, type FeedFormat, isFeedFormat } from "../feeds/index.js";
 import { ChangeCursorSchema } from "../../shared/schemas/index.js";
 import { importLimits } from "../ingest/limits.js";
 import { type CrawlDeps, type CrawlSummary, fetchPages, fetchSitemap, refresh, type Target } from "../fetch/crawl.js";
@@ -32,6 +32,7 @@ import { readVocabulary } from "../search/vocabulary.js";
 import { loadRules, RULES_FILES, RulesError } from "../search/rules/index.js";
 import { formatQueryReport, queryReport } from "../search/rules/report.js";
 import { createProgress } from "./progress.js";
+import { fileSink, OutputError, type Sink, streamSink } from "./sink.js";
 
 export class UsageError extends Error {
   override readonly name = "UsageError";
@@ -168,22 +169,30 @@ async function exportCommand({ args, flags, config, out }: Invocation): Promise<
   const since = flags.since === undefined ? undefined : ChangeCursorSchema.safeParse(flags.since);
   if (since && !since.success)
     throw new UsageError("--since must be a change-feed cursor: the digits of a next_cursor (GET /products/changes, or a previous export)");
-  const sink = await openSink(flags.out, out);
-  if ("error" in sink) {
-    out.err(sink.error);
+  let sink: Sink;
+  try {
+    sink =
+      flags.out !== undefined
+        ? await fileSink(flags.out)
+        : out.stdout
+          ? streamSink(out.stdout, "stdout", false)
+          : { write: out.log, close: async () => undefined };
+  } catch (error) {
+    if (!(error instanceof OutputError)) throw error;
+    out.err(error.message);
     return 1;
   }
   return withRoot(config, async (root) => {
     const { db } = await root.database();
     let summary: ExportSummary;
     try {
-      summary = await exportFeed(db, { format, ...(host ? { brandHost: host } : {}), ...(since ? { since: Number(since.data) } : {}) }, sink.write);
+      const options = { format, ...(host ? { brandHost: host } : {}), ...(since ? { since: Number(since.data) } : {}) };
+      // Closed whatever happens: a file's lines so far are kept (a failed write is said by close too).
+      summary = await exportFeed(db, options, (line) => sink.write(line)).finally(() => sink.close());
     } catch (error) {
-      if (!(error instanceof CursorAheadError)) throw error;
-      out.err(`--since: ${error.message}`);
+      if (!(error instanceof CursorAheadError || error instanceof OutputError)) throw error;
+      out.err(error instanceof CursorAheadError ? `--since: ${error.message}` : error.message);
       return 1;
-    } finally {
-      await sink.close();
     }
     for (const { id, reason } of summary.skipped) out.err(`${id}: skipped: ${reason}`);
     if (summary.gone > 0) out.err(`${summary.gone} products gone since ${flags.since} are not in the feed (the change feed lists them)`);
@@ -191,41 +200,6 @@ async function exportCommand({ args, flags, config, out }: Invocation): Promise<
       `exported ${summary.exported} as ${format}, skipped ${summary.skipped.length}; next cursor ${summary.nextCursor} (export --since ${summary.nextCursor} for what changes after)`,
     );
     return 0;
-  });
-}
-
-/** Where an export's lines go: `--out FILE` (created or truncated), else stdout, each line awaited while it drains. */
-async function openSink(path: string | undefined, out: Out): Promise<{ write: WriteLine; close: () => Promise<void> } | { error: string }> {
-  if (path === undefined) {
-    const stdout = out.stdout;
-    if (!stdout) return { write: (line) => out.log(line), close: async () => undefined };
-    return { write: (line) => writeLine(stdout, line), close: async () => undefined };
-  }
-  let file: FileHandle;
-  try {
-    file = await open(path, "w");
-  } catch (error) {
-    return { error: `--out ${path}: cannot write the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
-  }
-  const stream = file.createWriteStream();
-  return {
-    write: (line) => writeLine(stream, line),
-    close: () => new Promise((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve()))),
-  };
-}
-
-/** Writes a line and resolves once the stream takes more (at once, unless its buffer is full). */
-function writeLine(stream: Writable, line: string): Promise<void> | void {
-  if (stream.write(`${line}\n`)) return;
-  return new Promise((resolve, reject) => {
-    const done = (error?: Error) => {
-      stream.off("drain", done);
-      stream.off("error", done);
-      if (error) reject(error);
-      else resolve();
-    };
-    stream.once("drain", done);
-    stream.once("error", done);
   });
 }
 
