@@ -195,7 +195,8 @@ async function exportCommand({ args, flags, config, out }: Invocation): Promise<
       return 1;
     }
     for (const { id, reason } of summary.skipped) out.err(`${id}: skipped: ${reason}`);
-    if (summary.gone > 0) out.err(`${summary.gone} products gone since ${flags.since} are not in the feed (the change feed lists them)`);
+    if (summary.gone > 0)
+      out.err(`${summary.gone} gone since cursor ${flags.since}: not in the feed (a product feed cannot say so; the change feed lists them)`);
     out.err(
       `exported ${summary.exported} as ${format}, skipped ${summary.skipped.length}; next cursor ${summary.nextCursor} (export --since ${summary.nextCursor} for what changes after)`,
     );
