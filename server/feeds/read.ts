@@ -29,7 +29,7 @@ export function detectFormat(json: Record<string, unknown>): FeedFormat | undefi
 
 /**
  * The records of a JSON Lines file in `format`, or, without one, in the format its first recognisable line is
- * written in (a line before it that no format recognises is reported as such).
+ * written in (a line before it that no format recognises is read as our own record, and reported as one would be).
  */
 export async function* readFeed(path: string, limits: ImportLimits, format?: FeedFormat): AsyncGenerator<ParsedLine> {
   let known = format;
@@ -45,8 +45,7 @@ export async function* readFeed(path: string, limits: ImportLimits, format?: Fee
       continue;
     }
     known ??= detectFormat(object.json);
-    if (!known) yield { source, line, error: "not a record, an ACP product or a UCP product (give --format acp, ucp or ndjson)" };
-    else yield* parseObject(source, line, object.json, known, limits);
+    yield* parseObject(source, line, object.json, known ?? "ndjson", limits);
   }
 }
 

@@ -176,7 +176,7 @@ describe("UCP products", () => {
     const answer = { ucp: { version: "2026-04-08" }, products: [UCP_PRODUCT, { ...UCP_PRODUCT, variants: [] }, noUrl] };
     const lines = await read("answer.json", ['{"unknown": true}', answer]);
     expect(lines.map((line) => ("record" in line ? `${line.line}: ${line.record.name}` : `${line.line}: ${line.error}`))).toEqual([
-      "1: not a record, an ACP product or a UCP product (give --format acp, ucp or ndjson)",
+      "1: url: is required; name: is required",
       "2: Trail Runner 3",
       "2: products.1.variants: must hold at least one variant",
       "2: products.2.url: the product (or its first variant) needs an absolute http(s) URL: the catalog keeps a record per page",
