@@ -7,7 +7,7 @@ import { RulesError } from "../search/rules/files.js";
 import { ExchangeRatesError } from "../search/exchange-rates.js";
 import { run, UsageError, USAGE, type Out } from "./run.js";
 
-const out: Out = { log: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) };
+const out: Out = { log: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`), stdout: process.stdout };
 run(process.argv.slice(2), process.env, out).then(
   // Exit once stdout has drained: a pipe takes 64 KiB at a time, and exiting earlier cut `extract` lines short.
   (code) => process.stdout.write("", () => process.exit(code)),

@@ -6,6 +6,7 @@
  */
 import { createReadStream, writeFileSync } from "node:fs";
 import { access } from "node:fs/promises";
+import type { Writable } from "node:stream";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import type { KeyRecord } from "../auth/store.js";
@@ -13,6 +14,8 @@ import { createRoot, type Root } from "../compose.js";
 import { type Config, loadConfig } from "../config.js";
 import { ExtractInputError, extractFiles, importLines, type PageUrlOptions } from "../ingest/extract/cli.js";
 import { importRecords } from "../ingest/import.js";
+import { CursorAheadError, type ExportSummary, exportFeed, FEED_FORMATS, type FeedFormat, isFeedFormat } from "../feeds/index.js";
+import { ChangeCursorSchema } from "../../shared/schemas/index.js";
 import { importLimits } from "../ingest/limits.js";
 import { type CrawlDeps, type CrawlSummary, fetchPages, fetchSitemap, refresh, type Target } from "../fetch/crawl.js";
 import { createFetcher, fetchSettings } from "../fetch/fetcher.js";
@@ -29,12 +32,14 @@ import { readVocabulary } from "../search/vocabulary.js";
 import { loadRules, RULES_FILES, RulesError } from "../search/rules/index.js";
 import { formatQueryReport, queryReport } from "../search/rules/report.js";
 import { createProgress } from "./progress.js";
+import { fileSink, OutputError, type Sink, streamSink } from "./sink.js";
 
 export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
-export type Out = { log: (line: string) => void; err: (line: string) => void };
+/** Where the CLI prints; `stdout`, when given, is what an export streams to, at the pace it drains. */
+export type Out = { log: (line: string) => void; err: (line: string) => void; stdout?: Writable };
 
 type Flags = ReturnType<typeof parseArguments>["values"];
 
@@ -148,6 +153,57 @@ async function crawlCommand(
   });
 }
 
+/** `--format`: one of the feed formats, or undefined (each file's own, detected). */
+function feedFormat(value: string | undefined): FeedFormat | undefined {
+  if (value === undefined || isFeedFormat(value)) return value;
+  throw new UsageError(`--format must be one of ${FEED_FORMATS.join(", ")}; got ${JSON.stringify(value)}`);
+}
+
+/** `catalog export`: the options checked before anything is opened, then the feed streamed to stdout or `--out`. */
+async function exportCommand({ args, flags, config, out }: Invocation): Promise<number> {
+  if (args.length > 0) throw new UsageError(`export takes no PATH (got ${args[0]}); write to a file with --out FILE`);
+  const format = feedFormat(flags.format);
+  if (format === undefined) throw new UsageError(`export needs --format ${FEED_FORMATS.join("|")}`);
+  const host = flags["brand-url"] === undefined ? undefined : brandHost(flags["brand-url"]);
+  if (host === null) throw new UsageError("--brand-url must be a site's URL or host, such as https://shop.example or shop.example");
+  const since = flags.since === undefined ? undefined : ChangeCursorSchema.safeParse(flags.since);
+  if (since && !since.success)
+    throw new UsageError("--since must be a change-feed cursor: the digits of a next_cursor (GET /products/changes, or a previous export)");
+  let sink: Sink;
+  try {
+    sink =
+      flags.out !== undefined
+        ? await fileSink(flags.out)
+        : out.stdout
+          ? streamSink(out.stdout, "stdout", false)
+          : { write: out.log, close: async () => undefined };
+  } catch (error) {
+    if (!(error instanceof OutputError)) throw error;
+    out.err(error.message);
+    return 1;
+  }
+  return withRoot(config, async (root) => {
+    const { db } = await root.database();
+    let summary: ExportSummary;
+    try {
+      const options = { format, ...(host ? { brandHost: host } : {}), ...(since ? { since: Number(since.data) } : {}) };
+      // Closed whatever happens: a file's lines so far are kept (a failed write is said by close too).
+      summary = await exportFeed(db, options, (line) => sink.write(line)).finally(() => sink.close());
+    } catch (error) {
+      if (!(error instanceof CursorAheadError || error instanceof OutputError)) throw error;
+      out.err(error instanceof CursorAheadError ? `--since: ${error.message}` : error.message);
+      return 1;
+    }
+    for (const { id, reason } of summary.skipped) out.err(`${id}: skipped: ${reason}`);
+    if (summary.gone > 0)
+      out.err(`${summary.gone} gone since cursor ${flags.since}: not in the feed (a product feed cannot say so; the change feed lists them)`);
+    out.err(
+      `exported ${summary.exported} as ${format}, skipped ${summary.skipped.length}; next cursor ${summary.nextCursor} (export --since ${summary.nextCursor} for what changes after)`,
+    );
+    return 0;
+  });
+}
+
 const keyCommands: Record<string, (invocation: Invocation, root: Root) => Promise<number>> = {
   async issue({ flags, out }, root) {
     if (!flags.name) throw new UsageError("keys issue needs --name NAME");
@@ -225,19 +281,20 @@ const COMMANDS: Record<string, Command> = {
   import: {
     usage: [
       [
-        "import PATH... [--url URL | --urls FILE] [--report FILE]",
-        "import NDJSON records and saved PDP pages (.html, .htm, .html.gz, directories searched recursively); --report writes failures as NDJSON",
+        "import PATH... [--format acp|ucp|ndjson] [--url URL | --urls FILE] [--report FILE]",
+        "import NDJSON records, ACP or UCP product feeds (JSON Lines; the format of each file is detected unless --format says) and saved PDP pages (.html, .htm, .html.gz, directories searched recursively); --report writes failures as NDJSON",
       ],
     ],
     run: async ({ args: paths, flags, config, out }) => {
       if (paths.length === 0) throw new UsageError("import needs at least one PATH");
+      const format = feedFormat(flags.format);
       const pages = pageOptions(flags);
       const total = await countLines(paths);
       return withRoot(config, async (root) => {
         const [database, embedder] = await Promise.all([root.database(), root.embedder()]);
         await checkEmbeddingModel(database.db, embedder);
         const progress = createProgress(total, "importing");
-        const summary = await importRecords({ db: database.db, embedder }, importLines(paths, pages, importLimits(config)), {
+        const summary = await importRecords({ db: database.db, embedder }, importLines(paths, pages, importLimits(config), format), {
           onProgress: (s) => progress.update(s.imported + s.updated + s.unchanged + s.failed, `(${s.failed} failed)`),
         });
         progress.finish();
@@ -255,6 +312,15 @@ const COMMANDS: Record<string, Command> = {
         return summary.failed > 0 ? 1 : 0;
       });
     },
+  },
+  export: {
+    usage: [
+      [
+        "export --format acp|ucp|ndjson [--brand-url URL] [--since CURSOR] [--out FILE]",
+        "write the catalog as a feed, one product a line, to stdout or FILE; --brand-url: one merchant's; --since: what changed after a change-feed cursor",
+      ],
+    ],
+    run: exportCommand,
   },
   fetch: {
     usage: [
@@ -504,6 +570,10 @@ function parseArguments(argv: readonly string[]) {
         "older-than": { type: "string" },
         brand: { type: "string" },
         limit: { type: "string" },
+        format: { type: "string" },
+        out: { type: "string" },
+        "brand-url": { type: "string" },
+        since: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });

@@ -17,6 +17,17 @@ export type ParsedLine = { source: string; line: number; record: ImportRecord } 
  * files the project ships (the sample catalog) and benchmarks, never for an operator's input.
  */
 export async function* readNdjson(path: string, limits?: ImportLimits): AsyncGenerator<ParsedLine> {
+  for await (const item of readJsonLines(path, limits)) yield "error" in item ? item : parseLine(path, item.line, item.text, limits);
+}
+
+/**
+ * The non-empty lines of a JSON Lines file (gunzipped when it ends in `.gz`), numbered from 1, each as its text, or
+ * as the error of one longer than IMPORT_MAX_LINE_BYTES: what every feed format reads (server/feeds) before parsing.
+ */
+export async function* readJsonLines(
+  path: string,
+  limits?: ImportLimits,
+): AsyncGenerator<{ source: string; line: number; text: string } | { source: string; line: number; error: string }> {
   const raw = createReadStream(path);
   const input = path.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
   const maxLineBytes = limits?.maxLineBytes ?? Number.POSITIVE_INFINITY;
@@ -28,7 +39,7 @@ export async function* readNdjson(path: string, limits?: ImportLimits): AsyncGen
       continue;
     }
     if (item.text.trim() === "") continue;
-    yield parseLine(path, line, item.text, limits);
+    yield { source: path, line, text: item.text };
   }
 }
 
@@ -58,16 +69,25 @@ export async function* splitLines(input: Readable, maxBytes: number): AsyncGener
   if (size > 0) yield finish();
 }
 
-export function parseLine(source: string, line: number, text: string, limits?: ImportLimits): ParsedLine {
+/** A line's JSON object, or why it is not one. */
+export function parseJsonObject(text: string): { json: Record<string, unknown> } | { error: string } {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    return { source, line, error: `not valid JSON (${(error as Error).message})` };
+    return { error: `not valid JSON (${(error as Error).message})` };
   }
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    return { source, line, error: "not a JSON object" };
-  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return { error: "not a JSON object" };
+  return { json: json as Record<string, unknown> };
+}
+
+export function parseLine(source: string, line: number, text: string, limits?: ImportLimits): ParsedLine {
+  const object = parseJsonObject(text);
+  return "error" in object ? { source, line, error: object.error } : parseRecord(source, line, object.json, limits);
+}
+
+/** A JSON object as an import record, validated and within the caps. */
+export function parseRecord(source: string, line: number, json: unknown, limits?: ImportLimits): ParsedLine {
   const parsed = ImportRecordSchema.safeParse(json);
   if (!parsed.success) return { source, line, error: describeIssues(parsed.error) };
   const refused = limits && exceedsLimits(parsed.data, limits);

@@ -23,7 +23,7 @@ import { cleanStrings, MAX_JSON_DEPTH, nestedDeeperThan } from "./sanitize.js";
  * A required string's own error: "is required" only when it is missing. (A message given as the schema's `error` is
  * also every check's message that has none of its own: a 200,000-character name was reported as "is required".)
  */
-const required = { error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : "must be a string") };
+export const required = { error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : "must be a string") };
 
 /** A length cap's message: the limit, and how long the value was, so the operator knows what to cut. */
 function atMost(max: number) {
@@ -179,7 +179,8 @@ function dedupeMedia(media: ImportRecord["media"]): ImportRecord["media"] {
   return media.filter((item) => !seen.has(item.url) && seen.add(item.url));
 }
 
-/** One line's failure, in words an operator can fix. */
-export function describeIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.length ? issue.path.join(".") : "record"}: ${issue.message}`).join("; ");
+/** One line's failure, in words an operator can fix; `at` is where in the line the object checked is (`products.2.`). */
+export function describeIssues(error: z.ZodError, at = ""): string {
+  const where = (path: PropertyKey[]) => (path.length ? `${at}${path.join(".")}` : at ? at.slice(0, -1) : "record");
+  return error.issues.map((issue) => `${where(issue.path)}: ${issue.message}`).join("; ");
 }

@@ -1,10 +1,11 @@
 /** The operator CLI in-process against an embedded data dir: import and keys. */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE, toNdjson } from "../helpers/catalog.js";
 import { runCli } from "../helpers/cli.js";
+import { ImportRecordSchema } from "../../server/ingest/record.js";
 import { createRoot } from "../../server/compose.js";
 import { loadConfig } from "../../server/config.js";
 import { loadRules, RulesError, useRules } from "../../server/search/rules/index.js";
@@ -74,6 +75,19 @@ describe("catalog import", () => {
     expect(result.code).toBe(1);
     expect(result.err).toEqual([expect.stringMatching(/nope\.ndjson: cannot read: ENOENT/)]);
     expect(result.out.at(-1)).toBe("imported 1, updated 0, unchanged 0, failed 1");
+  });
+});
+
+describe("catalog export", () => {
+  it("writes one brand's records to --out as a feed the import reads, and says what it did on stderr", async () => {
+    const path = join(dir, "copperleaf.ndjson");
+    const result = await cli("export", "--format", "ndjson", "--brand-url", "https://copperleafkitchen.example/", "--out", path);
+    expect(result).toMatchObject({ code: 0, out: [], err: [expect.stringMatching(/^exported 2 as ndjson, skipped 0; next cursor \d+ /)] });
+    const lines = readFileSync(path, "utf8").trimEnd().split("\n");
+    expect(lines.map((line) => ImportRecordSchema.parse(JSON.parse(line)).name).sort()).toEqual([
+      "Cast Iron Skillet 26 cm",
+      "Stainless Steel Saucepan 2 L",
+    ]);
   });
 });
 

@@ -3,7 +3,8 @@
  *
  *   catalog extract FILE…   one NDJSON line per page: {"source", "pdp"} or {"source", "error"}
  *   catalog import PATH…    saved pages (.html, .htm, .html.gz; directories searched recursively)
- *                           mixed with NDJSON files, fed to the existing importer as ParsedLine items
+ *                           mixed with JSON Lines feeds (NDJSON records, ACP or UCP products: server/feeds),
+ *                           fed to the existing importer as ParsedLine items
  *
  * Both take the page URL from the page itself; when a page states none, from
  * `--url URL` (only with a single page) or `--urls FILE`, a sidecar in NDJSON:
@@ -20,7 +21,8 @@ import { readdir, realpath, stat } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import { createInterface } from "node:readline";
 import type { ImportLimits } from "../limits.js";
-import { readNdjson, type ParsedLine } from "../ndjson.js";
+import { type FeedFormat, readFeed } from "../../feeds/index.js";
+import type { ParsedLine } from "../ndjson.js";
 import { describeIssues, exceedsLimits, ImportRecordSchema } from "../record.js";
 import { PageTooLargeError, readPage } from "./charset.js";
 import { type ExplainedRecord, type ExtractedRecord, extractProduct } from "./index.js";
@@ -166,14 +168,20 @@ export async function* extractFiles(
 
 /**
  * `catalog import PATH…`: pages are extracted and validated like any NDJSON
- * line (line 0 stands for "the whole page"); NDJSON files are read as before.
+ * line (line 0 stands for "the whole page"); other files are feeds, read in
+ * `format`, or in the format each one's first line is written in.
  */
-export async function* importLines(paths: readonly string[], options: PageUrlOptions, limits: ImportLimits): AsyncGenerator<ParsedLine> {
+export async function* importLines(
+  paths: readonly string[],
+  options: PageUrlOptions,
+  limits: ImportLimits,
+  format?: FeedFormat,
+): AsyncGenerator<ParsedLine> {
   const urlOf = await urlLookup(options, () => countPages(paths.filter((path) => !NDJSON.test(path))));
   for await (const found of expandPaths(paths, (file) => isPagePath(file) || NDJSON.test(file))) {
     const { path } = found;
     if (!isPagePath(path)) {
-      yield* "refused" in found ? [{ source: path, line: 0, error: found.refused }] : readNdjsonSafely(path, found.read, limits);
+      yield* "refused" in found ? [{ source: path, line: 0, error: found.refused }] : readFeedSafely(path, found.read, limits, format);
       continue;
     }
     const line = await extractFile(found, urlOf(path), limits);
@@ -186,9 +194,9 @@ export async function* importLines(paths: readonly string[], options: PageUrlOpt
   }
 }
 
-async function* readNdjsonSafely(source: string, path: string, limits: ImportLimits): AsyncGenerator<ParsedLine> {
+async function* readFeedSafely(source: string, path: string, limits: ImportLimits, format?: FeedFormat): AsyncGenerator<ParsedLine> {
   try {
-    for await (const line of readNdjson(path, limits)) yield { ...line, source };
+    for await (const line of readFeed(path, limits, format)) yield { ...line, source };
   } catch (error) {
     yield { source, line: 0, error: `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
   }
