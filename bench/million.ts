@@ -6,8 +6,8 @@
  * (`bench_million_N`, kept for `--reuse`). Vectors are supplied in the records (million-data.ts: a pool of P distinct
  * base names embedded once by the real encoder, reused), so the load measures the database. Prints, each beside a
  * floor from the same run:
- *   - the load through importRecords as `catalog import` runs it (NDJSON lines parsed, matching on), against the
- *     last products written by the upsert alone (upsertProducts, one transaction a batch);
+ *   - the load through importRecords as `catalog import` runs it (NDJSON lines parsed; matching on, unless
+ *     --no-matching), against the last products written by the upsert alone (upsertProducts, a transaction a batch);
  *   - table and index sizes;
  *   - single-connection search p50/p95 (unfiltered, filtered, with facets, a filtered browse with facets), get-by-id
  *     p50/p99 and change-feed pages, through the services (product cache off), against the SQL each call issued,
