@@ -20,6 +20,7 @@ const POSTGRES_HALF = [
   "tests/integration/catalog-cache.test.ts",
   "tests/integration/issue-47-import.test.ts",
   "tests/integration/import-pipeline.test.ts",
+  "tests/integration/import-vectors-resume.test.ts",
   "tests/integration/facets-mirror.test.ts",
   "tests/integration/auth.test.ts",
   "tests/integration/rest.test.ts",

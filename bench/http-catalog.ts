@@ -22,7 +22,7 @@ import { readNdjson } from "../server/ingest/ndjson.js";
 import { importLines } from "../server/ingest/extract/cli.js";
 import { importLimits } from "../server/ingest/limits.js";
 import { loadConfig } from "../server/config.js";
-import { prepareRecord } from "../server/ingest/record.js";
+import { type ImportRecord, prepareRecord } from "../server/ingest/record.js";
 import { backfillStructured } from "../server/catalog/backfill.js";
 import { countProducts } from "../server/catalog/repository.js";
 import { createLocalEmbedder } from "../server/search/embedders/local.js";
@@ -340,11 +340,29 @@ function availability(random: () => number): string {
 }
 
 function syntheticRecord(i: number, random: () => number) {
-  const brandIndex = Math.floor(random() ** 2 * BRANDS); // some brands are much larger than others
+  return prepareRecord(syntheticProduct(i, random));
+}
+
+/** A generated product's name (before any colour or size) and the kind it names. */
+export interface BaseName {
+  name: string;
+  noun: string;
+}
+
+/**
+ * One generated product as an import line's record. `options` (bench:million) widen it to a million products: the
+ * name from a pool of base names (whose vectors are made once), a colour or size after it, one brand per
+ * `brands`, and prices spread around a price typical of the kind; without them it is the 100,000 catalog's as cached.
+ */
+export function syntheticProduct(i: number, random: () => number, options?: { names: readonly BaseName[]; brands: number }): ImportRecord {
+  const brandIndex = Math.floor(random() ** 2 * (options?.brands ?? BRANDS)); // some brands are much larger than others
   const brand = brandName(brandIndex);
   const host = `${brand.toLowerCase()}.example`;
-  const noun = pick(random, WORDS.nouns);
-  const name = `${pick(random, WORDS.adjectives)} ${pick(random, WORDS.materials)} ${noun}`.replace(/^./, (c) => c.toUpperCase());
+  const base = options ? pick(random, options.names) : null;
+  const noun = base ? base.noun : pick(random, WORDS.nouns);
+  const name = base
+    ? `${base.name}, ${random() < 0.5 ? pick(random, WORDS.colours) : `size ${pick(random, SIZES)}`}`
+    : `${pick(random, WORDS.adjectives)} ${pick(random, WORDS.materials)} ${noun}`.replace(/^./, (c) => c.toUpperCase());
   const sentences = [
     `A ${pick(random, WORDS.adjectives)} ${noun} made from ${pick(random, WORDS.materials)} for ${pick(random, WORDS.uses)}.`,
     `Available in ${pick(random, WORDS.colours)} and ${pick(random, WORDS.colours)}, it is ${pick(random, WORDS.adjectives)} and easy to care for.`,
@@ -352,9 +370,9 @@ function syntheticRecord(i: number, random: () => number) {
     `Pairs well with our ${pick(random, WORDS.adjectives)} ${pick(random, WORDS.nouns)} and ${pick(random, WORDS.materials)} ${pick(random, WORDS.nouns)}.`,
   ];
   const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${i}`;
-  const price = (5 + random() * 400).toFixed(2);
+  const price = (options ? typicalPrice(noun) * Math.exp(0.5 * normal(random)) : 5 + random() * 400).toFixed(2);
   const currency = random() < 0.85 ? "USD" : "EUR";
-  return prepareRecord({
+  return {
     url: `https://www.${host}/products/${slug}`,
     name,
     desc: sentences.join(" "),
@@ -363,7 +381,34 @@ function syntheticRecord(i: number, random: () => number) {
     price_label: currency === "USD" ? `$${price}` : `${price.replace(".", ",")} €`,
     offers: { price, currency, availability: availability(random) },
     category: CATEGORY_OF[noun] ?? "Other",
-  });
+    ...(options ? { identifiers: { sku: `${brand.slice(0, 3).toUpperCase()}-${i}`, gtin: null, mpn: null } } : {}),
+  };
+}
+
+const SIZES = ["XS", "S", "M", "L", "XL", "1 L", "2 L", "500 ml", "12 oz", "queen", "king", "2-person", "4-person"];
+
+/** A price typical of a kind of product, $8–$400, the same for the kind every time. */
+function typicalPrice(noun: string): number {
+  const spread = createHash("sha256").update(noun).digest().readUInt16BE(0) / 65_535;
+  return 8 * 50 ** spread;
+}
+
+/** A standard normal draw (Box–Muller). */
+function normal(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}
+
+/** The distinct base names (adjective, material, kind) in a seeded order: the first `howMany`. */
+export function baseNames(howMany: number): BaseName[] {
+  const random = rng(49);
+  const seen = new Map<string, BaseName>();
+  const all = WORDS.adjectives.length * WORDS.materials.length * WORDS.nouns.length;
+  while (seen.size < Math.min(howMany, all)) {
+    const noun = pick(random, WORDS.nouns);
+    const name = `${pick(random, WORDS.adjectives)} ${pick(random, WORDS.materials)} ${noun}`.replace(/^./, (c) => c.toUpperCase());
+    seen.set(name, { name, noun });
+  }
+  return [...seen.values()];
 }
 
 /** Half the products are sold by three merchants (records 6k, 6k+1, 6k+2 are one product group), the rest by one. */

@@ -121,6 +121,30 @@ export async function startServer(
   }
 }
 
+/** The real server (server/main.ts) on a real Postgres (DATABASE_URL), with `settings` (WEB_CONCURRENCY, …). */
+export async function startServerOnPostgres(databaseUrl: string, tag: string, settings: Record<string, string> = {}): Promise<Running> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...settings,
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: join(CACHE, "http-unused-data-dir"),
+    HOST: "127.0.0.1",
+    PORT: "0",
+    SAMPLE_CATALOG: "false",
+    RATE_LIMIT_PER_MINUTE: "1000000",
+  };
+  const serverLog = join(CACHE, `http-server-${tag}.log`);
+  const server = startNode(join(ROOT, "server", "main.ts"), [], env, serverLog);
+  try {
+    const [, base] = await waitForLine(server, serverLog, /Server listening at (http:\/\/127\.0\.0\.1:\d+)/, "the server");
+    await waitForLine(server, serverLog, /"msg":"ready"/, "the server");
+    return { base: base!, pid: server.process.pid!, stop: () => stop(server) };
+  } catch (error) {
+    await stop(server);
+    throw error;
+  }
+}
+
 /** A bench script (bench/NAME.ts) that prints its port on a line of its own once it listens on 127.0.0.1. */
 export async function startScript(name: string, args: string[], tag: string): Promise<Running> {
   const logFile = join(CACHE, `${name}-${tag}.log`);

@@ -295,7 +295,8 @@ const COMMANDS: Record<string, Command> = {
         await checkEmbeddingModel(database.db, embedder);
         const progress = createProgress(total, "importing");
         const summary = await importRecords({ db: database.db, embedder }, importLines(paths, pages, importLimits(config), format), {
-          onProgress: (s) => progress.update(s.imported + s.updated + s.unchanged + s.failed, `(${s.failed} failed)`),
+          // `unchanged` is what a resumed import finds already in: skipped, neither embedded nor written.
+          onProgress: (s) => progress.update(s.imported + s.updated + s.unchanged + s.failed, `(${s.unchanged} unchanged, ${s.failed} failed)`),
         });
         progress.finish();
         // A saved page is a file, line 0: it is named by its path alone.

@@ -23,6 +23,7 @@ import { matchProducts, storedMatchKeys } from "../matching/service.js";
 import { type MatchSettings, settingsFingerprint, shippedMatchSettings } from "../matching/settings.js";
 import type { ParsedLine } from "./ndjson.js";
 import { prepareRecord, type PreparedRecord } from "./record.js";
+import { suppliedVector } from "./vectors.js";
 
 export interface ImportFailure {
   source: string;
@@ -93,10 +94,21 @@ export async function importRecords(
       fail(parsed.source, parsed.line, `cannot prepare the record: ${(error as Error).message}`);
       continue;
     }
+    const supplied = parsed.record.embedding ? suppliedVector(parsed.record.embedding, deps.embedder) : null;
+    if (supplied && "error" in supplied) {
+      fail(parsed.source, parsed.line, supplied.error);
+      continue;
+    }
     const earlier = lineOf.get(record.id);
     if (earlier) summary.replaced.push({ ...earlier, id: record.id, replacedBy: { source: parsed.source, line: parsed.line } });
     lineOf.set(record.id, { source: parsed.source, line: parsed.line });
-    batch.push({ source: parsed.source, line: parsed.line, record, ...(parsed.validators ? { validators: parsed.validators } : {}) });
+    batch.push({
+      source: parsed.source,
+      line: parsed.line,
+      record,
+      ...(parsed.validators ? { validators: parsed.validators } : {}),
+      ...(supplied ? { vector: supplied.vector } : {}),
+    });
     if (batch.length >= batchSize) {
       await pipeline.push(batch);
       batch = [];
@@ -114,7 +126,8 @@ export async function importRecords(
   return summary;
 }
 
-type BatchItem = { source: string; line: number; record: PreparedRecord; validators?: PageValidators };
+/** `vector`: supplied with the record (ingest/vectors.ts), so it is not embedded. */
+type BatchItem = { source: string; line: number; record: PreparedRecord; validators?: PageValidators; vector?: number[] };
 
 /** A batch read against what is stored: what to write, and its vectors on their way from the encoder. */
 interface Planned {
@@ -210,8 +223,16 @@ async function planBatch(
   await confirmUnchanged(deps, unchanged, storedById, summary);
   // A record whose language is unknown is indexed in the catalog's (search/languages/catalog.ts).
   const catalogLang = toWrite.length > 0 ? await catalogLanguage(deps.db) : "";
-  const vectors = toWrite.length > 0 ? handled(deps.embedder.embed(toWrite.map((item) => item.record.embeddingText))) : Promise.resolve([]);
+  const vectors = handled(vectorsFor(deps.embedder, toWrite));
   return { items, toWrite, hashById, vectors, catalogLang };
+}
+
+/** Each item's vector, in order: its supplied one, or the encoder's (only the items without one are embedded). */
+async function vectorsFor(embedder: Embedder, items: readonly BatchItem[]): Promise<number[][]> {
+  const missing = items.filter((item) => item.vector === undefined);
+  const made = missing.length > 0 ? await embedder.embed(missing.map((item) => item.record.embeddingText)) : [];
+  let next = 0;
+  return items.map((item) => item.vector ?? made[next++]!);
 }
 
 /** Writes a planned batch in one transaction, or record by record when the database refuses it. */

@@ -105,6 +105,19 @@ export const ImportRecordSchema = z.object({
     .optional(),
   /** Per field, the layer it was read from and how sure the extractor is (see docs/extraction.md). */
   provenance: ProvenanceSchema.nullable().optional(),
+  /**
+   * The record's vector, made beforehand by the catalog's model, so the import stores it instead of embedding the
+   * record (checked against the model's name and dimensions in ingest/vectors.ts). Not part of the content hash.
+   */
+  embedding: z
+    .object({
+      model: z.string(required).trim().min(1, "must not be empty").max(200, atMost(200)),
+      vector: z
+        .array(z.number({ error: "must hold numbers only" }))
+        .min(1, "must not be empty")
+        .max(16_000, "holds at most 16,000 numbers"),
+    })
+    .optional(),
 });
 
 export type ImportRecord = z.infer<typeof ImportRecordSchema>;
