@@ -26,6 +26,7 @@ const POSTGRES_HALF = [
   "tests/integration/rest.test.ts",
   "tests/integration/ratelimit.test.ts",
   "tests/integration/matching.test.ts",
+  "tests/integration/feeds.test.ts",
 ];
 
 const postgresUrl = process.env.TEST_POSTGRES_URL;
