@@ -46,6 +46,8 @@ export interface RootOptions {
    * migrated, since the primary migrated it before forking (N workers need not each check).
    */
   worker?: number;
+  /** How far converting a catalog stored before to half-precision vectors has got (db/halfvec.ts), when it runs. */
+  onMigrationProgress?: (done: number, total: number) => void;
 }
 
 export interface Root {
@@ -98,7 +100,7 @@ export function createRoot(config: Config, options: RootOptions): Root {
       }));
     if (!options.database) closers.push(() => handle.close());
     if (options.worker === undefined) {
-      await handle.migrate();
+      await handle.migrate(options.onMigrationProgress ? { onProgress: options.onMigrationProgress } : {});
       // Columns a migration added are filled from what import stored (a no-op once done).
       await backfillStructured(handle.db);
     }

@@ -53,8 +53,18 @@ interface Command {
 }
 
 /** Runs `work` on a root for the CLI and closes what it built, whatever happens. */
+/** Once, after an upgrade: a catalog stored before converted to half-precision vectors (db/halfvec.ts). */
+function vectorProgress(): (done: number, total: number) => void {
+  let progress: ReturnType<typeof createProgress> | undefined;
+  return (done, total) => {
+    progress ??= createProgress(total, "converting the vectors to half precision");
+    progress.update(done, "products");
+    if (done >= total) progress.finish();
+  };
+}
+
 async function withRoot<T>(config: Config, work: (root: Root) => Promise<T>): Promise<T> {
-  const root = createRoot(config, { role: "cli" });
+  const root = createRoot(config, { role: "cli", onMigrationProgress: vectorProgress() });
   try {
     return await work(root);
   } finally {

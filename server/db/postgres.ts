@@ -10,6 +10,7 @@ import postgres from "postgres";
 import * as schema from "./schema.js";
 import type { Database } from "./client.js";
 import { MIGRATIONS_FOLDER, type DatabaseHandle } from "./handle.js";
+import { convertVectorsToHalf } from "./halfvec.js";
 import { DatabaseTimeoutError } from "./errors.js";
 
 /**
@@ -243,10 +244,12 @@ export function openPostgres(options: {
     kind: "postgres",
     vectorSettingsInSession: false,
     // On its own connection and without the query deadline: building an index on a big table takes its time.
-    migrate: async () => {
+    migrate: async (options = {}) => {
       const single = connect(1);
       try {
-        await migrate(drizzle(single, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+        const db = drizzle(single, { schema });
+        await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+        await convertVectorsToHalf(db as unknown as Database, { concurrently: true, ...options });
       } finally {
         await single.end({ timeout: 5 });
       }
