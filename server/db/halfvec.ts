@@ -5,6 +5,7 @@
  * in `catalog_meta` so an interrupted run resumes there; builds its HNSW index (CONCURRENTLY on Postgres: writes go
  * on meanwhile); then swaps the columns in one short transaction. Every step finds its state in the database, so a
  * run stopped anywhere (killed, failed) is finished by the next, and a catalog converted already costs one read.
+ * `db` is one session (the migrator's connection): the advisory lock that keeps two runs apart is a session's.
  */
 import { sql } from "drizzle-orm";
 import type { Database } from "./client.js";
