@@ -8,7 +8,7 @@
  * `db` is one session (the migrator's connection): the advisory lock that keeps two runs apart is a session's.
  */
 import { sql } from "drizzle-orm";
-import type { Database } from "./client.js";
+import type { Database, DbOrTx } from "./client.js";
 import { catalogMeta, EMBEDDING_DIMENSIONS } from "./schema.js";
 
 /** Where the fill has got to: the last id of the last committed batch. Removed by the swap. */
@@ -24,7 +24,7 @@ export interface HalfvecOptions {
 }
 
 /** What the products table holds now: `vector` (not converted, or under way), `halfvec` (done). */
-async function embeddingType(db: Database): Promise<string | undefined> {
+async function embeddingType(db: DbOrTx): Promise<string | undefined> {
   const [row] = await db
     .select({ type: sql<string>`format_type(atttypid, atttypmod)` })
     .from(sql`pg_attribute`)
@@ -84,6 +84,9 @@ async function buildIndex(db: Database, concurrently: boolean): Promise<void> {
 /** The columns, index and trigger swapped in one transaction: metadata only, the exclusive lock held for milliseconds. */
 async function swap(db: Database): Promise<void> {
   await db.transaction(async (tx) => {
+    // PGlite has one session, shared with the CLI on the server's socket: the advisory lock keeps neither out.
+    await tx.execute(sql`lock table products in access exclusive mode`);
+    if ((await embeddingType(tx))?.startsWith("halfvec")) return;
     await tx.execute(sql`drop trigger products_embedding_half on products`);
     await tx.execute(sql`drop function products_embedding_half()`);
     await tx.execute(sql`drop index products_embedding_idx`);

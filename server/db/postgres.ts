@@ -244,12 +244,13 @@ export function openPostgres(options: {
     kind: "postgres",
     vectorSettingsInSession: false,
     // On its own connection and without the query deadline: building an index on a big table takes its time.
-    migrate: async (options = {}) => {
+    migrate: async (migrateOptions = {}) => {
       const single = connect(1);
       try {
         const db = drizzle(single, { schema });
         await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
-        await convertVectorsToHalf(db as unknown as Database, { concurrently: true, ...options });
+        // Not CONCURRENTLY on an embedded database reached through its server's socket (PGlite: one session).
+        await convertVectorsToHalf(db as unknown as Database, { concurrently: !options.socketPath, ...migrateOptions });
       } finally {
         await single.end({ timeout: 5 });
       }
