@@ -10,7 +10,7 @@ import cluster from "node:cluster";
 import type { FastifyInstance } from "fastify";
 import { readFileSync } from "node:fs";
 import { analyzeIfDue } from "./catalog/analyze.js";
-import { createRoot, type Root } from "./compose.js";
+import { createRoot, type MigrationProgress, type Root } from "./compose.js";
 import { clusterWorkerId, primaryLog, superviseWorkers } from "./cluster.js";
 import { type Config, ConfigError, loadConfig, serverProcesses } from "./config.js";
 import { DataDirBusyError } from "./db/open.js";
@@ -106,8 +106,12 @@ async function main(): Promise<void> {
 }
 
 /** Converting a catalog stored before to half-precision vectors, once, after an upgrade (db/halfvec.ts). */
-function vectorProgress(progress: StartProgress): (done: number, total: number) => void {
-  return (done, total) => progress.count("vectors", "converting the catalog's vectors to half precision", done, total, "products");
+function vectorProgress(progress: StartProgress): MigrationProgress {
+  const doing = "converting the catalog's vectors to half precision";
+  return {
+    onProgress: (done, total) => progress.count("vectors", doing, done, total, "products"),
+    onIndexing: (rows) => progress.say(`${doing}: building their index (${rows} products)…`, { step: "vectors", rows }),
+  };
 }
 
 /**
@@ -125,7 +129,7 @@ async function runPrimary(config: Config, count: number): Promise<void> {
   // It only migrates, loads the sample catalog and issues the first key: a small pool.
   const root = createRoot(
     { ...config, DATABASE_POOL_SIZE: Math.min(2, config.DATABASE_POOL_SIZE) },
-    { role: "server", onMigrationProgress: vectorProgress(progress) },
+    { role: "server", migrationProgress: vectorProgress(progress) },
   );
   await root.synonyms();
   await progress.step("database", "opening the database and applying its migrations", () => root.database());
@@ -168,7 +172,7 @@ async function serve(config: Config, options: { worker?: number; note?: string }
   const { worker } = options;
   // N workers saying the same start-up lines would only repeat the primary's.
   const progress = progressOf(config, worker);
-  const root = createRoot(config, { role: "server", ...(worker === undefined ? { onMigrationProgress: vectorProgress(progress) } : { worker }) });
+  const root = createRoot(config, { role: "server", ...(worker === undefined ? { migrationProgress: vectorProgress(progress) } : { worker }) });
   // A worker's counters are scraped through the primary, which adds them up: from the start, since a worker that
   // does not answer holds up every scrape (until prom-client gives up, after 5 s).
   if (worker !== undefined) answerClusterScrapes(root.metrics);

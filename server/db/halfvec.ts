@@ -21,6 +21,8 @@ export interface HalfvecOptions {
   batchSize?: number;
   /** Rows gone through so far of the table's; said after each batch. Throwing stops the run where it is (resumable). */
   onProgress?: (done: number, total: number) => void;
+  /** The fill is done; the index of `rows` vectors is being built. */
+  onIndexing?: (rows: number) => void;
 }
 
 /** What the products table holds now: `vector` (not converted, or under way), `halfvec` (done). */
@@ -38,7 +40,7 @@ async function readCursor(db: Database): Promise<string> {
 }
 
 /** Copies `embedding` into `embedding_half` for the rows past the cursor, a batch of ids per transaction. */
-async function fill(db: Database, options: HalfvecOptions): Promise<void> {
+async function fill(db: Database, options: HalfvecOptions): Promise<number> {
   const batchSize = options.batchSize ?? 1000;
   let after = await readCursor(db);
   const [counts] = await db
@@ -49,6 +51,8 @@ async function fill(db: Database, options: HalfvecOptions): Promise<void> {
     .from(sql`products`);
   let done = counts?.done ?? 0;
   const total = counts?.total ?? 0;
+  // Said once before the first batch too, so a rate is measured from the start (a new, empty catalog says nothing).
+  if (done < total) options.onProgress?.(done, total);
   for (;;) {
     const last = await db.transaction(async (tx) => {
       // Ids by the primary key's order, so each batch is an index range and none is read twice.
@@ -65,7 +69,7 @@ async function fill(db: Database, options: HalfvecOptions): Promise<void> {
         .onConflictDoUpdate({ target: catalogMeta.key, set: { value: row.last, updatedAt: sql`now()` } });
       return { last: row.last, rows: row.rows };
     });
-    if (!last) return;
+    if (!last) return total;
     after = last.last;
     done = Math.min(total, done + last.rows);
     options.onProgress?.(done, total);
@@ -106,7 +110,8 @@ export async function convertVectorsToHalf(db: Database, options: HalfvecOptions
   await db.execute(sql`select pg_advisory_lock(hashtext('catalog-halfvec'))`);
   try {
     if ((await embeddingType(db))?.startsWith("halfvec")) return false;
-    await fill(db, options);
+    const rows = await fill(db, options);
+    options.onIndexing?.(rows);
     await buildIndex(db, options.concurrently);
     await swap(db);
     return true;

@@ -12,6 +12,8 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../drizzle", import.m
 export interface MigrateOptions {
   /** Products gone through of the table's, while a catalog stored before is converted to half-precision vectors. */
   onProgress?: (done: number, total: number) => void;
+  /** That conversion's filling is done and its HNSW index, of `rows` vectors, is being built (minutes at a million). */
+  onIndexing?: (rows: number) => void;
   /** Products per transaction of that conversion (1,000). */
   batchSize?: number;
 }
