@@ -380,23 +380,6 @@ function unitVector(random: () => number): Float32Array {
   return v;
 }
 
-const float32 = new Float32Array(1);
-const float32Bits = new Uint32Array(float32.buffer);
-
-/** A float's nearest IEEE half, ties to even (a unit vector's components never overflow; below 2^-14 they are taken as 0). */
-function halfBits(value: number): number {
-  float32[0] = value;
-  const bits = float32Bits[0]!;
-  const sign = (bits >>> 16) & 0x8000;
-  const exponent = ((bits >>> 23) & 0xff) - 112;
-  if (exponent <= 0) return sign;
-  const mantissa = bits & 0x7fffff;
-  let half = sign | (exponent << 10) | (mantissa >>> 13);
-  const rest = mantissa & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && (half & 1) === 1)) half++;
-  return half;
-}
-
 /**
  * Rows for `COPY products (…) FROM … WITH (FORMAT binary)`. pgvector's text
  * input (strtof under WASM) costs ~2.5 ms a vector in PGlite, so a plain
@@ -423,11 +406,11 @@ class BinaryCopy {
   static text = (value: string) => Buffer.from(value, "utf8");
   /** jsonb's binary form: version 1, then the JSON text. */
   static jsonb = (value: unknown) => Buffer.concat([Buffer.from([1]), Buffer.from(JSON.stringify(value), "utf8")]);
-  /** pgvector's binary form of a halfvec: int16 dimensions, int16 unused, IEEE half floats, big-endian. */
-  static halfvec(v: Float32Array): Buffer {
-    const out = Buffer.alloc(4 + 2 * v.length);
+  /** pgvector's binary form: int16 dimensions, int16 unused, float4s, big-endian. */
+  static vector(v: Float32Array): Buffer {
+    const out = Buffer.alloc(4 + 4 * v.length);
     out.writeInt16BE(v.length, 0);
-    for (let d = 0; d < v.length; d++) out.writeUInt16BE(halfBits(v[d]!), 4 + 2 * d);
+    for (let d = 0; d < v.length; d++) out.writeFloatBE(v[d]!, 4 + 4 * d);
     return out;
   }
 }
@@ -489,7 +472,7 @@ export async function generatedCatalog(count: number): Promise<BenchCatalog> {
           jsonb(r.offers ?? null),
           text(r.category ?? ""),
           text(r.contentHash),
-          BinaryCopy.halfvec(unitVector(random)),
+          BinaryCopy.vector(unitVector(random)),
           text(model),
         ]);
       }
@@ -503,7 +486,7 @@ export async function generatedCatalog(count: number): Promise<BenchCatalog> {
     await client.exec(`SET maintenance_work_mem = '1GB';`);
     await client.exec(`CREATE INDEX "products_search_idx" ON "products" USING gin ("search");`);
     const hnsw = performance.now();
-    await client.exec(`CREATE INDEX "products_embedding_idx" ON "products" USING hnsw ("embedding" halfvec_cosine_ops);`);
+    await client.exec(`CREATE INDEX "products_embedding_idx" ON "products" USING hnsw ("embedding" vector_cosine_ops);`);
     log(`  hnsw index in ${((performance.now() - hnsw) / 1000).toFixed(0)} s\n`);
     // One statement per call: VACUUM refuses to run inside the implicit transaction of a multi-statement string.
     await client.exec(`VACUUM ANALYZE products;`);

@@ -10,7 +10,7 @@ import postgres from "postgres";
 import * as schema from "./schema.js";
 import type { Database } from "./client.js";
 import { MIGRATIONS_FOLDER, type DatabaseHandle } from "./handle.js";
-import { convertVectorsToHalf } from "./halfvec.js";
+import { convertVectorsToHalf, keepFullPrecision } from "./halfvec.js";
 import { DatabaseTimeoutError } from "./errors.js";
 
 /**
@@ -249,8 +249,9 @@ export function openPostgres(options: {
       try {
         const db = drizzle(single, { schema });
         await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
-        // Not CONCURRENTLY on an embedded database reached through its server's socket (PGlite: one session).
-        await convertVectorsToHalf(db as unknown as Database, { concurrently: !options.socketPath, ...migrateOptions });
+        // An embedded database reached through its server's socket keeps full precision, as PGlite does (halfvec.ts).
+        if (options.socketPath) await keepFullPrecision(db as unknown as Database);
+        else await convertVectorsToHalf(db as unknown as Database, { concurrently: true, ...migrateOptions });
       } finally {
         await single.end({ timeout: 5 });
       }

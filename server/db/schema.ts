@@ -109,8 +109,10 @@ export const products = pgTable(
     /** SHA-256 of the record as imported: an unchanged re-import is skipped, with no re-embedding. */
     contentHash: text("content_hash").notNull(),
     /**
-     * Half precision (pgvector's `halfvec`, 2 bytes a dimension): half the table and index of `vector`, the same dev
-     * nDCG@10 (docs/decisions/0017-halfvec.md). Migration 0018 and db/halfvec.ts convert a catalog stored before.
+     * Half precision on Postgres (pgvector's `halfvec`, 2 bytes a dimension): half the index of `vector`, the same dev
+     * nDCG@10 (docs/decisions/0017-halfvec.md); migration 0018 and db/halfvec.ts convert a catalog stored before.
+     * PGlite keeps `vector` (its WASM build converts half floats in software: slower inserts and searches); both map
+     * to the same number[] and take the same `vector` query (search/retrieve.ts).
      */
     embedding: halfvec("embedding", { dimensions: EMBEDDING_DIMENSIONS }),
     embeddingModel: text("embedding_model"),

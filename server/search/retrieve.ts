@@ -23,12 +23,13 @@ export interface Ranked {
 }
 
 /**
- * A query vector as SQL, parsed once per query: a bare `$1::halfvec` is re-parsed
- * for every row it is compared with (512 floats of text each time). In half
- * precision, the stored vectors' type (db/schema.ts), which their index compares.
+ * A query vector as SQL, parsed once per query: a bare `$1::vector` is re-parsed
+ * for every row it is compared with (512 floats of text each time). As `vector`,
+ * so that it compares with either column type (db/schema.ts): Postgres stores
+ * `halfvec` and converts the query to it once, PGlite keeps `vector` (db/halfvec.ts).
  */
 export function vectorLiteral(vector: readonly number[]): SQL {
-  return sql`(select ${vectorText(vector)}::halfvec)`;
+  return sql`(select ${vectorText(vector)}::vector)`;
 }
 
 /** pgvector's text form of a vector, sent as one parameter. */
@@ -142,7 +143,7 @@ export async function vectorRanked(
   const { exact } = options;
   const alsoScore = options.alsoScore ?? [];
   // The query's 512 floats are sent and parsed once per statement (~1 ms on PGlite): every branch reads this row.
-  const queryVector = db.$with("query_vector").as(db.select({ v: sql`${vectorText(vector)}::halfvec`.as("v") }).from(sql`(select) as one`));
+  const queryVector = db.$with("query_vector").as(db.select({ v: sql`${vectorText(vector)}::vector`.as("v") }).from(sql`(select) as one`));
   const toQuery = sql`${products.embedding} <=> (select "v" from "query_vector")`;
   const plainDistance = sql<number>`${toQuery}`.mapWith(Number).as("distance");
   // `+ 0` keeps the planner off the HNSW index for the exact path.
