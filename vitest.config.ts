@@ -9,6 +9,7 @@ import { defineConfig } from "vitest/config";
  */
 const POSTGRES_HALF = [
   "tests/integration/migrations.test.ts",
+  "tests/integration/halfvec-migration.test.ts",
   "tests/integration/search.test.ts",
   "tests/integration/fulltext.test.ts",
   "tests/integration/search-pipeline.test.ts",

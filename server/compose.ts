@@ -14,6 +14,7 @@ import { backfillStructured } from "./catalog/backfill.js";
 import { rateLimitStore, resolveRateLimitStore } from "./api/http/ratelimit.js";
 import { admissionSettings, type Config } from "./config.js";
 import type { Database } from "./db/client.js";
+import type { MigrateOptions } from "./db/handle.js";
 import { type DatabaseHandle, openDatabase } from "./db/open.js";
 import { createFetcher, fetchSettings } from "./fetch/fetcher.js";
 import { liveLookupPermit } from "./fetch/live.js";
@@ -27,6 +28,9 @@ import { type ExchangeRates, loadExchangeRates } from "./search/exchange-rates.j
 import type { Reranker } from "./search/reranker.js";
 import type { RetrievalMode } from "./search/service.js";
 import { type BaseServices, createBaseServices, createServices, type Services } from "./services.js";
+
+/** What a start or a command says while a catalog stored before is converted to half-precision vectors. */
+export type MigrationProgress = Pick<MigrateOptions, "onProgress" | "onIndexing">;
 
 export interface RootOptions {
   /** `server` owns an embedded data dir (and shares it on a socket); `cli` reaches a running server's. */
@@ -46,6 +50,8 @@ export interface RootOptions {
    * migrated, since the primary migrated it before forking (N workers need not each check).
    */
   worker?: number;
+  /** How far converting a catalog stored before to half-precision vectors has got (db/halfvec.ts), when it runs. */
+  migrationProgress?: MigrationProgress;
 }
 
 export interface Root {
@@ -98,7 +104,7 @@ export function createRoot(config: Config, options: RootOptions): Root {
       }));
     if (!options.database) closers.push(() => handle.close());
     if (options.worker === undefined) {
-      await handle.migrate();
+      await handle.migrate(options.migrationProgress ?? {});
       // Columns a migration added are filled from what import stored (a no-op once done).
       await backfillStructured(handle.db);
     }

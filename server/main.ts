@@ -10,7 +10,7 @@ import cluster from "node:cluster";
 import type { FastifyInstance } from "fastify";
 import { readFileSync } from "node:fs";
 import { analyzeIfDue } from "./catalog/analyze.js";
-import { createRoot, type Root } from "./compose.js";
+import { createRoot, type MigrationProgress, type Root } from "./compose.js";
 import { clusterWorkerId, primaryLog, superviseWorkers } from "./cluster.js";
 import { type Config, ConfigError, loadConfig, serverProcesses } from "./config.js";
 import { DataDirBusyError } from "./db/open.js";
@@ -105,6 +105,15 @@ async function main(): Promise<void> {
   return serve(config, processes.note ? { note: processes.note } : {});
 }
 
+/** Converting a catalog stored before to half-precision vectors, once, after an upgrade (db/halfvec.ts). */
+function vectorProgress(progress: StartProgress): MigrationProgress {
+  const doing = "converting the catalog's vectors to half precision";
+  return {
+    onProgress: (done, total) => progress.count("vectors", doing, done, total, "products"),
+    onIndexing: (rows) => progress.say(`${doing}: building their index (${rows} products)…`, { step: "vectors", rows }),
+  };
+}
+
 /**
  * The cluster's primary: migrations and the sample catalog once, before any worker starts (not N times racing);
  * then the workers; the first key once they all listen; /metrics on METRICS_PORT summed over them.
@@ -118,7 +127,10 @@ async function runPrimary(config: Config, count: number): Promise<void> {
     processes: count,
   });
   // It only migrates, loads the sample catalog and issues the first key: a small pool.
-  const root = createRoot({ ...config, DATABASE_POOL_SIZE: Math.min(2, config.DATABASE_POOL_SIZE) }, { role: "server" });
+  const root = createRoot(
+    { ...config, DATABASE_POOL_SIZE: Math.min(2, config.DATABASE_POOL_SIZE) },
+    { role: "server", migrationProgress: vectorProgress(progress) },
+  );
   await root.synonyms();
   await progress.step("database", "opening the database and applying its migrations", () => root.database());
   await onboardCatalog(root, progress, log.info);
@@ -160,7 +172,7 @@ async function serve(config: Config, options: { worker?: number; note?: string }
   const { worker } = options;
   // N workers saying the same start-up lines would only repeat the primary's.
   const progress = progressOf(config, worker);
-  const root = createRoot(config, { role: "server", ...(worker === undefined ? {} : { worker }) });
+  const root = createRoot(config, { role: "server", ...(worker === undefined ? { migrationProgress: vectorProgress(progress) } : { worker }) });
   // A worker's counters are scraped through the primary, which adds them up: from the start, since a worker that
   // does not answer holds up every scrape (until prom-client gives up, after 5 s).
   if (worker !== undefined) answerClusterScrapes(root.metrics);

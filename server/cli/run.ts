@@ -10,7 +10,7 @@ import type { Writable } from "node:stream";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import type { KeyRecord } from "../auth/store.js";
-import { createRoot, type Root } from "../compose.js";
+import { createRoot, type MigrationProgress, type Root } from "../compose.js";
 import { type Config, loadConfig } from "../config.js";
 import { ExtractInputError, extractFiles, importLines, type PageUrlOptions } from "../ingest/extract/cli.js";
 import { importRecords } from "../ingest/import.js";
@@ -58,8 +58,23 @@ interface Command {
 }
 
 /** Runs `work` on a root for the CLI and closes what it built, whatever happens. */
+/** Once, after an upgrade: a catalog stored before converted to half-precision vectors (db/halfvec.ts). */
+function vectorProgress(): MigrationProgress {
+  let progress: ReturnType<typeof createProgress> | undefined;
+  return {
+    onProgress: (done, total) => {
+      progress ??= createProgress(total, "converting the vectors to half precision");
+      progress.update(done, "products");
+    },
+    onIndexing: (rows) => {
+      progress?.finish();
+      process.stderr.write(`building the index of ${rows} half-precision vectors…\n`);
+    },
+  };
+}
+
 async function withRoot<T>(config: Config, work: (root: Root) => Promise<T>): Promise<T> {
-  const root = createRoot(config, { role: "cli" });
+  const root = createRoot(config, { role: "cli", migrationProgress: vectorProgress() });
   try {
     return await work(root);
   } finally {

@@ -9,6 +9,15 @@ import type { Database } from "./client.js";
 /** The generated migrations, applied by either driver's migrator. */
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
+export interface MigrateOptions {
+  /** Products gone through of the table's, while a catalog stored before is converted to half-precision vectors. */
+  onProgress?: (done: number, total: number) => void;
+  /** That conversion's filling is done and its HNSW index, of `rows` vectors, is being built (minutes at a million). */
+  onIndexing?: (rows: number) => void;
+  /** Products per transaction of that conversion (1,000). */
+  batchSize?: number;
+}
+
 export type DatabaseKind = "pglite" | "postgres";
 
 export interface DatabaseHandle {
@@ -32,8 +41,11 @@ export interface DatabaseHandle {
    * replica in turn, or `db` when there are none.
    */
   reader(): Database;
-  /** Applies pending migrations from `drizzle/`. */
-  migrate(): Promise<void>;
+  /**
+   * Applies pending migrations from `drizzle/`, then what is left of converting the vectors to half precision
+   * (halfvec.ts), saying how far that has got.
+   */
+  migrate(options?: MigrateOptions): Promise<void>;
   close(): Promise<void>;
 }
 

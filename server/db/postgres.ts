@@ -10,6 +10,7 @@ import postgres from "postgres";
 import * as schema from "./schema.js";
 import type { Database } from "./client.js";
 import { MIGRATIONS_FOLDER, type DatabaseHandle } from "./handle.js";
+import { convertVectorsToHalf, keepFullPrecision } from "./halfvec.js";
 import { DatabaseTimeoutError } from "./errors.js";
 
 /**
@@ -243,10 +244,14 @@ export function openPostgres(options: {
     kind: "postgres",
     vectorSettingsInSession: false,
     // On its own connection and without the query deadline: building an index on a big table takes its time.
-    migrate: async () => {
+    migrate: async (migrateOptions = {}) => {
       const single = connect(1);
       try {
-        await migrate(drizzle(single, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+        const db = drizzle(single, { schema });
+        await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+        // An embedded database reached through its server's socket keeps full precision, as PGlite does (halfvec.ts).
+        if (options.socketPath) await keepFullPrecision(db as unknown as Database);
+        else await convertVectorsToHalf(db as unknown as Database, { concurrently: true, ...migrateOptions });
       } finally {
         await single.end({ timeout: 5 });
       }

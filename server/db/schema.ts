@@ -15,8 +15,8 @@ import {
   smallint,
   text,
   timestamp,
+  halfvec,
   uniqueIndex,
-  vector,
 } from "drizzle-orm/pg-core";
 import type { Identifiers, Media, Offers, Provenance, RawData } from "../../shared/schemas/index.js";
 
@@ -108,7 +108,13 @@ export const products = pgTable(
     derivedVersion: smallint("derived_version").notNull().default(0),
     /** SHA-256 of the record as imported: an unchanged re-import is skipped, with no re-embedding. */
     contentHash: text("content_hash").notNull(),
-    embedding: vector("embedding", { dimensions: EMBEDDING_DIMENSIONS }),
+    /**
+     * Half precision on Postgres (pgvector's `halfvec`, 2 bytes a dimension): half the index of `vector`, the same dev
+     * nDCG@10 (docs/decisions/0017-halfvec.md); migration 0018 and db/halfvec.ts convert a catalog stored before.
+     * PGlite keeps `vector` (its WASM build converts half floats in software: slower inserts and searches); both map
+     * to the same number[] and take the same `vector` query (search/retrieve.ts).
+     */
+    embedding: halfvec("embedding", { dimensions: EMBEDDING_DIMENSIONS }),
     embeddingModel: text("embedding_model"),
     /**
      * Weighted full-text document: name (A) over brands (B) over description (C) over the category (D), whose segments
@@ -155,7 +161,7 @@ export const products = pgTable(
     uniqueIndex("products_url_key_idx").on(t.urlKey),
     index("products_brand_host_idx").on(t.brandHost),
     index("products_search_idx").using("gin", t.search),
-    index("products_embedding_idx").using("hnsw", t.embedding.op("vector_cosine_ops")),
+    index("products_embedding_idx").using("hnsw", t.embedding.op("halfvec_cosine_ops")),
     index("products_price_idx").on(t.currency, t.priceMinor, t.id),
     index("products_category_idx").on(t.categoryKey.op("text_pattern_ops")),
     index("products_brand_keys_idx").using("gin", t.brandKeys),

@@ -24,7 +24,9 @@ export interface Ranked {
 
 /**
  * A query vector as SQL, parsed once per query: a bare `$1::vector` is re-parsed
- * for every row it is compared with (512 floats of text each time).
+ * for every row it is compared with (512 floats of text each time). As `vector`,
+ * so that it compares with either column type (db/schema.ts): Postgres stores
+ * `halfvec` and converts the query to it once, PGlite keeps `vector` (db/halfvec.ts).
  */
 export function vectorLiteral(vector: readonly number[]): SQL {
   return sql`(select ${vectorText(vector)}::vector)`;

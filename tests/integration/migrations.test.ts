@@ -6,33 +6,17 @@
  * remakes the full-text document with the category's last segment in it, 0012 with every segment naming one kind, and
  * 0013 with slashes read as spaces (and the vocabulary counted again so).
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { changesSince } from "../../server/catalog/repository.js";
 import type { Database } from "../../server/db/client.js";
 import { MIGRATIONS_FOLDER } from "../../server/db/handle.js";
 import { openRawTestDatabase, type RawTestDatabase } from "../helpers/database.js";
+import { type Journal, migrationsUpTo } from "../helpers/migrations.js";
 
 /** The last migration before freshness: what a catalog that predates issue 18 was migrated to. */
 const BEFORE_FRESHNESS = "0008_vocabulary_triggers";
-
-interface Journal {
-  entries: { idx: number; tag: string }[];
-}
-
-/** A copy of the migrations folder whose journal ends at `lastTag`, which drizzle's migrator then stops at. */
-function migrationsUpTo(lastTag: string): { folder: string; remove(): void } {
-  const folder = mkdtempSync(join(tmpdir(), "catalog-migrations-"));
-  cpSync(MIGRATIONS_FOLDER, folder, { recursive: true });
-  const journalPath = join(folder, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8")) as Journal; // drizzle-kit's journal, read back as written
-  const last = journal.entries.findIndex((entry) => entry.tag === lastTag);
-  if (last < 0) throw new Error(`no migration ${lastTag} in the journal`);
-  writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, last + 1) }));
-  return { folder, remove: () => rmSync(folder, { recursive: true, force: true }) };
-}
 
 /** Old products, each last changed on its own day (out of id order, so the feed's order is the dates', not the ids'). */
 const OLD = [
