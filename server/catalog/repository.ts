@@ -13,7 +13,8 @@ import { canonicalAmount, fromMinorUnits } from "../../shared/currency.js";
 import { lowestSince } from "./prices.js";
 import type { Product } from "../../shared/schemas/index.js";
 
-const recordColumns = {
+/** A record's fields as imported and stored (the export reads them as they are: server/feeds). */
+export const storedRecordColumns = {
   id: products.id,
   url: products.url,
   name: products.name,
@@ -24,6 +25,10 @@ const recordColumns = {
   offers: products.offers,
   identifiers: products.identifiers,
   category: products.category,
+};
+
+const recordColumns = {
+  ...storedRecordColumns,
   fetchedAt: products.fetchedAt,
   checkedAt: products.checkedAt,
   updatedAt: products.updatedAt,

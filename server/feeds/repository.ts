@@ -1,5 +1,6 @@
 /** The queries an export pages through: ids a page at a time, then the records of a page. */
 import { and, asc, eq, gt, inArray, isNull, max } from "drizzle-orm";
+import { storedRecordColumns } from "../catalog/repository.js";
 import type { DbOrTx } from "../db/client.js";
 import { productChanges, products } from "../db/schema.js";
 import type { RecordInput } from "./mapped.js";
@@ -46,19 +47,7 @@ export async function feedHead(db: DbOrTx): Promise<number> {
 export async function storedRecords(db: DbOrTx, ids: readonly string[]): Promise<(RecordInput & { id: string })[]> {
   if (ids.length === 0) return [];
   const rows = await db
-    .select({
-      id: products.id,
-      url: products.url,
-      name: products.name,
-      desc: products.desc,
-      media: products.media,
-      brands: products.brands,
-      price_label: products.priceLabel,
-      offers: products.offers,
-      identifiers: products.identifiers,
-      category: products.category,
-      provenance: products.provenance,
-    })
+    .select({ ...storedRecordColumns, provenance: products.provenance })
     .from(products)
     .where(inArray(products.id, [...ids]));
   const byId = new Map(
