@@ -245,6 +245,8 @@ async function writePlanned(
   const { toWrite, hashById, catalogLang } = planned;
   const vectors = await planned.vectors;
   const settings = matchSettings(deps);
+  // Once a batch: the fingerprint hashes the whole settings file.
+  const matchedWith = settings ? settingsFingerprint(settings) : null;
   const rows = toWrite.map(({ record, validators }, index) => {
     const { embeddingText: _text, ...row } = record;
     const searchLang = row.lang ?? catalogLang;
@@ -253,7 +255,7 @@ async function writePlanned(
       ...row,
       searchLang,
       matchKeys: keys,
-      matchedWith: settings ? settingsFingerprint(settings) : null,
+      matchedWith,
       embedding: vectors[index] ?? null,
       embeddingModel: deps.embedder.model,
       ...(validators ? { validators } : {}),
