@@ -45,14 +45,7 @@ function vectorText(vector: readonly number[]): string {
  * `product_facets` rows (they mirror the filter columns), no further than the bound.
  */
 export async function withinExactScope(db: Database, filters: Filters, catalogSize: number): Promise<boolean> {
-  // An audience or colour read from the query's words passes every product stating none: it orders the index's scan
-  // like any filter, but alone never makes a scope small enough to compare product by product.
-  const { unstatedPass } = filters;
-  const hard: Filters = {
-    ...filters,
-    ...(unstatedPass?.audience ? { audiences: undefined } : {}),
-    ...(unstatedPass?.colour ? { colours: undefined, namedColours: undefined } : {}),
-  };
+  const hard = hardPart(filters);
   if (!narrows(hard)) return false;
   const bound = Math.min(EXACT_SCOPE_MAX, Math.floor(catalogSize / 2));
   const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(
@@ -64,6 +57,25 @@ export async function withinExactScope(db: Database, filters: Filters, catalogSi
       .as("bounded"),
   );
   return (row?.n ?? 0) <= bound;
+}
+
+function hasSoftPart({ unstatedPass, audiences, colours }: Filters): boolean {
+  return (unstatedPass?.audience === true && audiences !== undefined) || (unstatedPass?.colour === true && colours !== undefined);
+}
+
+/**
+ * The filters without those read from the query's words that pass every product stating none (an audience, a colour):
+ * such a filter orders results like any other, but alone never makes a scope small enough to compare product by
+ * product, and is checked on the index's nearest rather than steering its walk (vectorRanked).
+ */
+function hardPart(filters: Filters): Filters {
+  if (!hasSoftPart(filters)) return filters;
+  const { unstatedPass } = filters;
+  return {
+    ...filters,
+    ...(unstatedPass?.audience ? { audiences: undefined } : {}),
+    ...(unstatedPass?.colour ? { colours: undefined, namedColours: undefined } : {}),
+  };
 }
 
 /**
@@ -125,6 +137,9 @@ async function rankedMatches(db: Database, tsquery: SQL, where: SQL | undefined,
     .limit(k);
 }
 
+/** How many of the index's nearest under the other filters a filter read from the query's words is checked on, per result. */
+const SOFT_POOL = 4;
+
 /**
  * Cosine similarity over stored vectors. With `exact` (the filtered set is
  * within EXACT_SCOPE_MAX, withinExactScope) every product in scope is
@@ -145,20 +160,40 @@ export async function vectorRanked(
   // The query's 512 floats are sent and parsed once per statement (~1 ms on PGlite): every branch reads this row.
   const queryVector = db.$with("query_vector").as(db.select({ v: sql`${vectorText(vector)}::vector`.as("v") }).from(sql`(select) as one`));
   const toQuery = sql`${products.embedding} <=> (select "v" from "query_vector")`;
+  // Aliased as SQL in every branch, so the branches of the union below have one shape.
+  const idColumn = sql<string>`${products.id}`.as("id");
   const plainDistance = sql<number>`${toQuery}`.mapWith(Number).as("distance");
   // `+ 0` keeps the planner off the HNSW index for the exact path.
   const distance = exact ? sql<number>`(${toQuery}) + 0`.mapWith(Number).as("distance") : plainDistance;
   const query = (tx: DbOrTx) => {
-    const nearest = tx
-      .select({ id: products.id, distance, ranked: sql<boolean>`true`.as("ranked") })
-      .from(products)
-      .where(and(isNotNull(products.embedding), where))
-      // By the output column's name, not the expression again (which would be a second copy of the vector).
-      .orderBy(sql`"distance"`)
-      .limit(k);
+    const closest = (scope: SQL | undefined, limit: number) =>
+      tx
+        .select({ id: idColumn, distance, ranked: sql<boolean>`true`.as("ranked") })
+        .from(products)
+        .where(and(isNotNull(products.embedding), scope))
+        // By the output column's name, not the expression again (which would be a second copy of the vector).
+        .orderBy(sql`"distance"`)
+        .limit(limit);
+    // A filter read from the query's words is checked on the index's nearest under the others: steering the walk, a
+    // selective one ("gold dress") made the iterative scan visit most of the graph (130 ms on 10,000 products).
+    const near = exact || !hasSoftPart(filters) ? undefined : closest(filterSql(hardPart(filters)), k * SOFT_POOL).as("near");
+    const nearest = near
+      ? tx
+          // Named by hand: drizzle writes the subquery's columns unqualified, which the join makes ambiguous.
+          .select({
+            id: sql<string>`"near"."id"`.as("id"),
+            distance: sql<number>`"near"."distance"`.mapWith(Number).as("distance"),
+            ranked: sql<boolean>`true`.as("ranked"),
+          })
+          .from(near)
+          .innerJoin(products, sql`"products"."id" = "near"."id"`)
+          .where(where)
+          .orderBy(sql`"distance"`)
+          .limit(k)
+      : closest(where, k);
     if (alsoScore.length === 0) return tx.with(queryVector).select().from(nearest.as("nearest"));
     const others = tx
-      .select({ id: products.id, distance: plainDistance, ranked: sql<boolean>`false`.as("ranked") })
+      .select({ id: idColumn, distance: plainDistance, ranked: sql<boolean>`false`.as("ranked") })
       .from(products)
       .where(and(inArray(products.id, [...alsoScore]), isNotNull(products.embedding)));
     return tx.with(queryVector).select().from(unionAll(nearest, others).as("scored"));
