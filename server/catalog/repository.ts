@@ -10,7 +10,7 @@ import { and, arrayOverlaps, asc, count, countDistinct, eq, gt, inArray, isNotNu
 import type { DbOrTx } from "../db/client.js";
 import { catalogMeta, productChanges, products, type NewProductRow } from "../db/schema.js";
 import { canonicalAmount, fromMinorUnits } from "../../shared/currency.js";
-import { lowestSince } from "./prices.js";
+import { lowestPrices } from "./prices.js";
 import type { Product } from "../../shared/schemas/index.js";
 
 /** A record's fields as imported and stored (the export reads them as they are: server/feeds). */
@@ -37,8 +37,7 @@ const recordColumns = {
   /** The merchants selling the product (the group's records still there): one indexed lookup by `group_id`. */
   // Qualified by hand: drizzle writes a column of a one-table select unqualified, which inside the subquery is g's.
   priceCurrency: products.currency,
-  priceLow30d: lowestSince(30),
-  priceLow90d: lowestSince(90),
+  priceLows: lowestPrices(),
   /**
    * The group's merchants (its records still there) and its offers' lowest and highest price in this record's
    * currency, as "count min max" (an absent price is empty): one indexed pass over the group per record read.
@@ -62,8 +61,7 @@ type Row = Pick<Product, "id" | "url" | "name" | "desc" | "media" | "brands" | "
   groupId: string;
   group: string;
   priceCurrency: string | null;
-  priceLow30d: number | null;
-  priceLow90d: number | null;
+  priceLows: string;
   rawData?: Product["raw_data"] | null;
 };
 
@@ -100,23 +98,10 @@ function productGroup(id: string, counted: string, currency: string | null): Pro
 
 /** Optional members are left out, not null, when the page did not have them. */
 function toStored(row: Row, withRawData: boolean): StoredProduct {
-  const {
-    rawData,
-    offers,
-    identifiers,
-    category,
-    fetchedAt,
-    checkedAt,
-    updatedAt,
-    goneAt,
-    groupId,
-    group,
-    priceCurrency,
-    priceLow30d,
-    priceLow90d,
-    ...record
-  } = row;
-  const low = (units: number | null) => (units !== null && priceCurrency ? fromMinorUnits(Number(units), priceCurrency) : null);
+  const { rawData, offers, identifiers, category, fetchedAt, checkedAt, updatedAt, goneAt, groupId, group, priceCurrency, priceLows, ...record } =
+    row;
+  const [low30, low90] = priceLows.split(" ");
+  const low = (units: string | undefined) => (units && priceCurrency ? fromMinorUnits(Number(units), priceCurrency) : null);
   const product: Product = {
     ...record,
     ...(offers ? { offers: canonicalOffers(offers) } : {}),
@@ -126,8 +111,8 @@ function toStored(row: Row, withRawData: boolean): StoredProduct {
     checked_at: checkedAt.toISOString(),
     updated_at: updatedAt.toISOString(),
     product_group: productGroup(groupId, group, priceCurrency),
-    price_low_30d: low(priceLow30d),
-    price_low_90d: low(priceLow90d),
+    price_low_30d: low(low30),
+    price_low_90d: low(low90),
     ...(withRawData ? { raw_data: rawData ?? { strippedHtml: null, jsons: { ld_json: null, props_data: null } } } : {}),
   };
   return { product, goneAt };

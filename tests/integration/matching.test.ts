@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type DatabaseHandle, openPglite, openPostgres } from "../../server/db/open.js";
-import { products } from "../../server/db/schema.js";
+import { priceHistory, products } from "../../server/db/schema.js";
 import { importRecords } from "../../server/ingest/import.js";
 import { parseLine } from "../../server/ingest/ndjson.js";
 import { pin, rematch, split } from "../../server/matching/operator.js";
@@ -234,6 +234,17 @@ describe.each(DATABASES)("matching on %s", (_name, open) => {
     ]);
     expect([history.price_low_30d, history.price_low_90d]).toEqual(["28.00", "28.00"]);
     expect((await get("/products/a-kettle")).json().pdp).toMatchObject({ price_low_30d: "28.00", price_low_90d: "28.00" });
+    // A lower run that ended 60 days ago (written straight to the history) counts in the 90-day low only.
+    await db.db.insert(priceHistory).values({
+      productId: "a-kettle",
+      since: new Date(Date.now() - 70 * 86_400_000),
+      until: new Date(Date.now() - 60 * 86_400_000),
+      priceMinor: 1500,
+      currency: "USD",
+      availability: "InStock",
+    });
+    const lows = await series();
+    expect([lows.price_low_30d, lows.price_low_90d]).toEqual(["28.00", "15.00"]);
     for (const since of ["yesterday", "2026-02-30"]) {
       const bad = await get(`/products/a-kettle/prices?since=${since}`);
       expect([bad.statusCode, bad.json().code], since).toEqual([400, "invalid_parameter"]);
