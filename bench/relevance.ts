@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   await sample.handle.close();
   await database.close();
   const lastStage = benchStages().at(-1)!;
-  const blind = await measureBlindSets(lastStage, embedder, loadBlindSets());
+  const blind = process.argv.includes("--no-blind") ? ["not measured (--no-blind)"] : await measureBlindSets(lastStage, embedder, loadBlindSets());
   await embedder.close();
 
   const baseline = results.find((r) => r.name === "hybrid")?.ndcg ?? Number.NaN;
