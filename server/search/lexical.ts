@@ -17,30 +17,32 @@ export interface Term {
 
 const FIELD_BY_WEIGHT: Record<string, Term["field"]> = { A: "name", B: "brands", C: "desc", D: "category" };
 
-/** `'red':1A,5C 'shoe':2A` → terms. Lexemes are quoted with '' for a quote. */
+/** `'red':1A,5C 'shoe':2A` → terms. Lexemes are quoted with '' for a quote. Runs for every candidate of every search. */
 export function parseTsvector(text: string): Term[] {
   const terms: Term[] = [];
   const pattern = /'((?:[^']|'')*)'(?::([0-9A-D,]+))?/g;
   for (const match of text.matchAll(pattern)) {
-    const lexeme = match[1]!.replaceAll("''", "'");
-    for (const entry of (match[2] ?? "").split(",").filter(Boolean)) {
-      const weight = /[A-D]$/.test(entry) ? entry.slice(-1) : "D";
-      terms.push({ lexeme, position: Number.parseInt(entry, 10), field: FIELD_BY_WEIGHT[weight]! });
+    const quoted = match[1]!;
+    const lexeme = quoted.includes("''") ? quoted.replaceAll("''", "'") : quoted;
+    for (const entry of (match[2] ?? "").split(",")) {
+      if (entry === "") continue;
+      const last = entry.at(-1)!;
+      const field = FIELD_BY_WEIGHT[last >= "A" && last <= "D" ? last : "D"]!;
+      pushExpanded(terms, { lexeme, position: Number.parseInt(entry, 10), field });
     }
   }
-  return expandUnits(terms);
+  return terms;
 }
 
 /** `16gb` and `16 gb`, `1l` and `1 l` read the same: a number glued to a unit becomes two adjacent words. */
-function expandUnits(terms: Term[]): Term[] {
-  return terms.flatMap((term) => {
-    const glued = /^(\d+(?:[.,]\d+)?)([a-z]{1,4})$/.exec(term.lexeme);
-    if (!glued) return [term];
-    return [
-      { ...term, lexeme: glued[1]!.replace(",", ".") },
-      { ...term, lexeme: glued[2]!, position: term.position + 0.5 },
-    ];
-  });
+function pushExpanded(terms: Term[], term: Term): void {
+  const first = term.lexeme.charCodeAt(0);
+  const glued = first >= 48 && first <= 57 ? /^(\d+(?:[.,]\d+)?)([a-z]{1,4})$/.exec(term.lexeme) : null;
+  if (!glued) {
+    terms.push(term);
+    return;
+  }
+  terms.push({ ...term, lexeme: glued[1]!.replace(",", ".") }, { ...term, lexeme: glued[2]!, position: term.position + 0.5 });
 }
 
 /** The words of a text as written, lower-cased: runs of letters and digits, unstemmed (`"Chef's Knife"` → chef, s, knife). */
