@@ -311,9 +311,10 @@ async function scoreCandidates(local: LocalContext, query: string, candidates: r
           : 0,
       accessory: accessoryOf(query, candidate.name, department !== null),
       ages: plan.ages && excludesAges(candidate, plan.ages) ? 1 : 0,
-      sex: otherSex(sexes, sexesOf(candidate.name, candidate.category, candidate.desc)) ? 1 : 0,
+      // Read from the candidate only when the query asks for one: a description's words cost a search 1–2 ms.
+      sex: sexes.size > 0 && otherSex(sexes, sexesOf(candidate.name, candidate.category, candidate.desc)) ? 1 : 0,
       bedSize: otherBedSize(bedSizes, candidate.name) ? 1 : 0,
-      otherAnimal: otherSpecies(animals, candidate),
+      otherAnimal: animals.size > 0 && otherSpecies(animals, candidate),
       side: sideOf(document),
       department,
     };
