@@ -22,6 +22,10 @@ import { languageData } from "./languages/data.js";
 import { type CatalogWords, likeliestLanguage, queryLanguage } from "./languages/detect.js";
 import { inCatalogLanguage, readAbroad, lexiconWords, readAlternativesInto, readForeign, readInto } from "./languages/reading.js";
 import { escapeRegExp } from "./rules/files.js";
+import { bedSizesAsked } from "./bed-sizes.js";
+import { wordsIn } from "./lexical.js";
+import { type Sex, sexesAsked } from "./sexes.js";
+import { speciesIn } from "./species.js";
 
 /** `translation`: the query's words read in the catalog's language through the lexicons (languages/reading.ts). */
 export type FormKind = "typed" | "correction" | "synonym" | "translation";
@@ -88,6 +92,22 @@ export interface QueryPlan {
   translations: { from: string; to: string[] }[];
   /** Words of the query that nothing read: in another language and no lexicon names them, or in no language known. */
   unread: string[];
+  /**
+   * What the query's words ask of a product beyond its kind, read here once for the reranker: the sexes (sexes.ts),
+   * the animals (species.ts) and the bed sizes (bed-sizes.ts) it is for; its words as written (lexical.ts wordsIn),
+   * which a name's "for"/"with" marks as an accessory; and whether any is in Latin letters.
+   */
+  asks: { sexes: Sex[]; species: string[]; bedSizes: string[]; written: string[]; latin: boolean };
+}
+
+function asksOf(query: string): QueryPlan["asks"] {
+  return {
+    sexes: [...sexesAsked(query)],
+    species: [...speciesIn(query)],
+    bedSizes: [...bedSizesAsked(query)],
+    written: wordsIn(query),
+    latin: /\p{Script=Latin}/u.test(query),
+  };
 }
 
 /** Words that join two alternatives ("canon or nikon", "vitamix vs blendtec"). */
@@ -194,11 +214,11 @@ function readQuery(query: string, deps: UnderstandDeps): QueryPlan {
   const known = catalogWords(deps.vocabulary);
   const language = queryLanguage(words, catalog, known);
   // A query in another language is read through the lexicons, never corrected into the catalog's words.
-  if (language !== catalog) return readForeign(query, found, { ...deps, language, catalog });
+  if (language !== catalog) return { ...readForeign(query, found, { ...deps, language, catalog }), asks: asksOf(query) };
   const plan = readInCatalogLanguage(query, found, deps, catalog);
   if (plan.language.query !== null) return plan;
   const likeliest = likeliestLanguage(words, catalog, known);
-  return likeliest ? readForeign(query, found, { ...deps, language: likeliest, catalog }) : plan;
+  return likeliest ? { ...readForeign(query, found, { ...deps, language: likeliest, catalog }), asks: asksOf(query) } : plan;
 }
 
 function readInCatalogLanguage(query: string, found: Token[], deps: UnderstandDeps, catalog: string): QueryPlan {
@@ -505,6 +525,7 @@ function planOf(
       ages,
       avoid: [...(deps.avoid ?? [])],
       ...inCatalogLanguage(found, read.typed, catalog, held),
+      asks: asksOf(query),
     };
   }
   const abroad = readAbroad(found, read.searched, catalog, held);
@@ -521,6 +542,7 @@ function planOf(
     ...inLanguage,
     translations: [...inLanguage.translations, ...abroad.translations],
     unread: inLanguage.unread.filter((word) => !readWords.has(word)),
+    asks: asksOf(query),
   };
 }
 

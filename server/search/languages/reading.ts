@@ -22,7 +22,11 @@ const UNREAD_LEAST = 2;
 
 const isWord = (token: Token) => !token.code && /^\p{L}{2,}$/u.test(token.word);
 
-export function readForeign(query: string, found: readonly Token[], deps: UnderstandDeps & { language: string; catalog: string }): QueryPlan {
+export function readForeign(
+  query: string,
+  found: readonly Token[],
+  deps: UnderstandDeps & { language: string; catalog: string },
+): Omit<QueryPlan, "asks"> {
   const { language, catalog, vocabulary } = deps;
   const words = found.map((token) => token.word);
   const stop = new Set([...(languageData().stopWords.get(language) ?? [])].map(withoutAccents));

@@ -36,9 +36,9 @@ import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
 import { lexemeQuery, parseTsvector, wordsIn } from "../lexical.js";
 import { type AgeRange, excludes, productAges } from "../ages.js";
-import { otherSex, sexesAsked, sexesOf } from "../sexes.js";
-import { otherSpecies, speciesIn } from "../species.js";
-import { bedSizesAsked, otherBedSize } from "../bed-sizes.js";
+import { otherSex, sexesOf } from "../sexes.js";
+import { otherSpecies } from "../species.js";
+import { otherBedSize } from "../bed-sizes.js";
 import { categoryHeads, compoundHeadOf, readName } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
@@ -69,10 +69,9 @@ function excludesAges(candidate: Product, asked: AgeRange): boolean {
  * and the query itself has no such word. Without a category "with" does not count: such names often sell the pair
  * ("Camera with Lens"), and the name is all there is to go by.
  */
-function accessoryOf(query: string, name: string, categorised: boolean): number {
+function accessoryOf(asked: readonly string[], name: string, categorised: boolean): number {
   const { accessory, companion } = markers();
   const marking = categorised ? companion : accessory;
-  const asked = wordsIn(query);
   if (asked.some((word) => marking.has(word))) return 0;
   const tokens = wordsIn(name);
   const marker = tokens.findIndex((token) => marking.has(token));
@@ -248,11 +247,11 @@ async function readCandidates(
 }
 
 /** Each candidate as a Document, with its similarity to the query (none for a page the encoder cannot read). */
-function documentsOf(query: string, parsed: Query, reading: CandidateReading, known: ReadonlyMap<string, number>) {
-  const { candidates, byId, kinds, langOf, stemOf } = reading;
+function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMap<string, number>) {
+  const { plan, candidates, byId, kinds, langOf, stemOf } = reading;
   const readsWritten = parsed.clauses.some((clause) => clause.forms.some((form) => form.written !== undefined));
   const meantWords = parsed.clauses.flatMap((clause) => clause.forms.filter((form) => form.unindexed).map((form) => form.lexemes[0]!));
-  const latinQuery = LATIN.test(query);
+  const latinQuery = plan.asks.latin;
   return candidates.map((candidate, index) => {
     const row = byId.get(candidate.id);
     const language = langOf(candidate);
@@ -286,15 +285,15 @@ async function scoreCandidates(local: LocalContext, query: string, candidates: r
   const plan = context.plan ?? literalPlan(query);
   const reading = await readCandidates(local, plan, candidates, context);
   const parsed = await queryOf(local, plan, reading.stemmed, reading.readings);
-  const documents = documentsOf(query, parsed, reading, context.similarities ?? new Map<string, number>());
+  const documents = documentsOf(parsed, reading, context.similarities ?? new Map<string, number>());
   const averageLength = { name: 0, brands: 0, desc: 0 };
   for (const { document } of documents) {
     for (const field of ["name", "brands", "desc"] as const) averageLength[field] += document.length[field] / documents.length;
   }
   const avoided = plan.avoid.flatMap((word) => reading.stemmed.get(word) ?? []);
-  const sexes = sexesAsked(query);
-  const animals = speciesIn(query);
-  const bedSizes = bedSizesAsked(query);
+  const sexes = new Set(plan.asks.sexes);
+  const animals = new Set(plan.asks.species);
+  const bedSizes = new Set(plan.asks.bedSizes);
   const sideOf = sidesOf(reading);
   return documents.map(({ document, cosine }, index) => {
     const candidate = candidates[index]!;
@@ -309,7 +308,7 @@ async function scoreCandidates(local: LocalContext, query: string, candidates: r
         : plan.avoid.some((word) => freeOf(document, word) !== undefined)
           ? -1
           : 0,
-      accessory: accessoryOf(query, candidate.name, department !== null),
+      accessory: accessoryOf(plan.asks.written, candidate.name, department !== null),
       ages: plan.ages && excludesAges(candidate, plan.ages) ? 1 : 0,
       // Read from the candidate only when the query asks for one: a description's words cost a search 1–2 ms.
       sex: sexes.size > 0 && otherSex(sexes, sexesOf(candidate.name, candidate.category, candidate.desc)) ? 1 : 0,
