@@ -170,8 +170,8 @@ describe.each(DATABASE_PATHS)("on %s", (path) => {
 });
 
 // Russian pages, declared by the locale in their URLs, each kind's word only in other cases than the lexicon's
-// ("зонтов", "зонта"; "гитары", "гитару"), on a small English catalog of their own: the encoder, reading Cyrillic
-// it was not trained on, moves the nearest products of a query in no language ("xyzzy plugh") above.
+// ("зонтов", "зонта"; "гитары", "гитару"), on a small English catalog of their own: added to the sample catalog above,
+// they made its query in no language ("xyzzy plugh qwertz") answer a weak match by the encoder alone.
 const RUSSIAN: TestRecord[] = [
   {
     url: "https://dom-i-sad.example/ru/p/nabor-zontov",
