@@ -16,8 +16,9 @@ import { AVAILABILITIES, type Availability, type Identifiers, type Offers } from
  * 5: the product's language (`lang`, search/languages/detect.ts) and the language its text is indexed in (`search_lang`).
  * 6: the audience read from the department a page's address names ("/women/") where its name and category say none.
  * 7: Polish pages read as Polish (languages/stop-words/pl.txt), indexed and searched as such.
+ * 8: Russian pages whose text only the Russian lexicon shows (a name such as "Пуховик женский чёрный") read as Russian.
  */
-export const DERIVED_VERSION = 7;
+export const DERIVED_VERSION = 8;
 
 /** Price bucket bounds in major units, 1-2.5-5 steps: a useful spread for cents and yen alike. */
 export const PRICE_BOUNDS = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000];

@@ -2,7 +2,7 @@
  * Languages (issue 48, part 5), on the English sample catalog with a few pages in German and French, through the real
  * API on both database paths: each product indexed in its own language's text-search configuration with accents
  * folded, a query read in its language, and one in another language than the catalog's read into English through
- * the lexicons.
+ * the lexicons; and Russian pages on a small English catalog of their own.
  */
 import { readFileSync } from "node:fs";
 import { eq, sql } from "drizzle-orm";
@@ -166,5 +166,50 @@ describe.each(DATABASE_PATHS)("on %s", (path) => {
     const answer = await search("q=running+shoes+for+women");
     expect(answer.interpretation?.language).toBeUndefined();
     expect(categoryOf(answer.products[0]!)).toMatch(/^Shoes > Running Shoes/);
+  });
+});
+
+// Russian pages, declared by the locale in their URLs, each kind's word only in other cases than the lexicon's
+// ("зонтов", "зонта"; "гитары", "гитару"), on a small English catalog of their own: added to the sample catalog above,
+// they made its query in no language ("xyzzy plugh qwertz") answer a weak match by the encoder alone.
+const RUSSIAN: TestRecord[] = [
+  {
+    url: "https://dom-i-sad.example/ru/p/nabor-zontov",
+    name: "Набор из трёх складных зонтов",
+    desc: "Три зонта разных цветов в подарочной коробке: каждый складывается в свой чехол.",
+  },
+  {
+    url: "https://dom-i-sad.example/ru/p/chehol-dlya-gitary",
+    name: "Чехол для акустической гитары",
+    desc: "Мягкий чехол с карманом для нот: гитару в нём носят на спине.",
+  },
+];
+
+// On PGlite only: what is Russian's here is read before the database, and the stemming is the same configuration on both paths.
+describe("Russian pages", () => {
+  const english = SAMPLE.filter((record, index) => index < 10 || /kettle/i.test(record.name));
+  const { search } = appOnPath("PGlite", { records: [...english, ...RUSSIAN] });
+  const urls = (body: SearchResponse) => body.products.map((hit) => hit.pdp.url);
+
+  it.each([
+    ["umbrella", RUSSIAN[0]!],
+    ["guitar case", RUSSIAN[1]!],
+  ])("finds by the English %j a Russian page whose word is in another case, by its words", async (q, page) => {
+    // "umbrella" is read as "зонт", which Russian's stemmer meets in "зонтов" and "зонта"; "guitar case" as "гитара"
+    // and "чехол", met in "гитары".
+    const answer = await search(`q=${encodeURIComponent(q)}&explain=true`);
+    expect(urls(answer)[0]).toBe(page.url);
+    expect(answer.products[0]!.explain?.scores.lexical).toBeGreaterThan(0);
+  });
+
+  it("reads a Russian query into English, and finds a Russian page by its words as typed", async () => {
+    const answer = await search(`q=${encodeURIComponent("чайники для плиты")}`);
+    expect(answer.interpretation?.language).toEqual({ query: "ru", catalog: "en" });
+    expect(answer.interpretation?.translations).toEqual([
+      { from: "чайники", to: ["kettle"] },
+      { from: "плиты", to: ["hob"] },
+    ]);
+    expect(answer.products[0]!.pdp.name).toMatch(/Kettle/);
+    expect(urls(await search(`q=${encodeURIComponent("складные зонты")}`))[0]).toBe(RUSSIAN[0]!.url);
   });
 });

@@ -44,6 +44,9 @@ describe("a page's language from its text", () => {
     ["Scarpe leggere per la corsa su strada, con una suola che ammortizza ogni passo.", "it"],
     ["Lichte hardloopschoenen voor dames met een zool die goed dempt op de weg.", "nl"],
     ["Lekka kurtka przeciwdeszczowa dla dzieci, która nie przemaka i zmieści się w każdym plecaku.", "pl"],
+    ["Лёгкая непромокаемая куртка для детей, которая не пропускает воду и поместится в любой рюкзак.", "ru"],
+    // No stop word: the Russian lexicon's words alone.
+    ["Пуховик женский чёрный", "ru"],
     ["A freestanding two-person tent built around a single-hub pole set that pitches in under four minutes.", "en"],
   ])("reads %s", (text, language) => {
     expect(textLanguage(text)).toBe(language);
@@ -120,6 +123,26 @@ describe("reading a query in another language", () => {
     ]);
   });
 
+  it("reads Russian through its case endings, in Cyrillic as typed", () => {
+    // Genitive and instrumental, feminine: "чёрной пуховой куртки" is "чёрная пуховая куртка".
+    const russian = plan("чёрной пуховой куртки для женщин");
+    expect(russian.language).toEqual({ query: "ru", catalog: "en" });
+    expect(russian.translations).toEqual([
+      { from: "чёрной", to: ["black"] },
+      { from: "пуховой куртки", to: ["down jacket"] },
+      { from: "для женщин", to: ["women"] },
+    ]);
+    expect(russian.embedText).toBe("black down jacket women");
+    for (const form of ["куртки", "куртку", "курткой", "куртке", "куртках"]) expect(wordKey("ru", form)).toBe(wordKey("ru", "куртка"));
+    expect(wordKey("ru", "кроватью")).toBe(wordKey("ru", "кровать"));
+    // A word-building ending stays: "сумочка" is the handbag, "сумка" the bag; "белье" is no form of "белый".
+    expect(plan("сумочки").translations).toEqual([{ from: "сумочки", to: ["handbag"] }]);
+    expect(plan("белое нижнее белье").translations).toEqual([
+      { from: "белое", to: ["white"] },
+      { from: "нижнее белье", to: ["underwear"] },
+    ]);
+  });
+
   it("reads a compound no entry names by the longest entry it ends with, in a language that joins words", () => {
     const read = plan("wanderrucksack");
     expect(read.language).toEqual({ query: "de", catalog: "en" });
@@ -191,9 +214,9 @@ describe("reading a query in another language", () => {
 });
 
 describe("the languages' data files", () => {
-  it("are shipped valid, with lexicons of a few hundred entries in at least French, German, Spanish, Italian, Dutch, Portuguese and Polish", () => {
+  it("are shipped valid, with lexicons of a few hundred entries in at least French, German, Spanish, Italian, Dutch, Portuguese, Polish and Russian", () => {
     const { lexicons, stopWords } = languageData();
-    for (const code of ["fr", "de", "es", "it", "nl", "pt", "pl"]) expect(lexicons.get(code)?.entries.length).toBeGreaterThan(300);
+    for (const code of ["fr", "de", "es", "it", "nl", "pt", "pl", "ru"]) expect(lexicons.get(code)?.entries.length).toBeGreaterThan(300);
     expect(stopWords.get("en")?.has("the")).toBe(true);
     expect(stopWords.get("pl")?.has("się")).toBe(true);
   });
