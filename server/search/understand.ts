@@ -100,6 +100,15 @@ export interface QueryPlan {
   asks: { sexes: Sex[]; species: string[]; bedSizes: string[]; written: string[]; latin: boolean };
 }
 
+/**
+ * Whether no word of the query is read: each is in no language known, or in one no lexicon reads, and the catalog
+ * holds none of them ("xyzzy plugh qwertz"). The sentence encoder's nearness to such words is no evidence: it puts
+ * them near pages in languages it cannot read as readily as near anything.
+ */
+export function nothingRead(plan: QueryPlan): boolean {
+  return plan.words.filter((word) => /\p{L}/u.test(word)).every((word) => plan.unread.includes(word));
+}
+
 function asksOf(query: string): QueryPlan["asks"] {
   return {
     sexes: [...sexesAsked(query)],

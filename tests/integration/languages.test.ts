@@ -213,3 +213,19 @@ describe("Russian pages", () => {
     expect(urls(await search(`q=${encodeURIComponent("складные зонты")}`))[0]).toBe(RUSSIAN[0]!.url);
   });
 });
+
+// Pages in languages the sentence encoder does not read: it puts a query of words in no language near them.
+const UNREAD_BY_THE_ENCODER: TestRecord[] = [
+  { url: "https://mode.example/de/p/umstandskleid", name: "Umstandskleid in Wickeloptik", desc: "Bequemes Umstandskleid aus weichem Jersey." },
+  { url: "https://lazienki.example/pl/p/zestaw-podtynkowy", name: "Zestaw podtynkowy WC SEREL GROHE", desc: "Stelaż podtynkowy z miską i deską." },
+  { url: "https://lazienki.example/pl/p/bateria-umywalkowa", name: "Bateria umywalkowa stojąca chrom", desc: "Jednouchwytowa bateria do umywalki." },
+];
+
+describe("a query nothing reads, beside pages the encoder cannot read", () => {
+  const english = SAMPLE.filter((_, index) => index < 10);
+  const { search } = appOnPath("PGlite", { records: [...english, ...UNREAD_BY_THE_ENCODER] });
+
+  it("answers exactly empty: the encoder's nearness to words in no language known is no evidence", async () => {
+    expect(await search("q=xyzzy+plugh+qwertz")).toEqual({ products: [] });
+  });
+});

@@ -5,7 +5,7 @@
  */
 import type { Product } from "../../../shared/schemas/index.js";
 import type { Reranker } from "../reranker.js";
-import type { QueryPlan } from "../understand.js";
+import { nothingRead, type QueryPlan } from "../understand.js";
 import type { SearchResult } from "./context.js";
 import type { Retrieved } from "./retrieve.js";
 
@@ -60,9 +60,7 @@ function rerankOf(reranker: Reranker, query: string, plan: QueryPlan, retrieved:
  * no evidence.
  */
 async function weakMatches(reranker: Reranker, query: string, plan: QueryPlan, retrieved: Retrieved, brandsNamed: boolean) {
-  const words = plan.words.filter((word) => /\p{L}/u.test(word));
-  const nothingRead = words.every((word) => plan.unread.includes(word));
-  if (plan.language.query === null || (nothingRead && !brandsNamed)) return undefined;
+  if (plan.language.query === null || (nothingRead(plan) && !brandsNamed)) return undefined;
   const under = await retrieved.belowFloor();
   if (under.length === 0) return undefined;
   const reranked = await rerankOf(reranker, query, plan, retrieved, under);

@@ -45,7 +45,7 @@ import { vectorLiteral } from "../retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
 import { CATEGORY_SEPARATOR, categoryKey } from "../../catalog/structured.js";
 import { type FrequencyTable, wordFrequenciesOf } from "../statistics.js";
-import { literalPlan, type QueryPlan } from "../understand.js";
+import { literalPlan, nothingRead, type QueryPlan } from "../understand.js";
 import { DEFAULT_WEIGHTS, type LocalWeights, rankScored, type Scored, takingTurns } from "./ranking.js";
 import { countsOf, type Document, features, freeOf, toDocument } from "./local-features.js";
 import { markers, type Query, type QueryContext, queryOf } from "./local-query.js";
@@ -252,6 +252,7 @@ function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMa
   const readsWritten = parsed.clauses.some((clause) => clause.forms.some((form) => form.written !== undefined));
   const meantWords = parsed.clauses.flatMap((clause) => clause.forms.filter((form) => form.unindexed).map((form) => form.lexemes[0]!));
   const latinQuery = plan.asks.latin;
+  const unread = nothingRead(plan);
   return candidates.map((candidate, index) => {
     const row = byId.get(candidate.id);
     const language = langOf(candidate);
@@ -264,8 +265,11 @@ function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMa
       unindexed: meantWords.length > 0 ? countsOf(meantWords, candidate) : new Map(),
     });
     // Field by field, so that a name with a Latin letter (nearly every one) settles it without copying the description.
+    // Of a query nothing reads, a page in another language than the catalog's is as unreadable: the encoder puts
+    // words in no language near pages in a language it does not read as readily as near anything (understand.ts).
     const unreadable =
-      latinQuery && ![candidate.name, ...candidate.brands, candidate.category ?? "", candidate.desc].some((text) => LATIN.test(text));
+      (latinQuery && ![candidate.name, ...candidate.brands, candidate.category ?? "", candidate.desc].some((text) => LATIN.test(text))) ||
+      (unread && language !== plan.language.catalog);
     return { document, cosine: unreadable ? 0 : (known.get(candidate.id) ?? (row?.cosine || 0)) };
   });
 }
