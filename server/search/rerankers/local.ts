@@ -252,7 +252,7 @@ function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMa
   const readsWritten = parsed.clauses.some((clause) => clause.forms.some((form) => form.written !== undefined));
   const meantWords = parsed.clauses.flatMap((clause) => clause.forms.filter((form) => form.unindexed).map((form) => form.lexemes[0]!));
   const latinQuery = plan.asks.latin;
-  const unread = nothingRead(plan);
+  const unread = plan.language.query === null && nothingRead(plan);
   return candidates.map((candidate, index) => {
     const row = byId.get(candidate.id);
     const language = langOf(candidate);
@@ -265,11 +265,10 @@ function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMa
       unindexed: meantWords.length > 0 ? countsOf(meantWords, candidate) : new Map(),
     });
     // Field by field, so that a name with a Latin letter (nearly every one) settles it without copying the description.
-    // Of a query nothing reads, a page in another language than the catalog's is as unreadable: the encoder puts
-    // words in no language near pages in a language it does not read as readily as near anything (understand.ts).
+    // A query of words in no language known, none held or corrected, reads nothing: the encoder puts such words near
+    // pages in a language it does not read as readily as near anything (understand.ts nothingRead).
     const unreadable =
-      (latinQuery && ![candidate.name, ...candidate.brands, candidate.category ?? "", candidate.desc].some((text) => LATIN.test(text))) ||
-      (unread && language !== plan.language.catalog);
+      unread || (latinQuery && ![candidate.name, ...candidate.brands, candidate.category ?? "", candidate.desc].some((text) => LATIN.test(text)));
     return { document, cosine: unreadable ? 0 : (known.get(candidate.id) ?? (row?.cosine || 0)) };
   });
 }
