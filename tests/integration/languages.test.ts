@@ -162,6 +162,13 @@ describe.each(DATABASE_PATHS)("on %s", (path) => {
     });
   });
 
+  it("reads the kind asked in a query in another language by that language's order, not English's", async () => {
+    // Dutch names the kind before "voor": a sleeping bag for the tent is a sleeping bag, not a tent.
+    const answer = await search(`q=${encodeURIComponent("slaapzak voor de tent")}`);
+    expect(answer.interpretation?.language).toEqual({ query: "nl", catalog: "en" });
+    expect(answer.products[0]!.pdp.name).toMatch(/Sleeping Bag/);
+  });
+
   it("leaves an English query as it was", async () => {
     const answer = await search("q=running+shoes+for+women");
     expect(answer.interpretation?.language).toBeUndefined();

@@ -6,7 +6,8 @@
  * - `lexicon/<code>.txt`: what the language calls the kinds of things shops sell, their colours, materials and whom
  *   they are for, mapped to English, one entry a line: `running shoes = laufschuhe, laufschuh`. English is the pivot:
  *   a query is read into the catalog's language through it (lexicon.ts). A line `endings: e, en` lists the endings
- *   the language inflects words with: words are compared without them.
+ *   the language inflects words with: words are compared without them. `compounds: head last` and `phrases: head
+ *   first` say where the language puts the word naming a thing's kind.
  * - `detection.json`: how much evidence a language needs (detect.ts).
  *
  * `#` starts a comment line; blank lines are skipped. A code is the file's name: ISO 639-1.
@@ -49,6 +50,12 @@ export interface Lexicon {
    * rucksack): a word no entry names is read by the longest single-word entry it ends with (reading.ts).
    */
   compounds: boolean;
+  /**
+   * `phrases: head first`: a phrase names its kind first and qualifies it after ("cafetera de cápsulas", "applique da
+   * parete"), where English names it last before a preposition ("capsule coffee maker for …"): which word of a query
+   * in the language is the kind asked (rerankers/local-query.ts).
+   */
+  headFirst: boolean;
   entries: LexiconEntry[];
 }
 
@@ -110,7 +117,7 @@ export function parseStopWords(text: string, source: string): Set<string> {
 }
 
 export function parseLexicon(text: string, source: string): Lexicon {
-  const lexicon: Lexicon = { endings: [], compounds: false, entries: [] };
+  const lexicon: Lexicon = { endings: [], compounds: false, headFirst: false, entries: [] };
   for (const { line, text: entry } of contentLines(text)) {
     const fail = (problem: string): never => {
       throw new LanguageDataError(`${source} line ${line}: ${problem} (in "${entry}")`);
@@ -118,6 +125,11 @@ export function parseLexicon(text: string, source: string): Lexicon {
     if (entry.startsWith("compounds:")) {
       if (entry.slice("compounds:".length).trim() !== "head last") fail('compounds: the one value is "head last"');
       lexicon.compounds = true;
+      continue;
+    }
+    if (entry.startsWith("phrases:")) {
+      if (entry.slice("phrases:".length).trim() !== "head first") fail('phrases: the one value is "head first"');
+      lexicon.headFirst = true;
       continue;
     }
     if (entry.startsWith("endings:")) {

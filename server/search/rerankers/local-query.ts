@@ -5,6 +5,8 @@
 import { isEnglishWord, MEANT_STOP_WORDS } from "../common-words.js";
 import { describesUse, describesWhom, isPackaging, isQuantity, isVague, isWhom, namesWhom, purposeAfter, queryHead } from "../product-type.js";
 import { derived } from "../rules/index.js";
+import { withoutAccents } from "../lexical.js";
+import { languageData } from "../languages/data.js";
 import type { Form, QueryPlan } from "../understand.js";
 import type { LocalWeights } from "./ranking.js";
 
@@ -263,11 +265,9 @@ function clausesOf({ plan, weights, lexemes, idfOf, heldCompounds }: Weighing, b
   const inCompound = (i: number) => [...heldCompounds.keys()].some((form) => form.start <= i && i < form.end && form.end < plan.words.length);
   // A word neither the catalog nor English has ("dutch *ovn*", too short to correct; a model code the catalog lacks)
   // names no kind anyone sells: the kind is read from the other words.
-  const head = queryHead(
-    plan.words,
-    (i) => byWord[i]!.some((word) => word.heldAnywhere) || (byWord[i]!.length > 0 && isEnglishWord(plan.words[i]!)),
-    inCompound,
-  );
+  const isContent = (i: number) => byWord[i]!.some((word) => word.heldAnywhere) || (byWord[i]!.length > 0 && isEnglishWord(plan.words[i]!));
+  const foreign = plan.language.query !== null && plan.language.query !== plan.language.catalog;
+  const head = foreign ? foreignHead(plan.words, plan.language.query!, isContent) : queryHead(plan.words, isContent, inCompound);
   const purpose = head === undefined ? undefined : purposeAfter(plan.words, head, inCompound);
   const vague = plan.words.map((_, i) => isVague(plan.words, i));
   const plain = byWord.flatMap((words, i) => (vague[i] ? [] : words.map((word) => word.idf)));
@@ -307,6 +307,36 @@ function clausesOf({ plan, weights, lexemes, idfOf, heldCompounds }: Weighing, b
     use: describesUse(plan.words),
     headUnsold: head !== undefined && (unsold(byWord, head) ? isEnglishWord(plan.words[head]!) : sortUnsold(plan.words, byWord, head)),
   };
+}
+
+/** Each language's stop words, accents folded, as a query's words are compared with them. */
+const foldedStopWords = new Map<string, Set<string>>();
+
+/**
+ * The kind asked in a query in another language than the catalog's, by that language's own order: its first content
+ * word where the language names the kind first (`phrases: head first` in its lexicon: "*cafetera* de cápsulas"),
+ * else the last before the first of its stop words that follows one ("*hogedrukreiniger* voor de oprit en de auto").
+ * English's rules (product-type.ts) know neither its prepositions nor its order.
+ */
+function foreignHead(words: readonly string[], language: string, isContent: (i: number) => boolean): number | undefined {
+  const data = languageData();
+  let stop = foldedStopWords.get(language);
+  if (!stop) {
+    stop = new Set([...(data.stopWords.get(language) ?? [])].map(withoutAccents));
+    foldedStopWords.set(language, stop);
+  }
+  const headFirst = data.lexicons.get(language)?.headFirst ?? false;
+  let head: number | undefined;
+  for (const [i, word] of words.entries()) {
+    if (stop.has(withoutAccents(word))) {
+      if (head !== undefined) return head;
+      continue;
+    }
+    if (!isContent(i)) continue;
+    if (headFirst) return i;
+    head = i;
+  }
+  return head;
 }
 
 const unsold = (byWord: readonly Word[][], i: number) => byWord[i]!.length > 0 && !byWord[i]!.some((word) => word.heldAnywhere);

@@ -234,8 +234,15 @@ describe("the languages' data files", () => {
     ],
     ["shoes =", 'lexicon/de.txt line 2: terms[0]: is empty "" (in "shoes =")'],
     ["endings: e, EN", 'lexicon/de.txt line 2: endings: [1]: must be lower-case letters (in "endings: e, EN")'],
+    ["phrases: head last", 'lexicon/de.txt line 2: phrases: the one value is "head first" (in "phrases: head last")'],
   ])("refuse a broken lexicon line %j with its file, line and what is wrong", (line, message) => {
     expect(() => parseLexicon(`# a comment\n${line}\n`, "lexicon/de.txt")).toThrow(new LanguageDataError(message));
+  });
+
+  it("reads which languages name a phrase's kind first", () => {
+    const { lexicons } = languageData();
+    expect(["es", "fr", "it", "pt"].every((code) => lexicons.get(code)?.headFirst)).toBe(true);
+    expect(["de", "nl", "en"].some((code) => lexicons.get(code)?.headFirst)).toBe(false);
   });
 
   it("refuse a broken stop word and a broken detection file", () => {
