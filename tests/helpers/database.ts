@@ -37,8 +37,8 @@ let template: Promise<Blob> | null = null;
 /**
  * An empty catalog database, migrated by the real migrator, as PGlite dumps its data dir: made once per worker (the
  * files a worker runs share its modules) and read-only, so every file's database is a copy of the same bytes.
- * Loading a copy takes ~0.4 s; opening a new PGlite (initdb) and migrating it took ~1.7 s, for each of about 200
- * databases the suite opens.
+ * Loading a copy takes ~0.4 s; opening a new PGlite (initdb) and migrating it took ~1.7 s, for each of the ~110
+ * databases a run opens (docs/testing.md).
  */
 export function migratedPglite(): Promise<Blob> {
   template ??= (async () => {
