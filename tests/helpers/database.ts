@@ -21,13 +21,38 @@ export function testDatabase(): TestDatabase {
 }
 
 /**
- * A new, unmigrated database for one test file: in-memory PGlite, or a database of its own on real Postgres
- * (the CLI's deadlines: a loaded CI machine may take more than the server's 5 s over a migration or a big import).
+ * A new database for one test file: in-memory PGlite, or a database of its own on real Postgres (the CLI's deadlines:
+ * a loaded CI machine may take more than the server's 5 s over a migration or a big import). A PGlite one starts
+ * migrated, as a copy of the worker's template (migratedPglite); migrating it again, as the composition root does,
+ * finds nothing to do. Starting from an empty database is what migrations.test.ts and openRawTestDatabase are for.
  */
 export async function openTestDatabase(options: { max?: number } = {}): Promise<DatabaseHandle> {
   const target = testDatabase();
-  if (target.kind === "pglite") return (await openPglite()).handle;
+  if (target.kind === "pglite") return (await openPglite(undefined, { loadDataDir: await migratedPglite() })).handle;
   return (await openPostgresTestDatabase(target.url, options.max ?? 4)).handle;
+}
+
+let template: Promise<Blob> | null = null;
+
+/**
+ * An empty catalog database, migrated by the real migrator, as PGlite dumps its data dir: made once per worker (the
+ * files a worker runs share its modules) and read-only, so every file's database is a copy of the same bytes.
+ * Loading a copy takes ~0.4 s; opening a new PGlite (initdb) and migrating it took ~1.7 s, for each of the ~110
+ * databases a run opens (docs/testing.md).
+ */
+export function migratedPglite(): Promise<Blob> {
+  template ??= (async () => {
+    const { handle, client } = await openPglite();
+    try {
+      await handle.migrate();
+      // Written out, so that each copy starts without replaying the write-ahead log.
+      await client.exec("CHECKPOINT");
+      return await client.dumpDataDir("none");
+    } finally {
+      await handle.close();
+    }
+  })();
+  return template;
 }
 
 async function openPostgresTestDatabase(serverUrl: string, max: number): Promise<{ handle: DatabaseHandle; url: string }> {

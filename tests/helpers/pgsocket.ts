@@ -6,14 +6,23 @@ import { PGlite } from "@electric-sql/pglite";
 import { PGLITE_EXTENSIONS } from "../../server/db/pglite.js";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { serveOnSocket } from "../../server/db/socket.js";
+import { openPostgres } from "../../server/db/open.js";
 
 export interface SocketPostgres {
   url: string;
   close(): Promise<void>;
 }
 
-export async function startSocketPostgres(poolSize: number): Promise<SocketPostgres> {
-  const db = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
+/**
+ * PGlite over pglite-socket, migrated as the postgres.js path migrates (a copy of the worker's template, so the
+ * client's migrator finds nothing to do), or `empty`, for a test of migrating through postgres.js.
+ */
+export async function startSocketPostgres(poolSize: number, options: { empty?: boolean } = {}): Promise<SocketPostgres> {
+  const loadDataDir = options.empty ? undefined : await migratedThroughPostgresJs();
+  return serve(await PGlite.create({ ...(loadDataDir ? { loadDataDir } : {}), extensions: PGLITE_EXTENSIONS }), poolSize);
+}
+
+async function serve(db: PGlite, poolSize: number): Promise<SocketPostgres> {
   // The socket server takes one connection unless told otherwise; postgres.js opens up to its pool size.
   const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: poolSize + 2 });
   await server.start();
@@ -24,6 +33,33 @@ export async function startSocketPostgres(poolSize: number): Promise<SocketPostg
       await db.close();
     },
   };
+}
+
+let template: Promise<Blob> | null = null;
+
+/**
+ * An empty catalog migrated through postgres.js over the socket, as PGlite dumps its data dir: made once per worker,
+ * as migratedPglite (tests/helpers/database.ts) is for the embedded path. Not the same bytes as that one: the
+ * postgres.js path stores half-precision vectors (server/db/halfvec.ts), the embedded one full precision.
+ */
+export function migratedThroughPostgresJs(): Promise<Blob> {
+  template ??= (async () => {
+    const db = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
+    const pg = await serve(db, 1);
+    try {
+      const handle = openPostgres({ url: pg.url, max: 1 });
+      try {
+        await handle.migrate();
+      } finally {
+        await handle.close();
+      }
+      await db.exec("CHECKPOINT");
+      return await db.dumpDataDir("none");
+    } finally {
+      await pg.close();
+    }
+  })();
+  return template;
 }
 
 /**

@@ -5,14 +5,15 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { analyzeDue, analyzeIfDue } from "../../server/catalog/analyze.js";
-import { openPglite, type DatabaseHandle } from "../../server/db/open.js";
+import type { DatabaseHandle } from "../../server/db/open.js";
 import { importRecords } from "../../server/ingest/import.js";
 import { parseLine } from "../../server/ingest/ndjson.js";
+import { openTestDatabase } from "../helpers/database.js";
 import { sharedEmbedder } from "../helpers/embedder.js";
 
 let handle: DatabaseHandle;
 beforeAll(async () => {
-  ({ handle } = await openPglite());
+  handle = await openTestDatabase();
   await handle.migrate();
 });
 afterAll(() => handle.close());

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { openPostgres, type PostgresTimeouts } from "../../server/db/open.js";
 import { FIXTURE } from "../helpers/catalog.js";
+import { migratedThroughPostgresJs } from "../helpers/pgsocket.js";
 import { begins, expectLateRequestTurnedAway, expectWholeOrTurnedAway, expectWholePage, parseLog } from "../helpers/shutdown.js";
 import { isDatabaseUnavailable } from "../../server/db/errors.js";
 import { sql } from "drizzle-orm";
@@ -92,7 +93,7 @@ let relay: Relay;
 let t: TestApp;
 
 beforeAll(async () => {
-  pglite = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
+  pglite = await PGlite.create({ loadDataDir: await migratedThroughPostgresJs(), extensions: PGLITE_EXTENSIONS });
   // One pooled connection plus the migration's; pglite-socket runs messages of different connections interleaved.
   pgServer = new PGLiteSocketServer({ db: pglite, host: "127.0.0.1", port: 0, maxConnections: 4 });
   await pgServer.start();
@@ -244,7 +245,7 @@ describe("postgres.js path: the database stops answering, then comes back", () =
  */
 describe("SIGTERM with several requests in flight (real server process, DATABASE_URL)", () => {
   it("answers every request it has begun, refuses new connections, closes the pool and exits 0", { timeout: 120_000 }, async () => {
-    const db = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
+    const db = await PGlite.create({ loadDataDir: await migratedThroughPostgresJs(), extensions: PGLITE_EXTENSIONS });
     const socketServer = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 });
     await socketServer.start();
     const probe = createServer();

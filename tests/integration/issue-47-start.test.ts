@@ -56,32 +56,38 @@ async function start(dataDir: string, env: Record<string, string> = {}): Promise
 const KEY = /pcl_(test|live)_\w+/;
 const lines = (text: string) => text.split("\n").filter((line) => line.trim() !== "");
 
+/** One first start with the defaults (JSON logs on a pipe), its key tried while it ran; findings 3 and 4 read it. */
+let first: { dataDir: string; stdout: string; stderr: string; health: number; code: number | null };
+beforeAll(async () => {
+  const dataDir = join(dir, "json");
+  const server = await start(dataDir);
+  let health = 0;
+  try {
+    health = (await fetch(`${server.api}/health`, { headers: { authorization: firstKey(server.stdout) } })).status;
+  } finally {
+    const code = await server.stop();
+    first = { dataDir, stdout: server.stdout, stderr: server.stderr, health, code };
+  }
+}, 120_000);
+
 describe("issue 47, finding 3: the first key when stdout is not a terminal", () => {
-  it("goes to a 0600 file in the data dir; the logs say where, and hold no key", async () => {
-    const dataDir = join(dir, "json");
-    const server = await start(dataDir);
-    try {
-      expect(`${server.stdout}${server.stderr}`).not.toMatch(KEY);
-      const entry = lines(server.stdout)
-        .map((line) => JSON.parse(line) as { msg: string; key_id?: string; key_file?: string })
-        .find((line) => line.key_file !== undefined);
-      expect(entry).toMatchObject({ key_id: expect.stringMatching(/^key_/), key_file: join(dataDir, "first-api-key") });
-      expect(statSync(entry!.key_file!).mode & 0o777).toBe(0o600);
-      const key = firstKey(server.stdout);
-      expect(key).toMatch(KEY);
-      expect((await fetch(`${server.api}/health`, { headers: { authorization: key } })).status).toBe(200);
-    } finally {
-      expect(await server.stop()).toBe(0);
-    }
+  it("goes to a 0600 file in the data dir; the logs say where, and hold no key", () => {
+    expect(`${first.stdout}${first.stderr}`).not.toMatch(KEY);
+    const entry = lines(first.stdout)
+      .map((line) => JSON.parse(line) as { msg: string; key_id?: string; key_file?: string })
+      .find((line) => line.key_file !== undefined);
+    expect(entry).toMatchObject({ key_id: expect.stringMatching(/^key_/), key_file: join(first.dataDir, "first-api-key") });
+    expect(statSync(entry!.key_file!).mode & 0o777).toBe(0o600);
+    expect(firstKey(first.stdout)).toMatch(KEY);
+    expect(first.health).toBe(200);
+    expect(first.code).toBe(0);
   });
 });
 
 describe("issue 47, finding 4: the start says each step with its time, in one format", () => {
-  it("not at a terminal: every line on stdout is a JSON log line, the steps with their times among them, nothing on stderr", async () => {
-    const server = await start(join(dir, "json-steps"));
-    await server.stop();
-    const entries = lines(server.stdout).map((line) => JSON.parse(line) as { msg: string; step?: string; ms?: number; startup_ms?: number });
-    expect(server.stderr).toBe("");
+  it("not at a terminal: every line on stdout is a JSON log line, the steps with their times among them, nothing on stderr", () => {
+    const entries = lines(first.stdout).map((line) => JSON.parse(line) as { msg: string; step?: string; ms?: number; startup_ms?: number });
+    expect(first.stderr).toBe("");
     const started = entries.filter((entry) => entry.msg === "started");
     expect(started.map((entry) => entry.step).sort()).toEqual(["app", "database", "encoder"]);
     for (const entry of started) expect(entry.ms).toEqual(expect.any(Number));

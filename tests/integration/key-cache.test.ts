@@ -12,8 +12,9 @@ import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKeyService, type KeyService } from "../../server/auth/service.js";
 import { generateKey } from "../../server/auth/keys.js";
-import { CLI_TIMEOUTS, openDatabase, openPglite, openPostgres, type DatabaseHandle } from "../../server/db/open.js";
+import { CLI_TIMEOUTS, openDatabase, openPostgres, type DatabaseHandle } from "../../server/db/open.js";
 import { isDatabaseUnavailable } from "../../server/db/errors.js";
+import { openTestDatabase } from "../helpers/database.js";
 
 const TTL_MS = 30_000;
 
@@ -106,7 +107,7 @@ describe("what the database is asked, seen by closing it", () => {
   let operator: KeyService;
 
   beforeAll(async () => {
-    database = (await openPglite()).handle;
+    database = await openTestDatabase();
     await database.migrate();
   });
   afterAll(() => database.close());
@@ -129,18 +130,18 @@ describe("what the database is asked, seen by closing it", () => {
   });
 
   it("answers held keys from the table whatever a flood of unknown keys does, even with the database gone (issue 47)", async () => {
-    const flood = await openPglite();
-    await flood.handle.migrate();
-    const floodKeys = createKeyService({ db: flood.handle.db, clock: time.clock, cacheTtlMs: TTL_MS });
+    const flood = await openTestDatabase();
+    await flood.migrate();
+    const floodKeys = createKeyService({ db: flood.db, clock: time.clock, cacheTtlMs: TTL_MS });
     const issued = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        createKeyService({ db: flood.handle.db, clock: time.clock, cacheTtlMs: 0 }).issue({ name: `held ${i}`, environment: "dev" }),
+        createKeyService({ db: flood.db, clock: time.clock, cacheTtlMs: 0 }).issue({ name: `held ${i}`, environment: "dev" }),
       ),
     );
     await floodKeys.syncCache();
     const before = await Promise.all(Array.from({ length: 500 }, () => floodKeys.verify(generateKey("dev").key)));
     expect(before.every((result) => result.code === "NOT_FOUND")).toBe(true);
-    await flood.handle.close(); // from here on, any read fails
+    await flood.close(); // from here on, any read fails
     // Unknown keys cannot be checked against a database that does not answer (503); the keys held are verified all along.
     const flooding = Promise.all(Array.from({ length: 500 }, () => floodKeys.verify(generateKey("dev").key).catch((error: unknown) => error)));
     for (const { key } of issued) expect((await floodKeys.verify(key)).code).toBe("VALID");

@@ -3,7 +3,7 @@
  * bridge, real Postgres): groups, /offers, a GTIN's offers, UCP offers, a page that changes group, pins through rematch.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DatabaseHandle, openPglite, openPostgres } from "../../server/db/open.js";
+import { type DatabaseHandle, openPostgres } from "../../server/db/open.js";
 import { priceHistory, products } from "../../server/db/schema.js";
 import { importRecords } from "../../server/ingest/import.js";
 import { parseLine } from "../../server/ingest/ndjson.js";
@@ -62,7 +62,7 @@ const DATABASES: [string, () => Promise<Opened>][] =
   testDatabase().kind === "postgres"
     ? [["Postgres", async () => ({ handle: await openTestDatabase({ max: 2 }), close: async () => {} })]]
     : [
-        ["PGlite", async () => ({ handle: (await openPglite()).handle, close: async () => {} })],
+        ["PGlite", async () => ({ handle: await openTestDatabase(), close: async () => {} })],
         [
           "postgres.js",
           async () => {

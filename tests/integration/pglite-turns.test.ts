@@ -5,11 +5,12 @@
  */
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { openPglite, type DatabaseHandle } from "../../server/db/open.js";
+import type { DatabaseHandle } from "../../server/db/open.js";
+import { openTestDatabase } from "../helpers/database.js";
 
 let handle: DatabaseHandle;
 beforeAll(async () => {
-  ({ handle } = await openPglite());
+  handle = await openTestDatabase();
 });
 afterAll(() => handle.close());
 

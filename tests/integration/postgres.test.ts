@@ -9,8 +9,9 @@ let pg: SocketPostgres;
 let t: TestApp;
 beforeAll(async () => {
   // One connection: pglite-socket runs each protocol message on its own, so two connections'
-  // Parse/Bind sequences would interleave on PGlite's single session.
-  pg = await startSocketPostgres(1);
+  // Parse/Bind sequences would interleave on PGlite's single session. Empty: the app migrates it through postgres.js
+  // (the other files on this path start from a migrated copy).
+  pg = await startSocketPostgres(1, { empty: true });
   t = await createTestApp({ database: openPostgres({ url: pg.url, max: 1 }) });
 });
 afterAll(async () => {

@@ -13,12 +13,13 @@ import { products } from "../../server/db/schema.js";
 import { readWordFrequencies, type WordFrequencies, wordFrequenciesOf } from "../../server/search/statistics.js";
 import { createTestApp, type TestApp } from "../helpers/app.js";
 import { FIXTURE } from "../helpers/catalog.js";
+import { migratedPglite } from "../helpers/database.js";
 
 let t: TestApp;
 /** Every statement the catalog's database ran, as text. */
 const statements: string[] = [];
 beforeAll(async () => {
-  const { handle, client } = await openPglite();
+  const { handle, client } = await openPglite(undefined, { loadDataDir: await migratedPglite() });
   const query = client.query.bind(client);
   // Records statements (instrumentation: every one still runs on the real database).
   client.query = ((text: string, params?: unknown[], options?: Parameters<typeof query>[2]) => {
