@@ -1,0 +1,55 @@
+/**
+ * A bulk load's upsert (`catalog import --bulk`, docs/decisions/0020-bulk-load.md): a batch of records in one statement
+ * whose rows arrive as one JSON parameter (`json_to_recordset`), where the ordinary upsert sends each of a row's ~55
+ * values as a parameter of its own (drizzle builds, and postgres.js sends, 55,000 of them for 1,000 rows). The same
+ * columns, values and conflict rule (`UPSERT_SET`). The indexes it puts off: db/deferred-indexes.ts.
+ */
+import { getTableColumns, is, SQL, sql } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
+import type { DbOrTx } from "../db/client.js";
+import { products } from "../db/schema.js";
+import { storedRow, UPSERT_SET, type UpsertRow } from "./repository.js";
+
+const COLUMNS: Record<string, PgColumn> = getTableColumns(products);
+
+/** Each key's column in the JSON rows' record type, and the value inserted from it. */
+function columnOf(key: string): { definition: SQL; value: SQL } {
+  const column = COLUMNS[key];
+  if (!column || column.generated) throw new Error(`products has no column to write for ${key}`);
+  const name = sql.identifier(key);
+  const vector = column.columnType === "PgHalfVector" || column.columnType === "PgVector";
+  // A vector arrives as a JSON array: read as text, made a vector (and, on Postgres, half precision by assignment).
+  const definition = sql`${name} ${sql.raw(vector ? "text" : column.getSQLType())}`;
+  const read = vector ? sql`v.${name}::vector` : sql`v.${name}`;
+  // A row without the key gets the column's default, as the ordinary upsert's DEFAULT would (a NOT NULL column's).
+  if (!column.notNull || !column.hasDefault || column.default === undefined) return { definition, value: read };
+  const fallback = is(column.default, SQL) ? column.default : sql`${column.mapToDriverValue(column.default)}::${sql.raw(column.getSQLType())}`;
+  return { definition, value: sql`coalesce(${read}, ${fallback})` };
+}
+
+const conflictSet = sql.join(
+  Object.entries(UPSERT_SET).map(([key, value]) => sql`${sql.identifier(COLUMNS[key]!.name)} = ${value}`),
+  sql`, `,
+);
+
+/** `upsertProducts` in one statement of one parameter: the same rows stored, the same way. */
+export async function upsertProductsInBulk(db: DbOrTx, rows: readonly UpsertRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const stored = rows.map(storedRow);
+  const keys = [...new Set(stored.flatMap((row) => Object.entries(row).flatMap(([key, value]) => (value === undefined ? [] : [key]))))];
+  const columns = keys.map(columnOf);
+  await db.execute(sql`
+    insert into ${products} (${sql.join(
+      keys.map((key) => sql.identifier(COLUMNS[key]!.name)),
+      sql`, `,
+    )})
+    select ${sql.join(
+      columns.map((column) => column.value),
+      sql`, `,
+    )}
+    from json_to_recordset(${JSON.stringify(stored)}::json) as v(${sql.join(
+      columns.map((column) => column.definition),
+      sql`, `,
+    )})
+    on conflict (id) do update set ${conflictSet}`);
+}
