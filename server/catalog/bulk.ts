@@ -32,11 +32,33 @@ const conflictSet = sql.join(
   sql`, `,
 );
 
-/** `upsertProducts` in one statement of one parameter: the same rows stored, the same way. */
+/**
+ * A statement's JSON at most about this long: records with large raw data (saved pages, a few MB each) would otherwise
+ * make a thousand of them one string past what V8 and a Postgres value hold (~512 MB, 1 GB).
+ */
+const STATEMENT_CHARS = 32 * 1024 * 1024;
+
+/** `upsertProducts` in one statement of one parameter (or a few, for large records): the same rows stored, the same way. */
 export async function upsertProductsInBulk(db: DbOrTx, rows: readonly UpsertRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  const stored = rows.map(storedRow);
-  const keys = [...new Set(stored.flatMap((row) => Object.entries(row).flatMap(([key, value]) => (value === undefined ? [] : [key]))))];
+  let part: string[] = [];
+  let partKeys = new Set<string>();
+  let chars = 0;
+  for (const row of rows.map(storedRow)) {
+    const json = JSON.stringify(row);
+    if (part.length > 0 && chars + json.length > STATEMENT_CHARS) {
+      await upsertJson(db, part, partKeys);
+      [part, partKeys, chars] = [[], new Set(), 0];
+    }
+    part.push(json);
+    chars += json.length;
+    for (const [key, value] of Object.entries(row)) if (value !== undefined) partKeys.add(key);
+  }
+  if (part.length > 0) await upsertJson(db, part, partKeys);
+}
+
+/** Rows given as JSON texts, upserted by one statement: their keys' columns written, the others left to their defaults. */
+async function upsertJson(db: DbOrTx, rows: readonly string[], present: ReadonlySet<string>): Promise<void> {
+  const keys = [...present];
   const columns = keys.map(columnOf);
   await db.execute(sql`
     insert into ${products} (${sql.join(
@@ -47,7 +69,7 @@ export async function upsertProductsInBulk(db: DbOrTx, rows: readonly UpsertRow[
       columns.map((column) => column.value),
       sql`, `,
     )}
-    from json_to_recordset(${JSON.stringify(stored)}::json) as v(${sql.join(
+    from json_to_recordset(${`[${rows.join(",")}]`}::json) as v(${sql.join(
       columns.map((column) => column.definition),
       sql`, `,
     )})
