@@ -130,6 +130,8 @@ async function bulkImport(
     await deferIndexes(long);
     const { summary, ids, written } = await load(deps, lines, options.batchSize ?? BULK_BATCH, options.onProgress, true);
     await restoreDeferredIndexes(long, bulk.onIndexing ? { onIndexing: bulk.onIndexing } : {});
+    // Before matching: a planner that still thinks the catalog empty finds each record's nearest vectors by a scan.
+    await analyzeIfDue(long);
     const settings = matchSettings(deps);
     const toMatch = resumed ? ids : written;
     for (let at = 0; settings && at < toMatch.length; at += BULK_BATCH) {
