@@ -5,8 +5,8 @@
  * A catalog of N generated products (default 1,000,000; `--products 100000` for a quick check) on a real Postgres
  * with pgvector (--postgres, or TEST_POSTGRES_URL from .ci/postgres.sh), in a database of its own
  * (`bench_million_N`, kept for `--reuse`). Vectors are supplied in the records (million-data.ts: a pool of P distinct
- * base names embedded once by the real encoder, reused), so the load measures the database. Prints, each beside a
- * floor from the same run:
+ * base names embedded once by the real encoder, reused; the lines' text made on a thread of its own, as a file's would
+ * be read), so the load measures the import and the database. Prints, each beside a floor from the same run:
  *   - the load through importRecords as `catalog import` runs it (NDJSON lines parsed; matching on, unless
  *     --no-matching; with --bulk as `catalog import --bulk`: batches of 1,000, the HNSW and full-text indexes built
  *     after the load, timed apart), against products written by the upsert alone (a transaction a batch);
@@ -41,7 +41,7 @@ import { searchQueries } from "./http-catalog.js";
 import { load } from "./http-load.js";
 import { startServerOnPostgres } from "./http-server.js";
 import { capturingHandle, replayConcurrently, replayer, type Statement } from "./million-floor.js";
-import { type NamePool, namePool, productLines } from "./million-data.js";
+import { type NamePool, namePool, productLines, productLinesThreaded } from "./million-data.js";
 import { percentile } from "./relevance-data.js";
 
 const { values: flags } = parseArgs({
@@ -154,7 +154,7 @@ async function loadCatalog(url: string, pool: NamePool): Promise<void> {
   let matching = 0;
   const summary = await importRecords(
     { db: handle.db, embedder: suppliedOnly(pool.model), ...(flags["no-matching"] ? { matching: null } : {}) },
-    productLines(pool, N, 0, importCount),
+    productLinesThreaded(pool, N, 0, importCount),
     {
       batchSize: BATCH,
       onProgress: (s) => {
