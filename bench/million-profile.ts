@@ -19,7 +19,9 @@ import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
+import { upsertProductsInBulk } from "../server/catalog/bulk.js";
 import { upsertProducts, type UpsertRow } from "../server/catalog/repository.js";
+import { deferIndexes } from "../server/db/deferred-indexes.js";
 import { CLI_TIMEOUTS, type DatabaseHandle, openPostgres } from "../server/db/open.js";
 import { importRecords, type ImportOptions } from "../server/ingest/import.js";
 import { type ParsedLine, parseLine } from "../server/ingest/ndjson.js";
@@ -213,6 +215,16 @@ async function main(): Promise<void> {
       for (let at = 0; at < rows.length; at += 64) await db.handle.db.transaction((tx) => upsertProducts(tx, rows.slice(at, at + 64)));
     });
     row(`write alone (upsertProducts, batches of 64), ${label}`, N, m);
+    await db.drop();
+  }
+
+  {
+    const db = await freshDatabase();
+    await db.handle.longStatements((long) => deferIndexes(long));
+    const m = await measure(postmaster, async () => {
+      for (let at = 0; at < rows.length; at += 1000) await db.handle.db.transaction((tx) => upsertProductsInBulk(tx, rows.slice(at, at + 1000)));
+    });
+    row("write alone, the bulk upsert (one JSON parameter, batches of 1,000), the HNSW and full-text indexes put off", N, m);
     await db.drop();
   }
 
