@@ -38,8 +38,38 @@ const conflictSet = sql.join(
  */
 const STATEMENT_CHARS = 32 * 1024 * 1024;
 
-/** `upsertProducts` in one statement of one parameter (or a few, for large records): the same rows stored, the same way. */
+/**
+ * `upsertProducts` in one statement of one parameter (or a few, for large records): the same rows stored, the same way.
+ * In a transaction, the facets mirror is written once for the batch, the per-row trigger stepping aside (migration 0019).
+ */
 export async function upsertProductsInBulk(db: DbOrTx, rows: readonly UpsertRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.execute(sql`select set_config('catalog.facets_by_batch', 'on', true)`);
+  await upsertParts(db, rows);
+  await db.execute(sql`select set_config('catalog.facets_by_batch', 'off', true)`);
+  await mirrorFacets(
+    db,
+    rows.map((row) => row.id),
+  );
+}
+
+/** What the per-row trigger `sync_product_facets` (migration 0015) writes, for these products in one statement. */
+async function mirrorFacets(db: DbOrTx, ids: readonly string[]): Promise<void> {
+  const columns = sql.raw(
+    "id, brand_host, brand, brand_keys, category, category_key, availability, currency, price_minor, price_bucket, created_at, updated_at, gone_at, audience, colours, materials",
+  );
+  await db.execute(sql`
+    insert into product_facets (${columns})
+    select ${columns} from ${products} where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
+    on conflict (id) do update set
+      brand_host = excluded.brand_host, brand = excluded.brand, brand_keys = excluded.brand_keys, category = excluded.category,
+      category_key = excluded.category_key, availability = excluded.availability, currency = excluded.currency,
+      price_minor = excluded.price_minor, price_bucket = excluded.price_bucket, created_at = excluded.created_at,
+      updated_at = excluded.updated_at, gone_at = excluded.gone_at, audience = excluded.audience, colours = excluded.colours,
+      materials = excluded.materials`);
+}
+
+async function upsertParts(db: DbOrTx, rows: readonly UpsertRow[]): Promise<void> {
   let part: string[] = [];
   let partKeys = new Set<string>();
   let chars = 0;
