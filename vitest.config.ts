@@ -22,6 +22,7 @@ const POSTGRES_HALF = [
   "tests/integration/issue-47-import.test.ts",
   "tests/integration/import-pipeline.test.ts",
   "tests/integration/import-vectors-resume.test.ts",
+  "tests/integration/bulk-import.test.ts",
   "tests/integration/facets-mirror.test.ts",
   "tests/integration/auth.test.ts",
   "tests/integration/rest.test.ts",

@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import type { ParsedLine } from "../server/ingest/ndjson.js";
 import { parseLine } from "../server/ingest/ndjson.js";
 import { createThreadedEmbedder } from "../server/search/embedders/threads.js";
@@ -62,11 +63,8 @@ function jittered(vector: readonly number[], random: () => number): number[] {
 /** The brands of a catalog of `count` products: one per 250 products, at least the 100,000 catalog's 400. */
 export const brandsFor = (count: number) => Math.max(400, Math.round(count / 250));
 
-/**
- * Products `from` to `to` (exclusive) as NDJSON lines read by `catalog import` (parseLine: JSON, schema, caps), each
- * with its vector in the `embedding` field. The same `seed` makes the same catalog.
- */
-export function* productLines(pool: NamePool, count: number, from: number, to: number, seed = 1): Generator<ParsedLine> {
+/** Products `from` to `to` (exclusive) as the text of NDJSON lines, each with its vector in the `embedding` field. */
+export function* productTexts(pool: NamePool, count: number, from: number, to: number, seed = 1): Generator<string> {
   const options = { names: pool.names, brands: brandsFor(count) };
   for (let i = from; i < to; i++) {
     // A generator per product: product i is the same whichever range it is read in (a resumed load, the floor's).
@@ -74,6 +72,50 @@ export function* productLines(pool: NamePool, count: number, from: number, to: n
     const record = syntheticProduct(i, random, options);
     const base = record.name.slice(0, record.name.lastIndexOf(","));
     const embedding = { model: pool.model, vector: jittered(pool.vectors.get(base)!, random) };
-    yield parseLine("generated", i + 1, JSON.stringify({ ...record, embedding }));
+    yield JSON.stringify({ ...record, embedding });
+  }
+}
+
+/**
+ * Products `from` to `to` (exclusive) as NDJSON lines read by `catalog import` (parseLine: JSON, schema, caps). The
+ * same `seed` makes the same catalog.
+ */
+export function* productLines(pool: NamePool, count: number, from: number, to: number, seed = 1): Generator<ParsedLine> {
+  let line = from;
+  for (const text of productTexts(pool, count, from, to, seed)) yield parseLine("generated", ++line, text);
+}
+
+/** Lines a request of the generator thread's. */
+const CHUNK = 1000;
+
+/**
+ * `productLines`, with the lines' text made on a thread of its own, as a file's lines come from the disk: this thread
+ * only reads them (parseLine) and imports them, so a load measures the import, not the generator. Two chunks ahead.
+ */
+export async function* productLinesThreaded(pool: NamePool, count: number, from: number, to: number): AsyncGenerator<ParsedLine> {
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const entry = new URL("./million-lines-thread.ts", import.meta.url);
+  const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry.href)}); });`;
+  const worker = new Worker(boot, { eval: true, workerData: { pool, count } });
+  const waiting: ((texts: string[]) => void)[] = [];
+  worker.on("message", (texts: string[]) => waiting.shift()?.(texts));
+  const ask = (at: number) =>
+    new Promise<string[]>((resolve) => {
+      waiting.push(resolve);
+      worker.postMessage({ from: at, to: Math.min(to, at + CHUNK) });
+    });
+  try {
+    const ahead: Promise<string[]>[] = [];
+    for (let at = from; at < to || ahead.length > 0; ) {
+      while (ahead.length < 2 && at < to) {
+        ahead.push(ask(at));
+        at += CHUNK;
+      }
+      const texts = await ahead.shift()!;
+      const first = at - (ahead.length + 1) * CHUNK;
+      for (const [index, text] of texts.entries()) yield parseLine("generated", first + index + 1, text);
+    }
+  } finally {
+    await worker.terminate();
   }
 }

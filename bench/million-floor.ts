@@ -30,6 +30,7 @@ export function capturingHandle(url: string): DatabaseHandle & { record<T>(call:
     kind: "postgres",
     vectorSettingsInSession: false,
     migrate: async () => undefined,
+    longStatements: (work) => work(db),
     close: () => client.end({ timeout: 5 }),
     async record(call) {
       const statements: Statement[] = [];

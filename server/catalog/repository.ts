@@ -409,72 +409,72 @@ export type UpsertRow = NewProductRow & { validators?: PageValidators };
  */
 export async function upsertProducts(db: DbOrTx, rows: readonly UpsertRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await db
-    .insert(products)
-    .values(
-      rows.map(({ validators, ...row }) => ({
-        ...row,
-        fetchUrl: validators?.fetchUrl ?? null,
-        fetchKey: validators?.fetchKey ?? null,
-        etag: validators?.etag ?? null,
-        lastModified: validators?.lastModified ?? null,
-      })),
-    )
-    .onConflictDoUpdate({
-      target: products.id,
-      set: {
-        url: sql`excluded.url`,
-        urlKey: sql`excluded.url_key`,
-        brandHost: sql`excluded.brand_host`,
-        name: sql`excluded.name`,
-        desc: sql`excluded.desc`,
-        media: sql`excluded.media`,
-        brands: sql`excluded.brands`,
-        priceLabel: sql`excluded.price_label`,
-        rawData: sql`excluded.raw_data`,
-        offers: sql`excluded.offers`,
-        identifiers: sql`excluded.identifiers`,
-        provenance: sql`excluded.provenance`,
-        category: sql`excluded.category`,
-        priceMinor: sql`excluded.price_minor`,
-        currency: sql`excluded.currency`,
-        priceBucket: sql`excluded.price_bucket`,
-        brand: sql`excluded.brand`,
-        listPriceMinor: sql`excluded.list_price_minor`,
-        availability: sql`excluded.availability`,
-        categoryKey: sql`excluded.category_key`,
-        brandKeys: sql`excluded.brand_keys`,
-        gtin14: sql`excluded.gtin14`,
-        skuKey: sql`excluded.sku_key`,
-        variantSkuKeys: sql`excluded.variant_sku_keys`,
-        kind: sql`excluded.kind`,
-        audience: sql`excluded.audience`,
-        ageFromMonths: sql`excluded.age_from_months`,
-        ageToMonths: sql`excluded.age_to_months`,
-        species: sql`excluded.species`,
-        size: sql`excluded.size`,
-        colours: sql`excluded.colours`,
-        materials: sql`excluded.materials`,
-        lang: sql`excluded.lang`,
-        searchLang: sql`excluded.search_lang`,
-        derivedVersion: sql`excluded.derived_version`,
-        contentHash: sql`excluded.content_hash`,
-        embedding: sql`excluded.embedding`,
-        embeddingModel: sql`excluded.embedding_model`,
-        // The group is not written here: an update keeps its group until matching moves it.
-        matchKeys: sql`excluded.match_keys`,
-        matchedWith: sql`excluded.matched_with`,
-        fetchedAt: sql`now()`,
-        checkedAt: sql`now()`,
-        goneAt: sql`null`,
-        fetchUrl: sql`coalesce(excluded.fetch_url, ${products.fetchUrl})`,
-        fetchKey: sql`coalesce(excluded.fetch_key, ${products.fetchKey})`,
-        etag: sql`excluded.etag`,
-        lastModified: sql`excluded.last_modified`,
-        updatedAt: sql`now()`,
-      },
-    });
+  await db.insert(products).values(rows.map(storedRow)).onConflictDoUpdate({ target: products.id, set: UPSERT_SET });
 }
+
+/** An upsert's row as stored: its fetch's validators in their columns (none for a file import). */
+export function storedRow({ validators, ...row }: UpsertRow): NewProductRow {
+  return {
+    ...row,
+    fetchUrl: validators?.fetchUrl ?? null,
+    fetchKey: validators?.fetchKey ?? null,
+    etag: validators?.etag ?? null,
+    lastModified: validators?.lastModified ?? null,
+  };
+}
+
+/** What an upsert of a product already stored writes (a bulk load's upsert too: catalog/bulk.ts). */
+export const UPSERT_SET = {
+  url: sql`excluded.url`,
+  urlKey: sql`excluded.url_key`,
+  brandHost: sql`excluded.brand_host`,
+  name: sql`excluded.name`,
+  desc: sql`excluded.desc`,
+  media: sql`excluded.media`,
+  brands: sql`excluded.brands`,
+  priceLabel: sql`excluded.price_label`,
+  rawData: sql`excluded.raw_data`,
+  offers: sql`excluded.offers`,
+  identifiers: sql`excluded.identifiers`,
+  provenance: sql`excluded.provenance`,
+  category: sql`excluded.category`,
+  priceMinor: sql`excluded.price_minor`,
+  currency: sql`excluded.currency`,
+  priceBucket: sql`excluded.price_bucket`,
+  brand: sql`excluded.brand`,
+  listPriceMinor: sql`excluded.list_price_minor`,
+  availability: sql`excluded.availability`,
+  categoryKey: sql`excluded.category_key`,
+  brandKeys: sql`excluded.brand_keys`,
+  gtin14: sql`excluded.gtin14`,
+  skuKey: sql`excluded.sku_key`,
+  variantSkuKeys: sql`excluded.variant_sku_keys`,
+  kind: sql`excluded.kind`,
+  audience: sql`excluded.audience`,
+  ageFromMonths: sql`excluded.age_from_months`,
+  ageToMonths: sql`excluded.age_to_months`,
+  species: sql`excluded.species`,
+  size: sql`excluded.size`,
+  colours: sql`excluded.colours`,
+  materials: sql`excluded.materials`,
+  lang: sql`excluded.lang`,
+  searchLang: sql`excluded.search_lang`,
+  derivedVersion: sql`excluded.derived_version`,
+  contentHash: sql`excluded.content_hash`,
+  embedding: sql`excluded.embedding`,
+  embeddingModel: sql`excluded.embedding_model`,
+  // The group is not written here: an update keeps its group until matching moves it.
+  matchKeys: sql`excluded.match_keys`,
+  matchedWith: sql`excluded.matched_with`,
+  fetchedAt: sql`now()`,
+  checkedAt: sql`now()`,
+  goneAt: sql`null`,
+  fetchUrl: sql`coalesce(excluded.fetch_url, ${products.fetchUrl})`,
+  fetchKey: sql`coalesce(excluded.fetch_key, ${products.fetchKey})`,
+  etag: sql`excluded.etag`,
+  lastModified: sql`excluded.last_modified`,
+  updatedAt: sql`now()`,
+} satisfies Partial<Record<keyof NewProductRow, SQL>>;
 
 /**
  * A product whose page was confirmed unchanged: `read` when its page was read whole (a 200 with the same content, or
@@ -612,6 +612,10 @@ export async function setMeta(db: DbOrTx, key: string, value: string): Promise<v
     .insert(catalogMeta)
     .values({ key, value })
     .onConflictDoUpdate({ target: catalogMeta.key, set: { value, updatedAt: sql`now()` } });
+}
+
+export async function deleteMeta(db: DbOrTx, key: string): Promise<void> {
+  await db.delete(catalogMeta).where(eq(catalogMeta.key, key));
 }
 
 /**

@@ -13,7 +13,8 @@ import type { KeyRecord } from "../auth/store.js";
 import { createRoot, type MigrationProgress, type Root } from "../compose.js";
 import { type Config, loadConfig } from "../config.js";
 import { ExtractInputError, extractFiles, importLines, type PageUrlOptions } from "../ingest/extract/cli.js";
-import { importRecords } from "../ingest/import.js";
+import type { DatabaseHandle } from "../db/handle.js";
+import { type BulkLoad, importRecords } from "../ingest/import.js";
 import { CursorAheadError, type ExportSummary, exportFeed, FEED_FORMATS, type FeedFormat, isFeedFormat } from "../feeds/index.js";
 import { ChangeCursorSchema } from "../../shared/schemas/index.js";
 import { importLimits } from "../ingest/limits.js";
@@ -31,7 +32,7 @@ import { brandIndex } from "../search/interpret.js";
 import { readVocabulary } from "../search/vocabulary.js";
 import { loadRules, RULES_FILES, RulesError } from "../search/rules/index.js";
 import { formatQueryReport, queryReport } from "../search/rules/report.js";
-import { createProgress } from "./progress.js";
+import { createProgress, type Progress } from "./progress.js";
 import { fileSink, OutputError, type Sink, streamSink } from "./sink.js";
 
 export class UsageError extends Error {
@@ -108,6 +109,27 @@ function positiveNumber(value: string | undefined, flag: string): number | undef
 /** `--url` / `--urls` for pages that state no URL of their own. */
 function pageOptions(flags: Flags): PageUrlOptions {
   return { ...(flags.url ? { url: flags.url } : {}), ...(flags.urls ? { urlsFile: flags.urls } : {}) };
+}
+
+/** `catalog import --bulk`: the load's later phases said on stderr, each ending the progress line before it. */
+function bulkLoad(database: DatabaseHandle, phase: () => Progress, next: (progress: Progress) => void): BulkLoad {
+  let matching: Progress | undefined;
+  return {
+    longStatements: (work) => database.longStatements(work),
+    onIndexing: (names) => {
+      phase().finish();
+      next({ update: () => undefined, finish: () => undefined });
+      process.stderr.write(`building the indexes the load put off (${names.join(", ")})…\n`);
+    },
+    onMatching: (done, total) => {
+      if (!matching) {
+        phase().finish();
+        matching = createProgress(total, "matching");
+        next(matching);
+      }
+      matching.update(done, "products");
+    },
+  };
 }
 
 /** Lines to import, for the progress bar; only known when every path is a plain NDJSON file. */
@@ -296,8 +318,8 @@ const COMMANDS: Record<string, Command> = {
   import: {
     usage: [
       [
-        "import PATH... [--format acp|ucp|ndjson] [--url URL | --urls FILE] [--report FILE]",
-        "import NDJSON records, ACP or UCP product feeds (JSON Lines; the format of each file is detected unless --format says) and saved PDP pages (.html, .htm, .html.gz, directories searched recursively); --report writes failures as NDJSON",
+        "import PATH... [--format acp|ucp|ndjson] [--url URL | --urls FILE] [--report FILE] [--bulk]",
+        "import NDJSON records, ACP or UCP product feeds (JSON Lines; the format of each file is detected unless --format says) and saved PDP pages (.html, .htm, .html.gz, directories searched recursively); --report writes failures as NDJSON; --bulk: a load into an empty or much smaller catalog, its search indexes built after it (docs/operations.md)",
       ],
     ],
     run: async ({ args: paths, flags, config, out }) => {
@@ -309,11 +331,21 @@ const COMMANDS: Record<string, Command> = {
         const [database, embedder] = await Promise.all([root.database(), root.embedder()]);
         await checkEmbeddingModel(database.db, embedder);
         const progress = createProgress(total, "importing");
+        let phase = progress;
         const summary = await importRecords({ db: database.db, embedder }, importLines(paths, pages, importLimits(config), format), {
           // `unchanged` is what a resumed import finds already in: skipped, neither embedded nor written.
           onProgress: (s) => progress.update(s.imported + s.updated + s.unchanged + s.failed, `(${s.unchanged} unchanged, ${s.failed} failed)`),
+          ...(flags.bulk
+            ? {
+                bulk: bulkLoad(
+                  database,
+                  () => phase,
+                  (next) => (phase = next),
+                ),
+              }
+            : {}),
         });
-        progress.finish();
+        phase.finish();
         // A saved page is a file, line 0: it is named by its path alone.
         const at = (source: string, line: number) => `${source}${line > 0 ? `:${line}` : ""}`;
         for (const failure of summary.failures) out.err(`${at(failure.source, failure.line)}: ${failure.reason}`);
@@ -590,6 +622,7 @@ function parseArguments(argv: readonly string[]) {
         out: { type: "string" },
         "brand-url": { type: "string" },
         since: { type: "string" },
+        bulk: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });

@@ -46,6 +46,11 @@ export interface DatabaseHandle {
    * (halfvec.ts), saying how far that has got.
    */
   migrate(options?: MigrateOptions): Promise<void>;
+  /**
+   * Runs `work` on a connection of its own without the query deadline (Postgres), for what holds a session or takes
+   * minutes: a bulk load's lock and its index builds (catalog/bulk.ts). PGlite: its one session.
+   */
+  longStatements<T>(work: (db: Database) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

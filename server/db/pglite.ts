@@ -10,6 +10,7 @@ import { migrate } from "drizzle-orm/pglite/migrator";
 import * as schema from "./schema.js";
 import type { Database } from "./client.js";
 import { MIGRATIONS_FOLDER, type DatabaseHandle } from "./handle.js";
+import { restoreDeferredIndexes } from "./deferred-indexes.js";
 import { keepFullPrecision } from "./halfvec.js";
 import { VECTOR_SESSION_SETTINGS } from "./vector-settings.js";
 import { PGLITE_SHARED_BUFFERS_AUTO } from "../config.js";
@@ -98,7 +99,9 @@ export async function openPglite(dataDir?: string, options: PgliteOptions = {}):
     migrate: async () => {
       await migrate(drizzle(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
       await keepFullPrecision(db);
+      await restoreDeferredIndexes(db, { unlessLoading: true });
     },
+    longStatements: (work) => work(db),
     close: async () => {
       if (!client.closed) await client.close();
     },

@@ -10,6 +10,7 @@ import postgres from "postgres";
 import * as schema from "./schema.js";
 import type { Database } from "./client.js";
 import { MIGRATIONS_FOLDER, type DatabaseHandle } from "./handle.js";
+import { restoreDeferredIndexes } from "./deferred-indexes.js";
 import { convertVectorsToHalf, keepFullPrecision } from "./halfvec.js";
 import { DatabaseTimeoutError } from "./errors.js";
 
@@ -252,6 +253,16 @@ export function openPostgres(options: {
         // An embedded database reached through its server's socket keeps full precision, as PGlite does (halfvec.ts).
         if (options.socketPath) await keepFullPrecision(db as unknown as Database);
         else await convertVectorsToHalf(db as unknown as Database, { concurrently: true, ...migrateOptions });
+        // What a bulk load stopped before its end put off (deferred-indexes.ts).
+        await restoreDeferredIndexes(db as unknown as Database, { unlessLoading: true });
+      } finally {
+        await single.end({ timeout: 5 });
+      }
+    },
+    longStatements: async (work) => {
+      const single = connect(1);
+      try {
+        return await work(drizzle(single, { schema }) as unknown as Database);
       } finally {
         await single.end({ timeout: 5 });
       }

@@ -13,10 +13,23 @@
  * the planner's statistics when they are due (catalog/analyze.ts).
  */
 import type { Database } from "../db/client.js";
+import { deferIndexes, lockBulkLoad, restoreDeferredIndexes, unlockBulkLoad } from "../db/deferred-indexes.js";
+import type { DatabaseHandle } from "../db/handle.js";
+import { upsertProductsInBulk } from "../catalog/bulk.js";
 import { describeDatabaseError, isDatabaseUnavailable } from "../db/errors.js";
 import { analyzeIfDue } from "../catalog/analyze.js";
 import { recordPriceStates } from "../catalog/prices.js";
-import { commitChanges, confirmProducts, findExisting, type PageValidators, restoreProducts, upsertProducts } from "../catalog/repository.js";
+import {
+  commitChanges,
+  confirmProducts,
+  deleteMeta,
+  findExisting,
+  getMeta,
+  type PageValidators,
+  restoreProducts,
+  setMeta,
+  upsertProducts,
+} from "../catalog/repository.js";
 import type { Embedder } from "../search/embedder.js";
 import { catalogLanguage, settleCatalogLanguage } from "../search/languages/catalog.js";
 import { matchProducts, storedMatchKeys } from "../matching/service.js";
@@ -58,9 +71,26 @@ export interface ImportDeps {
 }
 
 export interface ImportOptions {
+  /** Records a transaction: 64, or 1,000 for a bulk load. */
   batchSize?: number;
   onProgress?: (summary: ImportSummary) => void;
+  /** A bulk load (`catalog import --bulk`): see `bulkImport`. */
+  bulk?: BulkLoad;
 }
+
+export interface BulkLoad {
+  /** A connection of its own without the query deadline, for the load's lock and its index builds (db/handle.ts). */
+  longStatements: DatabaseHandle["longStatements"];
+  /** The load is written; the indexes it put off are being built. */
+  onIndexing?: (names: string[]) => void;
+  /** Those are built; matching the records, `done` of `total`, is under way. */
+  onMatching?: (done: number, total: number) => void;
+}
+
+/** A bulk load's batches: a thousand records a statement, where the per-statement costs are spread thin. */
+const BULK_BATCH = 1000;
+/** Set while a bulk load runs, until it has matched what it wrote: found set, a load was stopped before that. */
+const UNFINISHED_KEY = "bulk_load_unfinished";
 
 /** A line to import; a record from a fetched page carries the validators its fetch answered, stored with it. */
 export type ImportLine = ParsedLine & { validators?: PageValidators };
@@ -70,7 +100,64 @@ export async function importRecords(
   lines: AsyncIterable<ImportLine> | Iterable<ImportLine>,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
-  const batchSize = options.batchSize ?? 64;
+  const { bulk } = options;
+  if (bulk) return bulk.longStatements((long) => bulkImport(deps, lines, options, bulk, long));
+  const { summary } = await load(deps, lines, options.batchSize ?? 64, options.onProgress, false);
+  await afterImport(deps, summary);
+  return summary;
+}
+
+/**
+ * A bulk load (docs/decisions/0020-bulk-load.md), for a catalog loaded from empty or from much smaller than the load:
+ * batches of 1,000 upserted by one statement each (catalog/bulk.ts), the HNSW and full-text indexes dropped before the
+ * load and built after it (db/deferred-indexes.ts), and matching run once every record is stored and indexed, over
+ * the records written, in the import's order (after a load that was stopped, over every record read: which of them
+ * the stopped one matched is not known). What is stored is what the ordinary import stores; meanwhile vector and full-text searches of
+ * the catalog scan the table instead of an index. One bulk load at a time: a second waits for the first's lock.
+ */
+async function bulkImport(
+  deps: ImportDeps,
+  lines: AsyncIterable<ImportLine> | Iterable<ImportLine>,
+  options: ImportOptions,
+  bulk: BulkLoad,
+  long: Database,
+): Promise<ImportSummary> {
+  await lockBulkLoad(long);
+  try {
+    // A load stopped before it matched what it wrote: this one matches every record it reads, unchanged ones too.
+    const resumed = (await getMeta(long, UNFINISHED_KEY)) !== null;
+    await setMeta(long, UNFINISHED_KEY, new Date().toISOString());
+    await deferIndexes(long);
+    const { summary, ids, written } = await load(deps, lines, options.batchSize ?? BULK_BATCH, options.onProgress, true);
+    await restoreDeferredIndexes(long, bulk.onIndexing ? { onIndexing: bulk.onIndexing } : {});
+    // Before matching: a planner that still thinks the catalog empty finds each record's nearest vectors by a scan.
+    await analyzeIfDue(long);
+    const settings = matchSettings(deps);
+    const toMatch = resumed ? ids : written;
+    for (let at = 0; settings && at < toMatch.length; at += BULK_BATCH) {
+      bulk.onMatching?.(at, toMatch.length);
+      await matchProducts(deps.db, toMatch.slice(at, at + BULK_BATCH), settings);
+    }
+    await deleteMeta(long, UNFINISHED_KEY);
+    await afterImport(deps, summary);
+    return summary;
+  } finally {
+    await unlockBulkLoad(long);
+  }
+}
+
+/**
+ * Reads, prepares and writes the lines through the pipeline; answers the summary, the id of every record read (in the
+ * order first read) and, for a bulk load, of every record written. `bulk`: written by the bulk upsert, and not matched
+ * batch by batch.
+ */
+async function load(
+  deps: ImportDeps,
+  lines: AsyncIterable<ImportLine> | Iterable<ImportLine>,
+  batchSize: number,
+  onProgress: ImportOptions["onProgress"],
+  bulk: boolean,
+): Promise<{ summary: ImportSummary; ids: string[]; written: string[] }> {
   const summary: ImportSummary = { imported: 0, updated: 0, unchanged: 0, failed: 0, failures: [], replaced: [] };
   // The line each product came from so far in this import: one entry a product, so a file that names a product twice
   // says so rather than keeping the last silently (the line numbers are what the operator fixes).
@@ -80,7 +167,8 @@ export async function importRecords(
     summary.failures.push({ source, line, reason });
   };
 
-  const pipeline = createPipeline(deps, summary, fail, options.onProgress);
+  const written: string[] = [];
+  const pipeline = createPipeline(deps, summary, fail, onProgress, bulk ? written : null);
   let batch: BatchItem[] = [];
   for await (const parsed of lines) {
     if ("error" in parsed) {
@@ -116,14 +204,16 @@ export async function importRecords(
   }
   if (batch.length > 0) await pipeline.push(batch);
   await pipeline.finish();
-  if (summary.imported + summary.updated > 0) {
-    // The catalog's language may have moved with what was written, and with it how its unknown-language records read.
-    await settleCatalogLanguage(deps.db);
-    // What was written stays written: statistics that could not be gathered now are gathered by the next import or
-    // the server's next start (catalog/analyze.ts).
-    await analyzeIfDue(deps.db).catch(() => false);
-  }
-  return summary;
+  return { summary, ids: [...lineOf.keys()], written };
+}
+
+async function afterImport(deps: ImportDeps, summary: ImportSummary): Promise<void> {
+  if (summary.imported + summary.updated === 0) return;
+  // The catalog's language may have moved with what was written, and with it how its unknown-language records read.
+  await settleCatalogLanguage(deps.db);
+  // What was written stays written: statistics that could not be gathered now are gathered by the next import or
+  // the server's next start (catalog/analyze.ts).
+  await analyzeIfDue(deps.db).catch(() => false);
 }
 
 /** `vector`: supplied with the record (ingest/vectors.ts), so it is not embedded. */
@@ -151,10 +241,12 @@ function createPipeline(
   summary: ImportSummary,
   fail: (source: string, line: number, reason: string) => void,
   onProgress: ((summary: ImportSummary) => void) | undefined,
+  /** A bulk load's list of the records written, in order; null for an ordinary import. */
+  bulk: string[] | null,
 ) {
   let embedding: Planned | null = null;
   let writing: Promise<void> = Promise.resolve();
-  const write = (planned: Planned) => handled(writePlanned(deps, planned, summary, fail).then(() => onProgress?.(summary)));
+  const write = (planned: Planned) => handled(writePlanned(deps, planned, summary, fail, bulk).then(() => onProgress?.(summary)));
   const overlaps = (ahead: Planned, batch: BatchItem[]) => {
     const keys = new Set(ahead.items.flatMap((item) => [item.record.id, `url ${item.record.urlKey}`]));
     return batch.some((item) => keys.has(item.record.id) || keys.has(`url ${item.record.urlKey}`));
@@ -241,8 +333,10 @@ async function writePlanned(
   planned: Planned,
   summary: ImportSummary,
   fail: (source: string, line: number, reason: string) => void,
+  bulk: string[] | null,
 ): Promise<void> {
   const { toWrite, hashById, catalogLang } = planned;
+  const upsert = bulk ? upsertProductsInBulk : upsertProducts;
   const vectors = await planned.vectors;
   const settings = matchSettings(deps);
   // Once a batch: the fingerprint hashes the whole settings file.
@@ -263,7 +357,7 @@ async function writePlanned(
   });
   const write = (part: typeof rows) =>
     deps.db.transaction(async (tx) => {
-      await upsertProducts(tx, part);
+      await upsert(tx, part);
       await recordPriceStates(
         tx,
         part.map((row) => ({
@@ -296,8 +390,10 @@ async function writePlanned(
     }
   }
   await countStored(deps, written, hashById, summary, fail);
-  // After the write, not in it: a record stored is kept even when matching it fails (`catalog rematch` retries).
-  if (settings)
+  bulk?.push(...written.map((item) => item.record.id));
+  // After the write, not in it: a record stored is kept even when matching it fails (`catalog rematch` retries). A bulk
+  // load matches once it is loaded and indexed.
+  if (settings && !bulk)
     await matchProducts(
       deps.db,
       written.map((item) => item.record.id),

@@ -43,16 +43,50 @@ export async function matchProducts(db: Database, ids: readonly string[], settin
     first.flatMap((row) => matchKeys(row, settings).words),
   );
   const candidates = await candidatesOf(db, first, settings);
-  for (const { id } of first) {
+  const settled = await settledAlone(db, first, candidates, settings, idf);
+  // Groups records of this call joined: a record settled alone whose group one of them joined must leave it.
+  const joined = new Set<string>();
+  for (const { id, groupId } of first) {
+    if (settled.has(id) && !joined.has(groupId)) continue;
     await db.transaction(async (tx) => {
       await lockMatching(tx);
       // Read again under the lock: an eviction by the record before may have moved it.
       const [row] = await readForMatching(tx, [id]);
-      if (row) await matchOne(tx, row, settings, idf, 1, candidates.get(id) ?? []);
+      if (row) await matchOne(tx, row, settings, idf, 1, candidates.get(id) ?? [], joined);
     });
   }
   // Records carry their group: cached ones are out of date.
   await bumpCatalogVersion(db);
+}
+
+/**
+ * The records whose matching would change nothing, found for all at once: no override, no candidate as likely as the
+ * threshold (so no group to claim, whatever the groups are: a pair's probability reads the records, not their groups),
+ * alone in their group with no score. Matching one would only find it alone and leave it so; unless a record before it
+ * in this call joins its group, it is not matched one by one (most records of a load: a transaction and five queries
+ * each).
+ */
+async function settledAlone(
+  db: DbOrTx,
+  rows: readonly MatchRow[],
+  candidates: ReadonlyMap<string, readonly MatchRow[]>,
+  settings: MatchSettings,
+  idf: Idf,
+): Promise<Set<string>> {
+  const unlikely = rows.filter((row) => {
+    if (row.override !== null || row.matchScore !== null) return false;
+    const keys = matchKeys(row, settings);
+    return (candidates.get(row.id) ?? []).every(
+      (candidate) => judgePair(keys, matchKeys(candidate, settings), idf, settings, candidate.similarity ?? 0).probability < settings.threshold,
+    );
+  });
+  const members = await groupMembers(
+    db,
+    unlikely.map((row) => row.groupId),
+  );
+  const own = new Set(unlikely.map((row) => `${row.groupId} ${row.id}`));
+  const crowded = new Set(members.filter((member) => !own.has(`${member.groupId} ${member.id}`)).map((member) => member.groupId));
+  return new Set(unlikely.filter((row) => !crowded.has(row.groupId)).map((row) => row.id));
 }
 
 /** Each record's candidates, to judge (three queries for all the records: the hits, then the rows they are). */
@@ -86,6 +120,7 @@ async function matchOne(
   idf: Idf,
   evictions: number,
   candidates: readonly MatchRow[],
+  joined: Set<string>,
 ): Promise<void> {
   const keys = matchKeys(row, settings);
   if (row.override === "split") return leave(db, row);
@@ -97,17 +132,17 @@ async function matchOne(
     if (claim.groupId === row.groupId) return settle(db, row, row.groupId, claim.probability);
     const members = await groupMembers(db, [claim.groupId]);
     const rival = members.find((member) => member.merchant === row.merchant && member.id !== row.id);
-    if (!rival) return join(db, row, claim);
+    if (!rival) return join(db, row, claim, joined);
     // The rival's claim: its own score, or, for the record that founded the group, the strongest of the others'.
     const rivalScore = rival.matchScore ?? Math.max(0, ...members.map((member) => member.matchScore ?? 0));
     const pinned = (await readOverrides(db, [rival.id])).length > 0;
     if (pinned || evictions === 0 || rivalScore >= claim.probability) continue;
-    await join(db, row, claim);
+    await join(db, row, claim, joined);
     const [evicted] = await readForMatching(db, [rival.id]);
     if (!evicted) return;
     await setGroup(db, evicted.id, leaverGroupId(evicted.id, evicted.contentHash), null);
     const again = (await candidatesOf(db, [evicted], settings)).get(evicted.id) ?? [];
-    return matchOne(db, { ...evicted, groupId: leaverGroupId(evicted.id, evicted.contentHash) }, settings, idf, evictions - 1, again);
+    return matchOne(db, { ...evicted, groupId: leaverGroupId(evicted.id, evicted.contentHash) }, settings, idf, evictions - 1, again, joined);
   }
   return leave(db, row);
 }
@@ -130,8 +165,9 @@ async function claims(db: DbOrTx, keys: MatchKeys, candidates: readonly MatchRow
     .sort((a, b) => b.probability - a.probability || (a.groupId < b.groupId ? -1 : 1));
 }
 
-async function join(db: DbOrTx, row: MatchRow, claim: Claim): Promise<void> {
+async function join(db: DbOrTx, row: MatchRow, claim: Claim, joined: Set<string>): Promise<void> {
   await setGroup(db, row.id, claim.groupId, claim.probability);
+  joined.add(claim.groupId);
 }
 
 /**

@@ -100,20 +100,36 @@ function evidenceByLanguage(): Map<string, { stop: Set<string>; words: Set<strin
 }
 
 /**
+ * The languages of words already looked up (a word's evidence never changes once the data is loaded): an import reads
+ * the same few thousand words in every page, and looking each up in every language was three quarters of preparing a
+ * record (bench:million-profile). Bounded: emptied when full.
+ */
+const seen = new Map<string, string[]>();
+const SEEN_WORDS = 50_000;
+
+/**
  * The languages a word is evidence of; empty when none. English, the pivot, has no lexicon of its own: a common English
  * word (common-words.ts) is evidence of it too. `compounds` (a query's words, few): in a language that joins words, a
  * word ending with one of its lexicon's is its too ("Wanderrucksack"); a page's many words are not scanned so.
  */
 export function languagesOf(word: string, options: { compounds?: boolean } = {}): string[] {
+  const compounds = options.compounds === true;
+  const known = compounds ? undefined : seen.get(word);
+  if (known) return known;
   const plain = withoutAccents(word);
-  return [...evidenceByLanguage()].flatMap(([code, { stop, words }]) =>
+  const codes = [...evidenceByLanguage()].flatMap(([code, { stop, words }]) =>
     stop.has(plain) ||
     words.has(wordKey(code, word)) ||
     (code === "en" && isCommonWord(word)) ||
-    (options.compounds === true && languageData().lexicons.get(code)?.compounds === true && compoundHead(wordKey(code, word), words) !== null)
+    (compounds && languageData().lexicons.get(code)?.compounds === true && compoundHead(wordKey(code, word), words) !== null)
       ? [code]
       : [],
   );
+  if (!compounds) {
+    if (seen.size >= SEEN_WORDS) seen.clear();
+    seen.set(word, codes);
+  }
+  return codes;
 }
 
 /** The language a text is written in, or null when its words do not say clearly enough. */
