@@ -57,6 +57,12 @@ export function wordsUnpossessed(text: string): string[] {
 
 const NON_ASCII = /[^\p{ASCII}]/u;
 const LATIN = /^\p{Script=Latin}+$/u;
+const LATIN_LETTER = /\p{Script=Latin}/u;
+
+/** Whether the text holds a letter of the Latin script: what the local sentence encoder, English, reads at all. */
+export function hasLatinLetter(text: string): boolean {
+  return LATIN_LETTER.test(text);
+}
 
 /**
  * The word without its accents ("kärcher" → karcher): letters with marks decomposed, the marks dropped. Latin letters

@@ -23,7 +23,7 @@ import { type CatalogWords, likeliestLanguage, queryLanguage } from "./languages
 import { inCatalogLanguage, readAbroad, lexiconWords, readAlternativesInto, readForeign, readInto } from "./languages/reading.js";
 import { escapeRegExp } from "./rules/files.js";
 import { bedSizesAsked } from "./bed-sizes.js";
-import { wordsIn } from "./lexical.js";
+import { hasLatinLetter, wordsIn } from "./lexical.js";
 import { type Sex, sexesAsked } from "./sexes.js";
 import { speciesIn } from "./species.js";
 
@@ -115,7 +115,7 @@ function asksOf(query: string): QueryPlan["asks"] {
     species: [...speciesIn(query)],
     bedSizes: [...bedSizesAsked(query)],
     written: wordsIn(query),
-    latin: /\p{Script=Latin}/u.test(query),
+    latin: hasLatinLetter(query),
   };
 }
 
@@ -207,7 +207,7 @@ interface Understanding {
 }
 
 export function understand(query: string, deps: UnderstandDeps): QueryPlan {
-  const plan = readQuery(query, deps);
+  const plan: QueryPlan = { ...readQuery(query, deps), asks: asksOf(query) };
   // A page is indexed in its own language: an English query's "walkie" finds an Italian page's only stemmed as Italian.
   const others = (deps.catalogLanguages ?? []).filter((language) => !plan.languages.includes(language));
   if (others.length === 0) return plan;
@@ -216,21 +216,24 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   return { ...plan, languages: [...plan.languages, ...others], forms: [...plan.forms, ...across, ...alternatives] };
 }
 
-function readQuery(query: string, deps: UnderstandDeps): QueryPlan {
+/** A plan as each reading makes it: what the query asks of a product is read once, by `understand`. */
+type Read = Omit<QueryPlan, "asks">;
+
+function readQuery(query: string, deps: UnderstandDeps): Read {
   const found = tokens(query);
   const words = found.map((token) => token.word);
   const catalog = deps.catalogLanguage ?? languageData().detection.catalogFallback;
   const known = catalogWords(deps.vocabulary);
   const language = queryLanguage(words, catalog, known);
   // A query in another language is read through the lexicons, never corrected into the catalog's words.
-  if (language !== catalog) return { ...readForeign(query, found, { ...deps, language, catalog }), asks: asksOf(query) };
+  if (language !== catalog) return readForeign(query, found, { ...deps, language, catalog });
   const plan = readInCatalogLanguage(query, found, deps, catalog);
   if (plan.language.query !== null) return plan;
   const likeliest = likeliestLanguage(words, catalog, known);
-  return likeliest ? { ...readForeign(query, found, { ...deps, language: likeliest, catalog }), asks: asksOf(query) } : plan;
+  return likeliest ? readForeign(query, found, { ...deps, language: likeliest, catalog }) : plan;
 }
 
-function readInCatalogLanguage(query: string, found: Token[], deps: UnderstandDeps, catalog: string): QueryPlan {
+function readInCatalogLanguage(query: string, found: Token[], deps: UnderstandDeps, catalog: string): Read {
   const words = found.map((token) => token.word);
   // An age counted in years or months ("5 year old") is read by the ages, not searched: its "5" is no "5 Sides".
   const ages = askedAges(query);
@@ -519,7 +522,7 @@ function embedTextOf({ query, found, words }: Understanding, primary: readonly s
 function planOf(
   { query, found, words, deps, catalog, ages, fixes }: Understanding,
   read: Pick<QueryPlan, "synonyms" | "goesWith" | "embedText"> & { typed: Form[]; searched: Form[] },
-): QueryPlan {
+): Read {
   const held = (word: string) => (deps.vocabulary ? heldCount(word, deps.vocabulary) > 0 : false);
   const inLanguage = inCatalogLanguage(found, read.searched, catalog, held);
   // Most of it in no language known: nothing of it is guessed into the catalog's words ("plugh" is no typo of "plush").
@@ -534,7 +537,6 @@ function planOf(
       ages,
       avoid: [...(deps.avoid ?? [])],
       ...inCatalogLanguage(found, read.typed, catalog, held),
-      asks: asksOf(query),
     };
   }
   const abroad = readAbroad(found, read.searched, catalog, held);
@@ -551,7 +553,6 @@ function planOf(
     ...inLanguage,
     translations: [...inLanguage.translations, ...abroad.translations],
     unread: inLanguage.unread.filter((word) => !readWords.has(word)),
-    asks: asksOf(query),
   };
 }
 

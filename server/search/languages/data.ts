@@ -14,6 +14,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { z } from "zod";
+import { withoutAccents } from "../lexical.js";
 
 export class LanguageDataError extends Error {
   override readonly name = "LanguageDataError";
@@ -194,4 +195,16 @@ export function languageData(): LanguageData {
     detection: parseDetection(readFileSync(new URL("detection.json", DIRECTORY), "utf8"), "detection.json"),
   };
   return loaded;
+}
+
+const foldedStopWords = new Map<string, Set<string>>();
+
+/** Whether `word` is one of `language`'s stop words, accents folded on both sides (as a query's words are compared). */
+export function isStopWord(language: string, word: string): boolean {
+  let stop = foldedStopWords.get(language);
+  if (!stop) {
+    stop = new Set([...(languageData().stopWords.get(language) ?? [])].map(withoutAccents));
+    foldedStopWords.set(language, stop);
+  }
+  return stop.has(withoutAccents(word));
 }

@@ -9,9 +9,8 @@
 import { closestTerm } from "../typos.js";
 import { isEnglishWord } from "../common-words.js";
 import { expand, type SynonymSet } from "../synonyms.js";
-import { withoutAccents } from "../lexical.js";
 import { covered, type Form, letterCompounds, type QueryPlan, type Token, type UnderstandDeps } from "../understand.js";
-import { languageData } from "./data.js";
+import { isStopWord, languageData } from "./data.js";
 import { languagesOf } from "./detect.js";
 import { compoundHeadIn, type Reading, readPhrases, singleWordTerms, termWords, translations, wordKey } from "./lexicon.js";
 
@@ -29,8 +28,7 @@ export function readForeign(
 ): Omit<QueryPlan, "asks"> {
   const { language, catalog, vocabulary } = deps;
   const words = found.map((token) => token.word);
-  const stop = new Set([...(languageData().stopWords.get(language) ?? [])].map(withoutAccents));
-  const isStop = (word: string) => stop.has(withoutAccents(word));
+  const isStop = (word: string) => isStopWord(language, word);
   const held = (word: string) => (vocabulary ? vocabulary.count(word) > 0 : false);
   const set = translations(language, catalog);
   const folded = words.map((word) => wordKey(language, word));

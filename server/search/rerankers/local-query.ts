@@ -5,8 +5,7 @@
 import { isEnglishWord, MEANT_STOP_WORDS } from "../common-words.js";
 import { describesUse, describesWhom, isPackaging, isQuantity, isVague, isWhom, namesWhom, purposeAfter, queryHead } from "../product-type.js";
 import { derived } from "../rules/index.js";
-import { withoutAccents } from "../lexical.js";
-import { languageData } from "../languages/data.js";
+import { isStopWord, languageData } from "../languages/data.js";
 import type { Form, QueryPlan } from "../understand.js";
 import type { LocalWeights } from "./ranking.js";
 
@@ -309,9 +308,6 @@ function clausesOf({ plan, weights, lexemes, idfOf, heldCompounds }: Weighing, b
   };
 }
 
-/** Each language's stop words, accents folded, as a query's words are compared with them. */
-const foldedStopWords = new Map<string, Set<string>>();
-
 /**
  * The kind asked in a query in another language than the catalog's, by that language's own order: its first content
  * word where the language names the kind first (`phrases: head first` in its lexicon: "*cafetera* de cápsulas"),
@@ -319,16 +315,10 @@ const foldedStopWords = new Map<string, Set<string>>();
  * English's rules (product-type.ts) know neither its prepositions nor its order.
  */
 function foreignHead(words: readonly string[], language: string, isContent: (i: number) => boolean): number | undefined {
-  const data = languageData();
-  let stop = foldedStopWords.get(language);
-  if (!stop) {
-    stop = new Set([...(data.stopWords.get(language) ?? [])].map(withoutAccents));
-    foldedStopWords.set(language, stop);
-  }
-  const headFirst = data.lexicons.get(language)?.headFirst ?? false;
+  const headFirst = languageData().lexicons.get(language)?.headFirst ?? false;
   let head: number | undefined;
   for (const [i, word] of words.entries()) {
-    if (stop.has(withoutAccents(word))) {
+    if (isStopWord(language, word)) {
       if (head !== undefined) return head;
       continue;
     }

@@ -34,7 +34,7 @@ import type { Database } from "../../db/client.js";
 import { products } from "../../db/schema.js";
 import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
-import { lexemeQuery, parseTsvector, wordsIn } from "../lexical.js";
+import { hasLatinLetter, lexemeQuery, parseTsvector, wordsIn } from "../lexical.js";
 import { type AgeRange, excludes, productAges } from "../ages.js";
 import { otherSex, sexesOf } from "../sexes.js";
 import { otherSpecies } from "../species.js";
@@ -49,13 +49,6 @@ import { literalPlan, nothingRead, type QueryPlan } from "../understand.js";
 import { DEFAULT_WEIGHTS, type LocalWeights, rankScored, type Scored, takingTurns } from "./ranking.js";
 import { countsOf, type Document, features, freeOf, toDocument } from "./local-features.js";
 import { markers, type Query, type QueryContext, queryOf } from "./local-query.js";
-
-/**
- * Letters of the Latin script. The local sentence encoder's vocabulary is English: it reads a page with no such letter
- * as it reads any word it does not know, so gibberish is as similar to a Chinese page (0.55-0.59) as words are to a
- * page they describe. Its similarity between a query written in Latin letters and such a page is no evidence.
- */
-const LATIN = /\p{Script=Latin}/u;
 
 /** Whether the ages a product suits (productAges: what its text states, a name for grown-ups, a stage named) leave out every age asked. */
 function excludesAges(candidate: Product, asked: AgeRange): boolean {
@@ -267,8 +260,10 @@ function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMa
     // Field by field, so that a name with a Latin letter (nearly every one) settles it without copying the description.
     // A query of words in no language known, none held or corrected, reads nothing: the encoder puts such words near
     // pages in a language it does not read as readily as near anything (understand.ts nothingRead).
+    // The local encoder's vocabulary is English: it reads a page with no Latin letter as it reads any word it does not
+    // know, so gibberish is as similar to a Chinese page (0.55-0.59) as words are to a page they describe.
     const unreadable =
-      unread || (latinQuery && ![candidate.name, ...candidate.brands, candidate.category ?? "", candidate.desc].some((text) => LATIN.test(text)));
+      unread || (latinQuery && ![candidate.name, ...candidate.brands, candidate.category ?? "", candidate.desc].some(hasLatinLetter));
     return { document, cosine: unreadable ? 0 : (known.get(candidate.id) ?? (row?.cosine || 0)) };
   });
 }
