@@ -127,11 +127,13 @@ const STRIPPED: { label: string; ddl: string[] }[] = [
     ddl: ["products_brand_keys_idx", "products_variant_sku_idx", "products_colours_idx", "products_match_keys_idx"].map((i) => `drop index ${i}`),
   },
   {
-    label: "and without the triggers (facets mirror per row, vocabulary per statement)",
+    label: "and without the triggers (facets mirror per row, vocabulary and lexemes per statement)",
     ddl: [
       "drop trigger products_sync_facets on products",
       "drop trigger search_vocabulary_insert on products",
       "drop trigger search_vocabulary_update on products",
+      "drop trigger search_lexemes_insert on products",
+      "drop trigger search_lexemes_update on products",
     ],
   },
   {

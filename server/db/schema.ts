@@ -304,6 +304,17 @@ export const searchVocabulary = pgTable("search_vocabulary", {
   ndoc: integer("ndoc").notNull(),
 });
 
+/**
+ * How many products hold each stemmed word of the full-text document (`products.search`, in each product's language):
+ * the local reranker's document frequencies (search/statistics.ts). Kept in step with `products` by statement triggers
+ * (migration 0020), as `search_vocabulary` is, so a server reads it at start in one small query where counting over
+ * every product's document (ts_stat) took seconds at a million products. A lexeme whose last product went has `ndoc` 0.
+ */
+export const searchLexemes = pgTable("search_lexemes", {
+  lexeme: text("lexeme").primaryKey(),
+  ndoc: integer("ndoc").notNull(),
+});
+
 /** Facts about the catalog as a whole, e.g. which embedding model made its vectors. */
 export const catalogMeta = pgTable("catalog_meta", {
   key: text("key").primaryKey(),

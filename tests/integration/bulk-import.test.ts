@@ -1,7 +1,7 @@
 /**
  * A bulk load (`catalog import --bulk`, ingest/import.ts `bulkImport`) stores what the ordinary import stores: the same
  * file imported both ways, then a second file that changes some records, leaves the same rows (every column, the
- * vectors and derived ones included), facets mirror, vocabulary, change feed, price history and product groups. And a
+ * vectors and derived ones included), facets mirror, vocabulary, stemmed words' counts, change feed, price history and product groups. And a
  * bulk load stopped half way leaves its indexes noted, built again by the next start or by the load run again.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -57,7 +57,7 @@ afterAll(() => handle.close());
 
 /** An empty catalog again (one database serves both imports: opening one is most of this file's time). */
 async function emptyCatalog(): Promise<void> {
-  await handle.db.execute(sql`truncate products, product_facets, product_changes, price_history, match_overrides, search_vocabulary`);
+  await handle.db.execute(sql`truncate products, product_facets, product_changes, price_history, match_overrides, search_vocabulary, search_lexemes`);
   await handle.db.execute(sql`delete from catalog_meta`);
 }
 
@@ -80,6 +80,7 @@ async function stored(handle: DatabaseHandle) {
       "select id, brand, category_key, availability, currency, price_minor, price_bucket, gone_at, colours from product_facets order by id",
     ),
     vocabulary: await rows(handle, "select word, ndoc from search_vocabulary where ndoc > 0 order by word"),
+    lexemes: await rows(handle, "select lexeme, ndoc from search_lexemes where ndoc > 0 order by lexeme"),
     changes: await rows(handle, "select product_id, seq from product_changes order by seq"),
     prices: await rows(
       handle,
@@ -113,6 +114,18 @@ describe("a bulk load", () => {
     // Matched into groups, not every record alone: 9 records, the kettles one group (a GTIN), the DVD players another.
     expect(groups).toEqual([{ n: 5 }]);
     expect(await indexes(handle)).toEqual(["products_embedding_idx", "products_search_idx"]);
+  });
+
+  it("keeps the stemmed words' counts what counting every product's document gives, through changes and deletes", async () => {
+    const counted = "select word as lexeme, ndoc from ts_stat('select search from products') order by word";
+    const kept = "select lexeme, ndoc from search_lexemes where ndoc > 0 order by lexeme";
+    // Left by the test above: both files imported, a product's name changed by the second.
+    expect(await rows(handle, kept)).toEqual(await rows(handle, counted));
+    expect((await rows(handle, kept)).length).toBeGreaterThan(20);
+    await handle.db.execute(sql`update products set name = 'Cast iron griddle' where id = 'c-mug'`);
+    await handle.db.execute(sql`update products set price_minor = 999 where id = 'a-kettle'`);
+    await handle.db.execute(sql`delete from products where id in ('b-dvd', 'd-lamp')`);
+    expect(await rows(handle, kept)).toEqual(await rows(handle, counted));
   });
 
   it("stopped half way, leaves its indexes noted: the next start builds them, and the load run again resumes", async () => {
