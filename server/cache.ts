@@ -59,20 +59,28 @@ export class LruCache<K, V> {
 
 /**
  * A value read at most once per `ttlMs` (a count of the catalog, its brand names: not free to read, and changed
- * only by imports). Concurrent callers share the read in flight; a failed read is not kept, so the next caller
- * reads again.
+ * only by imports). The first caller waits for the first read; later callers get the last value at once, and one of
+ * them past `ttlMs` starts a new read behind them: at a million products such a read takes seconds, which no search
+ * should wait for. A failed read is not kept: the next caller reads again (and, before any value, waits for it).
  */
 export function refreshedEvery<T>(read: () => Promise<T>, ttlMs: number, now: () => number = () => performance.now()): () => Promise<T> {
-  let last: { value: Promise<T>; at: number } | null = null;
-  return () => {
+  let last: { value: T; at: number } | null = null;
+  let reading: Promise<T> | null = null;
+  const start = () => {
     const at = now();
-    if (!last || at - last.at > ttlMs) {
-      const entry = { value: read(), at };
-      entry.value.catch(() => {
-        if (last === entry) last = null;
+    reading = read()
+      .then((value) => {
+        last = { value, at };
+        return value;
+      })
+      .finally(() => {
+        reading = null;
       });
-      last = entry;
-    }
-    return last.value;
+    return reading;
+  };
+  return () => {
+    if (!last) return reading ?? start();
+    if (!reading && now() - last.at > ttlMs) start().catch(() => undefined);
+    return Promise.resolve(last.value);
   };
 }
