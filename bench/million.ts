@@ -35,7 +35,7 @@ import { importRecords } from "../server/ingest/import.js";
 import type { ParsedLine } from "../server/ingest/ndjson.js";
 import { prepareRecord } from "../server/ingest/record.js";
 import type { Embedder } from "../server/search/embedder.js";
-import { createLocalEmbedder } from "../server/search/embedders/local.js";
+import { createThreadedEmbedder } from "../server/search/embedders/threads.js";
 import { SearchParamsSchema, type SearchParams } from "../shared/schemas/index.js";
 import { searchQueries } from "./http-catalog.js";
 import { load } from "./http-load.js";
@@ -283,7 +283,8 @@ const report = (label: string, t: Timed, goal = "", tail: "p95" | "p99" = "p95")
 /** Single-connection search, get-by-id and change feed through the services, each beside its SQL replayed. */
 async function singleConnection(url: string): Promise<Statement[][]> {
   const handle = capturingHandle(url);
-  const embedder = await createLocalEmbedder();
+  // In a thread of its own, as the server runs it: the query is encoded while full text is ranked.
+  const embedder = await createThreadedEmbedder({ threads: 1 });
   const config = { ...loadConfig({ SAMPLE_CATALOG: "false", LOG_LEVEL: "silent", DATABASE_URL: url }), PRODUCT_CACHE_SIZE: 0 };
   const root = createRoot(config, { role: "cli", database: handle, embedder });
   const services = await root.services();

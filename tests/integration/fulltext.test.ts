@@ -1,4 +1,4 @@
-/** Full-text retrieval's every-word-first path (server/search/retrieve.ts), on the fixture catalog. */
+/** Full-text retrieval's broad path (server/search/retrieve.ts): every word first, the matches capped before the filters. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createTestApp, type TestApp } from "../helpers/app.js";
@@ -39,7 +39,7 @@ describe("full text, every word first", () => {
     expect(every.size).toBeGreaterThan(0);
     expect(any.size).toBeGreaterThan(every.size); // otherwise this test could not tell the paths apart
 
-    const first = await fullTextRanked(t.database.db, literalPlan(query), {}, every.size, { everyWordFirst: true });
+    const first = await fullTextRanked(t.database.db, literalPlan(query), {}, every.size, { broad: true });
     expect(new Set(first.map((r) => r.id))).toEqual(every);
     // Plain ranking puts a product without every word first, so the two paths differ here.
     const [top] = await fullTextRanked(t.database.db, literalPlan(query), {}, every.size);
@@ -51,8 +51,20 @@ describe("full text, every word first", () => {
 
   it("falls back to any word when fewer than k products have every word", async () => {
     const any = await idsWith("red | wool | sweater");
-    const ranked = await fullTextRanked(t.database.db, literalPlan(query), {}, any.size + 5, { everyWordFirst: true });
+    const ranked = await fullTextRanked(t.database.db, literalPlan(query), {}, any.size + 5, { broad: true });
     expect(new Set(ranked.map((r) => r.id))).toEqual(any);
-    expect(await fullTextRanked(t.database.db, literalPlan("!!!"), {}, 5, { everyWordFirst: true })).toEqual([]);
+    expect(await fullTextRanked(t.database.db, literalPlan("!!!"), {}, 5, { broad: true })).toEqual([]);
+  });
+});
+
+describe("full text, broad, under a filter", () => {
+  it("answers what the filter inside the match answers, applied to the capped matches", async () => {
+    // A filter that passes some of the matches (not the scarves), so that where it applies shows.
+    const filters = { excluded: ["scarf"], updatedSince: new Date(0) };
+    const inside = await fullTextRanked(t.database.db, literalPlan("red wool"), filters, 10);
+    const capped = await fullTextRanked(t.database.db, literalPlan("red wool"), filters, 10, { broad: true });
+    expect(inside.length).toBeGreaterThan(0);
+    expect(inside.length).toBeLessThan((await idsWith("red | wool")).size);
+    expect(capped).toEqual(inside);
   });
 });

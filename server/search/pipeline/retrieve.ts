@@ -12,7 +12,7 @@ import { fullTextRanked, type Ranked, vectorRanked, withinExactScope } from "../
 import type { QueryPlan } from "../understand.js";
 import type { SearchContext } from "./context.js";
 
-/** From this many products, full text tries the products with every word first (see fullTextRanked). */
+/** From this many products, outside a narrow filter, full text's scope is broad (see fullTextRanked). */
 const EVERY_WORD_FIRST_FROM = 50_000;
 /**
  * How many of the products full text finds without the search's price or stock constraint judge the floor beside its
@@ -57,13 +57,13 @@ export async function retrieveStage(
   // A narrow filter is ranked in full by both retrievals: exactly by vectors, by the plain OR in full text.
   const size = await ctx.catalogSize();
   const exact = await withinExactScope(read, filters, size);
-  const everyWordFirst = mode !== "vector" && !exact && size >= EVERY_WORD_FIRST_FROM;
+  const large = size >= EVERY_WORD_FIRST_FROM;
   // When full text has answered before the vector is ready (as it usually has), the vector query also scores its
   // candidates, so the reranker need not send the vector again for those vector retrieval did not rank.
   let lexicalFirst: Ranked[] = [];
   const unconstrained = mode === "vector" ? undefined : withoutOfferConstraints(filters);
   const [lexical, [queryVector, semantic, similarities], outside] = await Promise.all([
-    mode === "vector" ? [] : fullTextRanked(read, plan, filters, depth, { everyWordFirst }).then((ranked) => (lexicalFirst = ranked)),
+    mode === "vector" ? [] : fullTextRanked(read, plan, filters, depth, { broad: large && !exact }).then((ranked) => (lexicalFirst = ranked)),
     (async (): Promise<[number[] | undefined, Ranked[], Map<string, number>]> => {
       if (!embedding) return [undefined, [], new Map()];
       const vector = await embedding;
@@ -73,7 +73,7 @@ export async function retrieveStage(
       const { ranked, similarities } = await vectorRanked(read, vector, filters, depth, { settingsInSession, exact, alsoScore });
       return [vector, ranked, similarities];
     })(),
-    unconstrained ? fullTextRanked(read, plan, unconstrained, BESIDE) : [],
+    unconstrained ? fullTextRanked(read, plan, unconstrained, BESIDE, { broad: large }) : [],
   ]);
   // The relevance floor: what no query word matches must be close in meaning to count as a match at all.
   const similar = semantic.filter((item) => item.score >= deps.minSimilarity);
