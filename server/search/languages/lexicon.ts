@@ -5,6 +5,7 @@
  * (synonyms.ts); words are compared by their keys (accents folded, inflections off: `wordKey`).
  */
 import { withoutAccents, wordsIn } from "../lexical.js";
+import { matchRuns } from "../synonyms.js";
 import { languageData } from "./data.js";
 
 /** Shortest a word is left by taking its ending off: "hose" is "hos", but "see" stays "see". */
@@ -89,17 +90,7 @@ export function translations(from: string, to: string): Translations {
 
 /** The rules matching `keys` (the query's words as `wordKey` compares them), longest first, left to right, each word once. */
 export function readPhrases(keys: readonly string[], rules: Translations): Reading[] {
-  const readings: Reading[] = [];
-  for (let i = 0; i < keys.length; ) {
-    const rule = (rules.get(keys[i]!) ?? []).find((candidate) => candidate.term.every((word, j) => keys[i + j] === word));
-    if (!rule) {
-      i++;
-      continue;
-    }
-    readings.push({ start: i, end: i + rule.term.length, forms: rule.forms });
-    i += rule.term.length;
-  }
-  return readings;
+  return matchRuns(keys, rules, (rule) => rule.term).map(({ start, end, rule }) => ({ start, end, forms: rule.forms }));
 }
 
 const singleWords = new WeakMap<Translations, string[]>();
