@@ -572,24 +572,21 @@ function readBrands({ q, params, reading, spans }: Interpreting, brands: BrandIn
 /** Whom and what colour: filters for values the catalog holds, the words still searched (attributes.ts). */
 function readHeld({ q, params, reading, spans }: Interpreting, held: HeldAttributes): void {
   // Outside what was read before: "-red" and "not red" ask for no red.
-  const outside = q
-    .split("")
-    .map((unit, k) => (spans.some((span) => k >= span.start && k < span.end) ? " " : unit))
-    .join("");
-  const attributes = readAttributes(outside, params, held);
+  const attributes = readAttributes(blanked(q, spans), params, held);
   Object.assign(reading.adds, attributes.adds);
   reading.applied.push(...attributes.applied);
   reading.notApplied.push(...attributes.notApplied);
 }
 
+/** The query with the spans (which may overlap) blanked out, by UTF-16 unit as they count. */
+function blanked(q: string, spans: readonly { start: number; end: number }[]): string {
+  return q
+    .split("")
+    .map((unit, k) => (spans.some((span) => k >= span.start && k < span.end) ? " " : unit))
+    .join("");
+}
+
 /** The query with what was read taken out, and the words that only joined it to the rest. */
 function remaining(q: string, spans: readonly { start: number; end: number }[]): string {
-  // Spans may overlap (what only asks, and a phrase ending the query): each character is taken out once.
-  const taken = new Set(spans.flatMap((span) => Array.from({ length: span.end - span.start }, (_, k) => span.start + k)));
-  // By UTF-16 unit, as the spans count.
-  const kept = q
-    .split("")
-    .map((unit, k) => (taken.has(k) ? " " : unit))
-    .join("");
-  return trimConnectors(kept.replace(/\s+/g, " ").trim());
+  return trimConnectors(blanked(q, spans).replace(/\s+/g, " ").trim());
 }
