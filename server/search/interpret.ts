@@ -171,7 +171,6 @@ const phrases = derived(({ constraints: { parts, phrases: lists } }) => {
     priceOrder: new RegExp(String.raw`(?<=^|[\s,])(?:(${group.cheapestFirst})|(${group.dearestFirst}))(?=$|[\s,.!?])`, "giu"),
     avoided: new RegExp(String.raw`(?<=^|\s)${group.avoiding}\s+(?!${group.notAvoided}\b)(?:${group.articles}\s+)?(\p{L}[\p{L}\p{N}'’-]*)`, "giu"),
     notFromBrand: new RegExp(String.raw`(?<=^|\s)${group.notFromBrand}\s+(\p{L}[\p{L}\p{N}'’-]*)`, "giu"),
-    softened: new RegExp(String.raw`(?<=^|\s)${group.degreeNot}\s+${group.degree}\s+\p{L}[\p{L}'’-]*`, "giu"),
   };
 });
 
@@ -363,7 +362,6 @@ export function interpret(
   readPhrases(at);
   readPriceOrder(at);
   readExcludedBrands(at);
-  const softened = readSoftened(at);
   readAvoided(at);
   readBrands(at, brands);
   if (held) readHeld(at, held);
@@ -373,8 +371,7 @@ export function interpret(
     reading.context = remaining(q.slice(0, context), at.spans);
     at.spans.push(...contextSpans(q, context));
   }
-  if (!asking && context === 0 && !softened && reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0)
-    return null;
+  if (!asking && context === 0 && reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0) return null;
   reading.query = remaining(q, at.spans);
   return reading;
 }
@@ -513,21 +510,6 @@ function readExcludedBrands(at: Interpreting): void {
   for (const match of at.q.matchAll(phrases().notFromBrand)) {
     if (!overlaps(at, match)) exclude(at, match, match[1]!);
   }
-}
-
-/**
- * "not too expensive", "isn't very tall": a degree the shopper would rather not go to, which no page states. Taken
- * out, neither searched nor avoided: "too" was avoided and "expensive" searched, which put the dearest knife first.
- * Whether there was any.
- */
-function readSoftened(at: Interpreting): boolean {
-  let softened = false;
-  for (const match of at.q.matchAll(phrases().softened)) {
-    if (overlaps(at, match)) continue;
-    at.spans.push({ start: match.index, end: match.index + match[0].length });
-    softened = true;
-  }
-  return softened;
 }
 
 /**

@@ -13,7 +13,7 @@
 import { derived } from "./rules/index.js";
 import { type AskedAges, askedAges } from "./ages.js";
 import { isCommonWord, isEnglishWord, STOP_WORDS } from "./common-words.js";
-import { closestTerm, corrections, heldCount, joined, split, writtenApart } from "./typos.js";
+import { closestTerm, corrections, heldCount, joined, split } from "./typos.js";
 import { isQuantity, isUnit, namesWhom } from "./product-type.js";
 import { goesWith } from "./goes-with.js";
 import { expand, type Expansion, singleWordTerms, type SynonymSet } from "./synonyms.js";
@@ -268,7 +268,6 @@ function readInCatalogLanguage(query: string, found: Token[], deps: UnderstandDe
   const prefixes = codePrefixes(u);
   const either = eitherReadings(u, primary);
   const typed = typedForms(u, replaced, either.joiners, prefixes);
-  addWrittenApart(u, replaced);
   const synonymForms = synonymFormsOf(u, expansions);
   const purposes = goesWith(primary);
   const goesWithForms = purposes.flatMap(({ at, kinds }) =>
@@ -482,21 +481,6 @@ function typedForms(u: Understanding, replaced: ReadonlySet<number>, joiners: Re
   return typed;
 }
 
-/**
- * An English word the catalog holds, written apart as well when both halves are English words at least as common:
- * some shops write "Bath Robe" where others write "Bathrobe". It weighs as a correction (weighed as typed, "doll
- * house" put a doll house before the twins' bathtub for "dollhouse bathtub", and cut the rest), but is the same
- * word: no correction to report.
- */
-function addWrittenApart(u: Understanding, replaced: ReadonlySet<number>): void {
-  const { vocabulary } = u.deps;
-  for (const [i, token] of u.found.entries()) {
-    if (!vocabulary || !correctable(u, token, i) || replaced.has(i) || !isEnglishWord(token.word)) continue;
-    const halves = writtenApart(token.word, vocabulary);
-    if (halves?.every((half) => isEnglishWord(half))) u.forms.push({ start: i, end: i + 1, words: halves, kind: "correction" });
-  }
-}
-
 function synonymFormsOf(u: Understanding, expansions: readonly Expansion[]): Form[] {
   return expansions.flatMap((e) => {
     // Read from a guess (`primary` holds the first of a word's corrections), a synonym is one too: "racket" → jacket → shell.
@@ -605,18 +589,11 @@ function spacings(words: readonly string[], held: (word: string) => boolean): Fo
       const numberFirst = /^(\p{N}+)(\p{L}{2,})$/u.exec(word);
       if (numberFirst) wordApart(numberFirst[1]!, numberFirst[2]!);
     }
-    // Dimensions, written together or apart: "5x8" is the rug "5' x 8'", "8 x 10" the frame "8x10".
-    const across = /^(\p{N}+)x(\p{N}+)$/u.exec(word);
-    const dimensions: Form[] = across
-      ? [{ start: i, end: i + 1, words: [across[1]!, "x", across[2]!], kind: "typed" }]
-      : next === "x" && digits(word) && digits(words[i + 2])
-        ? [{ start: i, end: i + 3, words: [`${word}x${words[i + 2]!}`], kind: "typed" }]
-        : [];
     const compound: Form[] =
       next !== undefined && /^\p{L}+$/u.test(word) && /^\p{L}+$/u.test(next) && STOP_WORDS.has(word) !== STOP_WORDS.has(next)
         ? [{ start: i, end: i + 2, words: [`${word}-${next}`], kind: "typed", compound: true }]
         : [];
-    return [...joined, ...apart, ...dimensions, ...compound];
+    return [...joined, ...apart, ...compound];
   });
 }
 

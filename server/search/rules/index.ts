@@ -88,8 +88,6 @@ export const PHRASES = [
   "avoiding",
   "notAvoided",
   "notFromBrand",
-  "degreeNot",
-  "degree",
 ] as const;
 const phrases = z.strictObject(
   Object.fromEntries(PHRASES.map((name) => [name, alternatives])) as Record<(typeof PHRASES)[number], typeof alternatives>,

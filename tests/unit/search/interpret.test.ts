@@ -274,20 +274,6 @@ describe("words asked to be without", () => {
     expect(reading?.adds.exclude).toBeUndefined();
   });
 
-  it("takes out a degree the shopper would rather not go to, and avoids no word for it", () => {
-    // "not too expensive" asks for nothing expensive, and avoids no "too".
-    for (const [q, query] of [
-      ["knife for vegetables, not too expensive", "knife for vegetables,"],
-      ["a cologne that's not too sweet", "a cologne that's"],
-      ["shelves not very tall", "shelves"],
-      ["boots that aren't too heavy", "boots"],
-    ] as const) {
-      const reading = read(q);
-      expect(reading?.query, q).toBe(query);
-      expect(reading?.avoid, q).toEqual([]);
-    }
-  });
-
   it("reads no negation in a word or a compound", () => {
     expect(read("non stick pan")).toBeNull();
     expect(read("knot tying kit")).toBeNull();
