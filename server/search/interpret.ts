@@ -10,7 +10,6 @@
  */
 import { DOLLARS, isCurrencyCode, KRONOR } from "../../shared/currency.js";
 import { type AppliedConstraint, EXCLUDE_MAX, type SearchParams } from "../../shared/schemas/index.js";
-import { askedAges } from "./ages.js";
 import { type HeldAttributes, readAttributes } from "./attributes.js";
 import { withoutAccents, wordsIn } from "./lexical.js";
 import { derived } from "./rules/index.js";
@@ -369,7 +368,7 @@ export function interpret(
   const { reading } = at;
   if (context > 0) {
     reading.context = remaining(q.slice(0, context), at.spans);
-    at.spans.push(...contextSpans(q, context));
+    at.spans.push({ start: 0, end: context });
   }
   if (!asking && context === 0 && reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0) return null;
   reading.query = remaining(q, at.spans);
@@ -403,16 +402,6 @@ function askingClause({ q, spans }: Interpreting): number {
     return clause.lastIndex;
   }
   return 0;
-}
-
-/** The context taken out, but for an age it names, which the ages read later: "my daughter is turning 4. I want …". */
-function contextSpans(q: string, end: number): { start: number; end: number }[] {
-  const age = askedAges(q.slice(0, end));
-  if (!age) return [{ start: 0, end }];
-  return [
-    { start: 0, end: age.index },
-    { start: age.index + age.text.length, end },
-  ];
 }
 
 function overlaps({ spans }: Interpreting, match: RegExpMatchArray & { index: number }): boolean {
