@@ -62,11 +62,11 @@ export interface Root {
   embedder(): Promise<Embedder>;
   reranker(): Promise<Reranker>;
   /**
-   * SYNONYMS_FILE and the built-in set, read and checked (a mistake throws a SynonymsError naming the line), after the
+   * SYNONYMS_FILE and the built-in set, read and checked (a mistake throws a RulesError naming the line), after the
    * rules (RULES_DIR and the built-in folder: a RulesError naming each file and line), which it installs.
    */
   synonyms(): Promise<SynonymSet>;
-  /** FX_RATES_FILE read and checked (a mistake throws an ExchangeRatesError), or null without one. */
+  /** FX_RATES_FILE read and checked (a mistake throws a RulesError), or null without one. */
   exchangeRates(): Promise<ExchangeRates | null>;
   /** The services that need no embedder (keys, catalog lookups, health). */
   base(): Promise<BaseServices>;

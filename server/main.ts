@@ -20,9 +20,7 @@ import { SAMPLE_CATALOG_PATH } from "./sample/index.js";
 import { type StartProgress, startProgress } from "./start-progress.js";
 import { redactingStream, resolveLogFormat } from "./api/http/logging.js";
 import { EmbeddingMismatchError } from "./search/reindex.js";
-import { SynonymsError } from "./search/synonyms.js";
 import { RulesError } from "./search/rules/files.js";
-import { ExchangeRatesError } from "./search/exchange-rates.js";
 
 /** How often last-used times of keys are written (batched: one write per interval, not per request). */
 const USAGE_FLUSH_MS = 30_000;
@@ -260,9 +258,7 @@ main().catch((error: unknown) => {
     error instanceof ConfigError ||
     error instanceof DataDirBusyError ||
     error instanceof EmbeddingMismatchError ||
-    error instanceof SynonymsError ||
     error instanceof RulesError ||
-    error instanceof ExchangeRatesError ||
     error instanceof PortBusyError
   ) {
     process.stderr.write(`${error.message}\n`);

@@ -2,9 +2,7 @@
 import { ConfigError } from "../config.js";
 import { describeDatabaseError } from "../db/errors.js";
 import { DataDirBusyError } from "../db/open.js";
-import { SynonymsError } from "../search/synonyms.js";
 import { RulesError } from "../search/rules/files.js";
-import { ExchangeRatesError } from "../search/exchange-rates.js";
 import { run, UsageError, USAGE, type Out } from "./run.js";
 
 const out: Out = { log: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`), stdout: process.stdout };
@@ -16,14 +14,7 @@ run(process.argv.slice(2), process.env, out).then(
       out.err(`${error.message}\n\n${USAGE}`);
       process.exit(2);
     }
-    if (
-      error instanceof ConfigError ||
-      error instanceof DataDirBusyError ||
-      error instanceof SynonymsError ||
-      error instanceof RulesError ||
-      error instanceof ExchangeRatesError
-    )
-      out.err(error.message);
+    if (error instanceof ConfigError || error instanceof DataDirBusyError || error instanceof RulesError) out.err(error.message);
     // A failed query's message lists its parameters (whole records): print the database's reason instead.
     else if (error instanceof Error && error.message.startsWith("Failed query:")) out.err(`catalog: ${describeDatabaseError(error)}`);
     else out.err(`catalog: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -90,19 +90,9 @@ function audienceAsked(q: string): { audience: string; text: string } | undefine
   // Not young, the sex is read as an adult's only where a word names an adult: "for my daughter" may be a child.
   const grown = young ? sexes : sexesAsked(q, { adults: true });
   const only = grown.size === 1 ? [...grown][0] : undefined;
-  const audience = young
-    ? only === "female"
-      ? "girls"
-      : only === "male"
-        ? "boys"
-        : (child.length === 1 && child[0] === "baby") || (child.length === 0 && ages !== null && ages.to <= BABY_UNTIL_MONTHS)
-          ? "baby"
-          : "kids"
-    : only === "female"
-      ? "women"
-      : only === "male"
-        ? "men"
-        : undefined;
+  const baby = (child.length === 1 && child[0] === "baby") || (child.length === 0 && ages !== null && ages.to <= BABY_UNTIL_MONTHS);
+  const bySex = only && (young ? { female: "girls", male: "boys" } : { female: "women", male: "men" })[only];
+  const audience = bySex || (young ? (baby ? "baby" : "kids") : undefined);
   if (!audience) return undefined;
   // The words that named it, as written ("women's", "for my wife" shows "wife").
   const named = (q.match(/[\p{L}\p{N}'’]+/gu) ?? []).filter((word) => sexesAsked(word).size > 0 || valuesIn(childWords(), word).length > 0);

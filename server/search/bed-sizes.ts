@@ -5,17 +5,13 @@
  * data: rules/en/bed-sizes.json.
  */
 import { wordsUnpossessed } from "./lexical.js";
-import { onlyOther } from "./made-for.js";
+import { byWord, onlyOther } from "./made-for.js";
 import { derived } from "./rules/index.js";
 
 /** A bed size, as rules/en/bed-sizes.json names it ("queen", "california king"). */
 type BedSize = string;
 
-const lists = derived(({ bedSizes }) => {
-  const sizes: Record<string, BedSize> = {};
-  for (const [size, words] of Object.entries(bedSizes.sizes)) for (const word of words) sizes[word] = size;
-  return { sizes, compound: bedSizes.compound, bedding: new Set(bedSizes.bedding) };
-});
+const lists = derived(({ bedSizes }) => ({ sizes: byWord(bedSizes.sizes), compound: bedSizes.compound, bedding: new Set(bedSizes.bedding) }));
 
 /** The sizes `words` name ("California King" is its own size, not a king). */
 function sizesIn(words: readonly string[]): Set<BedSize> {

@@ -6,14 +6,10 @@
  * network: a file in the shape Frankfurter and the ECB's reference rates give,
  * `{"base": "EUR", "date": "2026-11-20", "rates": {"USD": 1.0512, "SEK": 11.03}}`
  * (one `base` is worth `rates[code]` of each currency), read once at start. A
- * file with a mistake stops the start, naming the file and the problem.
+ * file with a mistake stops the start, naming the file and the problem (a RulesError, as any data file's).
  */
-import { readFileSync } from "node:fs";
 import { isCurrencyCode, minorUnitExponent } from "../../shared/currency.js";
-
-export class ExchangeRatesError extends Error {
-  override readonly name = "ExchangeRatesError";
-}
+import { RulesError, readText } from "./rules/files.js";
 
 export interface ExchangeRates {
   /** The day the rates are of, as the file says it (YYYY-MM-DD). */
@@ -27,7 +23,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** The rates of a file's text; `source` names it in errors. */
 export function parseExchangeRates(text: string, source: string): ExchangeRates {
   const fail = (problem: string): never => {
-    throw new ExchangeRatesError(`${source}: ${problem}`);
+    throw new RulesError(`${source}: ${problem}`);
   };
   let json: unknown;
   try {
@@ -58,13 +54,8 @@ export function parseExchangeRates(text: string, source: string): ExchangeRates 
 /** FX_RATES_FILE read and checked; null when none is set. */
 export function loadExchangeRates(file: string | undefined): ExchangeRates | null {
   if (file === undefined) return null;
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    throw new ExchangeRatesError(`FX_RATES_FILE ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
-  return parseExchangeRates(text, `FX_RATES_FILE ${file}`);
+  const { text, source } = readText(file, `FX_RATES_FILE ${file}`);
+  return parseExchangeRates(text, source);
 }
 
 /** Inclusive price bounds in minor units of one currency. */

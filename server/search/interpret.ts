@@ -10,7 +10,6 @@
  */
 import { DOLLARS, isCurrencyCode, KRONOR } from "../../shared/currency.js";
 import { type AppliedConstraint, EXCLUDE_MAX, type SearchParams } from "../../shared/schemas/index.js";
-import { askedAges } from "./ages.js";
 import { type HeldAttributes, readAttributes } from "./attributes.js";
 import { withoutAccents, wordsIn } from "./lexical.js";
 import { derived } from "./rules/index.js";
@@ -171,7 +170,6 @@ const phrases = derived(({ constraints: { parts, phrases: lists } }) => {
     priceOrder: new RegExp(String.raw`(?<=^|[\s,])(?:(${group.cheapestFirst})|(${group.dearestFirst}))(?=$|[\s,.!?])`, "giu"),
     avoided: new RegExp(String.raw`(?<=^|\s)${group.avoiding}\s+(?!${group.notAvoided}\b)(?:${group.articles}\s+)?(\p{L}[\p{L}\p{N}'’-]*)`, "giu"),
     notFromBrand: new RegExp(String.raw`(?<=^|\s)${group.notFromBrand}\s+(\p{L}[\p{L}\p{N}'’-]*)`, "giu"),
-    softened: new RegExp(String.raw`(?<=^|\s)${group.degreeNot}\s+${group.degree}\s+\p{L}[\p{L}'’-]*`, "giu"),
   };
 });
 
@@ -363,7 +361,6 @@ export function interpret(
   readPhrases(at);
   readPriceOrder(at);
   readExcludedBrands(at);
-  const softened = readSoftened(at);
   readAvoided(at);
   readBrands(at, brands);
   if (held) readHeld(at, held);
@@ -371,10 +368,9 @@ export function interpret(
   const { reading } = at;
   if (context > 0) {
     reading.context = remaining(q.slice(0, context), at.spans);
-    at.spans.push(...contextSpans(q, context));
+    at.spans.push({ start: 0, end: context });
   }
-  if (!asking && context === 0 && !softened && reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0)
-    return null;
+  if (!asking && context === 0 && reading.applied.length === 0 && reading.notApplied.length === 0 && reading.avoid.length === 0) return null;
   reading.query = remaining(q, at.spans);
   return reading;
 }
@@ -406,16 +402,6 @@ function askingClause({ q, spans }: Interpreting): number {
     return clause.lastIndex;
   }
   return 0;
-}
-
-/** The context taken out, but for an age it names, which the ages read later: "my daughter is turning 4. I want …". */
-function contextSpans(q: string, end: number): { start: number; end: number }[] {
-  const age = askedAges(q.slice(0, end));
-  if (!age) return [{ start: 0, end }];
-  return [
-    { start: 0, end: age.index },
-    { start: age.index + age.text.length, end },
-  ];
 }
 
 function overlaps({ spans }: Interpreting, match: RegExpMatchArray & { index: number }): boolean {
@@ -516,21 +502,6 @@ function readExcludedBrands(at: Interpreting): void {
 }
 
 /**
- * "not too expensive", "isn't very tall": a degree the shopper would rather not go to, which no page states. Taken
- * out, neither searched nor avoided: "too" was avoided and "expensive" searched, which put the dearest knife first.
- * Whether there was any.
- */
-function readSoftened(at: Interpreting): boolean {
-  let softened = false;
-  for (const match of at.q.matchAll(phrases().softened)) {
-    if (overlaps(at, match)) continue;
-    at.spans.push({ start: match.index, end: match.index + match[0].length });
-    softened = true;
-  }
-  return softened;
-}
-
-/**
  * "not wireless", "without a hood", "with no hood", "jacket no hood", "not for trail", "except plush": what the
  * shopper does not want. Not a filter, as "-word" is: a page saying what a product is without ("caffeine free" for
  * "coffee without caffeine") holds the word too. The word is not searched. Prices and stock were read before ("not
@@ -572,24 +543,21 @@ function readBrands({ q, params, reading, spans }: Interpreting, brands: BrandIn
 /** Whom and what colour: filters for values the catalog holds, the words still searched (attributes.ts). */
 function readHeld({ q, params, reading, spans }: Interpreting, held: HeldAttributes): void {
   // Outside what was read before: "-red" and "not red" ask for no red.
-  const outside = q
-    .split("")
-    .map((unit, k) => (spans.some((span) => k >= span.start && k < span.end) ? " " : unit))
-    .join("");
-  const attributes = readAttributes(outside, params, held);
+  const attributes = readAttributes(blanked(q, spans), params, held);
   Object.assign(reading.adds, attributes.adds);
   reading.applied.push(...attributes.applied);
   reading.notApplied.push(...attributes.notApplied);
 }
 
+/** The query with the spans (which may overlap) blanked out, by UTF-16 unit as they count. */
+function blanked(q: string, spans: readonly { start: number; end: number }[]): string {
+  return q
+    .split("")
+    .map((unit, k) => (spans.some((span) => k >= span.start && k < span.end) ? " " : unit))
+    .join("");
+}
+
 /** The query with what was read taken out, and the words that only joined it to the rest. */
 function remaining(q: string, spans: readonly { start: number; end: number }[]): string {
-  // Spans may overlap (what only asks, and a phrase ending the query): each character is taken out once.
-  const taken = new Set(spans.flatMap((span) => Array.from({ length: span.end - span.start }, (_, k) => span.start + k)));
-  // By UTF-16 unit, as the spans count.
-  const kept = q
-    .split("")
-    .map((unit, k) => (taken.has(k) ? " " : unit))
-    .join("");
-  return trimConnectors(kept.replace(/\s+/g, " ").trim());
+  return trimConnectors(blanked(q, spans).replace(/\s+/g, " ").trim());
 }

@@ -3,6 +3,13 @@
  * and whether it is made only for one the query does not ask for.
  */
 
+/** Each word of the lists and the value whose list holds it (`{ dog: ["dog", "puppies"] }`: "puppies" → dog). */
+export function byWord<T extends string>(lists: Readonly<Record<T, readonly string[]>>): Record<string, T> {
+  const map: Record<string, T> = {};
+  for (const [value, words] of Object.entries(lists) as [T, readonly string[]][]) for (const word of words) map[word] = value;
+  return map;
+}
+
 /** The values `words` name in `list` ("mens" → male). */
 export function namedIn<T>(words: readonly string[], list: Readonly<Record<string, T>>): Set<T> {
   const named = new Set<T>();

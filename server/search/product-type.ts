@@ -8,64 +8,20 @@
  */
 
 import { isBedSize } from "./bed-sizes.js";
-import { anyOf, derived } from "./rules/index.js";
+import { anyOf, asSets, derived } from "./rules/index.js";
 import { isEnglishWord } from "./common-words.js";
 
 /**
- * The word lists, data in rules/en/product-type.json (server/search/rules/README.md says what each holds), as sets
- * and one pattern, made again only when other rules are installed.
+ * The word lists, data in rules/en/product-type.json (server/search/rules/README.md says what each holds), as sets,
+ * with where a name's qualifiers begin as one pattern and the word "&" stands for, made again only when other rules
+ * are installed.
  */
 const lists = derived(({ productType: r }) => ({
-  /** Where the qualifiers after a name's head begin. */
+  ...asSets(r),
+  /** Where the qualifiers after a name's head begin: a mark, or a word of `qualifiers` (", Men's", " with Straps"). */
   qualifier: new RegExp(String.raw`,|;|\(|\[|\s[-–—|/]\s|\s${anyOf(r.qualifiers)}\s`, "iu"),
   /** Words joining two kinds ("Kettle *and* Teapot"); the first stands for "&". */
   and: r.conjunctions[0]!,
-  conjunctions: new Set(r.conjunctions),
-  /** Words before a query's first word that say nothing of the product ("*a* gift to keep a baby busy"). */
-  articles: new Set(r.articles),
-  /** Words naming how a product is sold rather than what it is ("Spatula Set", "Socks 3-Pack"): the word before counts too. */
-  packaging: new Set(r.packaging),
-  /** Units of measure, which follow a number in a name ("20 cm", "1.5 L") and never name the product. */
-  units: new Set(r.units),
-  /** Colour words that name no kind of product (not "cream", "orange", "olive", "gold", "charcoal" or "khaki": each can). */
-  colours: new Set(r.colours),
-  /** Whom a product is made for, as names qualify a kind (", Women's"): a query's head word only when no other word can be. */
-  wearers: new Set(r.wearers),
-  /** Letter sizes ("jacket xl", "tee size m"): a property, as a colour is, never the kind asked. */
-  sizes: new Set(r.sizes),
-  /** Words before a size ("*size* 10"). */
-  sizeWords: new Set(r.sizeWords),
-  /**
-   * Money and time, which a request may leave among its words when no price or date is read from them ("shoes 120
-   * *dollars*", "… ships *today*"): never the kind asked.
-   */
-  moneyAndTime: new Set(r.moneyAndTime),
-  /** Words that name no kind of product ("something to keep drinks cold", "running gear"): the words beside them say it. */
-  vague: new Set(r.vague),
-  /**
-   * Occasions a product is bought for ("*birthday* gift", "*christmas* ideas"): when, not what. Never the kind asked, and
-   * a product lacking the word lacks little: a gift set suits a birthday without saying so.
-   */
-  occasions: new Set(r.occasions),
-  /** People by what they like, named by the word before ("coffee *lover*", "football *fan*"): whom it is for, as PEOPLE. */
-  likers: new Set(r.likers),
-  /** People a product is for, by what they do or who they are: after a preposition, whom it is for ("gift for a *runner*"). */
-  people: new Set(r.people),
-  /** Where a query's qualifiers begin ("tent *for* 2 people", "jacket *with* a hood"). */
-  prepositions: new Set(r.prepositions),
-  /** Words a shopper opens with to ask for anything that does a job ("*something* to keep drinks cold", "a *gift* to keep a baby busy"). */
-  any: new Set(r.any),
-  /** Words for a gift, which name no kind before whom or what it is for ("gift for a runner"), and ask for gifts elsewhere ("coffee gift"). */
-  gifts: new Set(r.gifts),
-  /** Words after the person a gift is for that say they like what follows ("for my sister *who loves* hiking"). */
-  liking: new Set(r.liking),
-  /**
-   * Prepositions after which a query names what the product is for or where it goes ("cushion *for* the sofa", "lamp *by*
-   * the bed"); not "with" (a tea cup with saucer may be sold as a cup and saucer set), "like", "from", "that" or "under".
-   */
-  purposes: new Set(r.purposes),
-  /** Words after which a word for a person is a verb ("something *to* cook with"). */
-  verbMarkers: new Set(r.verbMarkers),
 }));
 
 /** The head word of each hyphenated or possessive token: "T-Shirt" → "shirt", "Chef's" → "chef". */

@@ -4,18 +4,10 @@
  * data: rules/en/sexes.json.
  */
 import { wordsUnpossessed as words } from "./lexical.js";
-import { namedIn, onlyOther } from "./made-for.js";
-import { anyOf, derived, type SexRules } from "./rules/index.js";
+import { byWord, namedIn, onlyOther } from "./made-for.js";
+import { anyOf, derived } from "./rules/index.js";
 
 export type Sex = "male" | "female";
-
-const SEXES: readonly Sex[] = ["male", "female"];
-
-function byWord(lists: SexRules["product"]): Record<string, Sex> {
-  const map: Record<string, Sex> = {};
-  for (const sex of SEXES) for (const word of lists[sex]) map[word] = sex;
-  return map;
-}
 
 const lists = derived(({ sexes }) => {
   const product = byWord(sexes.product);

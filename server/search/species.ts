@@ -6,18 +6,14 @@
  * rules/en/species.json.
  */
 import { wordsUnpossessed } from "./lexical.js";
-import { namedIn, onlyOther } from "./made-for.js";
+import { byWord, namedIn, onlyOther } from "./made-for.js";
 import { derived } from "./rules/index.js";
 
 /** An animal, as rules/en/species.json names it ("dog", "cat"). */
 export type Species = string;
 
 /** Each word naming an animal, and the animal ("puppies" → dog). */
-const WORDS = derived(({ species }) => {
-  const map: Record<string, Species> = {};
-  for (const [animal, words] of Object.entries(species.words)) for (const word of words) map[word] = animal;
-  return map;
-});
+const WORDS = derived(({ species }) => byWord(species.words));
 
 /** The animals named in `text` ("Flea and Tick Treatment for Dogs", "Dogs' Bed"). */
 export function speciesIn(text: string): Set<Species> {

@@ -12,14 +12,9 @@
  * "couch"). A rule matches the longest run of
  * query words it can, left to right, and a word is expanded at most once.
  */
-import { readFileSync } from "node:fs";
 import { wordsIn } from "./lexical.js";
-import { BUILTIN_RULES_DIR, escapeRegExp, lineFileHeader, RULES_LANGUAGE, readRulesText } from "./rules/files.js";
+import { BUILTIN_RULES_DIR, contentLines, escapeRegExp, lineError, lineFileHeader, RULES_LANGUAGE, readRulesText, readText } from "./rules/files.js";
 import { derived } from "./rules/index.js";
-
-export class SynonymsError extends Error {
-  override readonly name = "SynonymsError";
-}
 
 /** What one term (as written in the file, lower-cased, as words) stands for. */
 interface Entry {
@@ -55,23 +50,16 @@ const keyOf = (words: readonly string[]) => words.map(wordKey).join(" ");
 export function parseSynonyms(text: string, source: string): SynonymSet {
   const entries = new Map<string, Entry>();
   let rules = 0;
-  const add = (term: string[], forms: string[][], replaces: boolean) => {
-    const key = keyOf(term);
-    const entry = entries.get(key) ?? { term, forms: [], replaces: true };
-    for (const form of forms) if (!entry.forms.some((known) => keyOf(known) === keyOf(form))) entry.forms.push(form);
-    // Kept if any rule keeps it: an equivalence, or a mapping that lists it on its right.
-    entry.replaces &&= replaces && !forms.some((form) => keyOf(form) === key);
-    entries.set(key, entry);
-  };
-  text.split(/\r?\n/).forEach((raw, index) => {
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#")) return;
+  // Kept if any rule keeps it: an equivalence, or a mapping that lists it on its right.
+  const add = (term: string[], forms: string[][], replaces: boolean) =>
+    addEntry(entries, term, forms, replaces && !forms.some((form) => keyOf(form) === keyOf(term)));
+  for (const line of contentLines(text)) {
     const fail = (problem: string): never => {
-      throw new SynonymsError(`${source} line ${index + 1}: ${problem} (in "${line}")`);
+      throw lineError(source, line, problem);
     };
     // Solr reads a "#" after a rule as part of its last term; refused rather than searched as words of a comment.
-    if (line.includes("#")) fail('a "#" after a rule: a comment takes a line of its own');
-    const sides = line.split("=>");
+    if (line.text.includes("#")) fail('a "#" after a rule: a comment takes a line of its own');
+    const sides = line.text.split("=>");
     if (sides.length > 2) fail('more than one "=>"');
     const terms = sides.map((side, s) => {
       const parts = side.split(",").map((part) => part.trim());
@@ -90,12 +78,12 @@ export function parseSynonyms(text: string, source: string): SynonymSet {
     rules++;
     if (terms.length === 2) {
       for (const term of terms[0]!) add(term, terms[1]!, true);
-      return;
+      continue;
     }
     const [equivalents] = terms;
     if (equivalents!.length < 2) fail('one term alone: write equivalents as "a, b" or a mapping as "a => b"');
     for (const term of equivalents!) add(term, equivalents!, false);
-  });
+  }
   return index([...entries.values()], rules);
 }
 
@@ -111,22 +99,19 @@ function index(entries: readonly Entry[], rules: number): SynonymSet {
   return { byFirst, rules };
 }
 
+/** What `term` stands for, added to `entries`: each form once; replaced only while every rule replaces it. */
+function addEntry(entries: Map<string, Entry>, term: string[], forms: readonly string[][], replaces: boolean): void {
+  const key = keyOf(term);
+  const entry = entries.get(key) ?? { term, forms: [], replaces: true };
+  for (const form of forms) if (!entry.forms.some((known) => keyOf(known) === keyOf(form))) entry.forms.push(form);
+  entry.replaces &&= replaces;
+  entries.set(key, entry);
+}
+
 /** Several sets as one: a term in more than one set gets the forms of each. */
 export function mergeSynonyms(sets: readonly SynonymSet[]): SynonymSet {
   const merged = new Map<string, Entry>();
-  for (const set of sets) {
-    for (const entries of set.byFirst.values()) {
-      for (const entry of entries) {
-        const key = keyOf(entry.term);
-        const known = merged.get(key);
-        if (!known) merged.set(key, { ...entry, forms: [...entry.forms] });
-        else {
-          for (const form of entry.forms) if (!known.forms.some((f) => keyOf(f) === keyOf(form))) known.forms.push(form);
-          known.replaces &&= entry.replaces;
-        }
-      }
-    }
-  }
+  for (const set of sets) for (const entries of set.byFirst.values()) for (const e of entries) addEntry(merged, e.term, e.forms, e.replaces);
   return index(
     [...merged.values()],
     sets.reduce((n, set) => n + set.rules, 0),
@@ -148,24 +133,32 @@ export function singleWordTerms(set: SynonymSet): string[] {
   return [...set.byFirst.values()].flatMap((entries) => entries.filter((entry) => entry.term.length === 1).map((entry) => entry.term[0]!));
 }
 
+/**
+ * The runs of `keys` that rules match (`byFirst`: the rules by their term's first key, longest first), left to right,
+ * each key in one run at most: synonyms here, a lexicon's phrases in languages/lexicon.ts.
+ */
+export function matchRuns<R>(
+  keys: readonly string[],
+  byFirst: ReadonlyMap<string, readonly R[]>,
+  termOf: (rule: R) => readonly string[],
+): { start: number; end: number; rule: R }[] {
+  const runs: { start: number; end: number; rule: R }[] = [];
+  for (let i = 0; i < keys.length; ) {
+    const rule = byFirst.get(keys[i]!)?.find((candidate) => termOf(candidate).every((key, j) => keys[i + j] === key));
+    const length = rule === undefined ? 1 : termOf(rule).length;
+    if (rule !== undefined) runs.push({ start: i, end: i + length, rule });
+    i += length;
+  }
+  return runs;
+}
+
 /** The rules matching `words` (lower-case), longest first, left to right, each word at most once. */
 export function expand(words: readonly string[], set: SynonymSet): Expansion[] {
-  const expansions: Expansion[] = [];
-  const keys = words.map(wordKey);
-  for (let i = 0; i < words.length; ) {
-    const entry = (set.byFirst.get(keys[i]!) ?? []).find(
-      (candidate) => i + candidate.term.length <= words.length && candidate.term.every((word, j) => wordKey(word) === keys[i + j]),
-    );
-    if (!entry) {
-      i++;
-      continue;
-    }
-    const matched = keyOf(words.slice(i, i + entry.term.length));
-    const forms = entry.forms.filter((form) => keyOf(form) !== matched);
-    if (forms.length > 0) expansions.push({ start: i, end: i + entry.term.length, forms, replaces: entry.replaces });
-    i += entry.term.length;
-  }
-  return expansions;
+  return matchRuns(words.map(wordKey), set.byFirst, (entry) => entry.term.map(wordKey)).flatMap(({ start, end, rule }) => {
+    const matched = keyOf(words.slice(start, end));
+    const forms = rule.forms.filter((form) => keyOf(form) !== matched);
+    return forms.length > 0 ? [{ start, end, forms, replaces: rule.replaces }] : [];
+  });
 }
 
 /** The built-in set for shopping English (SYNONYMS_BUILTIN), in the same format: server/search/rules/en/synonyms.txt. */
@@ -186,13 +179,8 @@ export function loadSynonyms(options: { builtin: boolean; file: string | undefin
   }
   if (own) sets.push(parseSynonyms(own.text, own.source));
   if (options.file !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(options.file, "utf8");
-    } catch (error) {
-      throw new SynonymsError(`SYNONYMS_FILE ${options.file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-    }
-    sets.push(parseSynonyms(text, `SYNONYMS_FILE ${options.file}`));
+    const file = readText(options.file, `SYNONYMS_FILE ${options.file}`);
+    sets.push(parseSynonyms(file.text, file.source));
   }
   return mergeSynonyms(sets);
 }

@@ -221,18 +221,6 @@ export function joined(left: string, right: string, vocabulary: Vocabulary): str
 }
 
 /**
- * A word the catalog holds commonly, written apart as two words each at least as common ("bathrobe" as "bath robe",
- * in other products than those writing it as one), or null; of several, the one whose rarer half is commonest. Read
- * as a phrase, beside the word itself.
- */
-export function writtenApart(word: string, vocabulary: Vocabulary): [string, string] | null {
-  const letters = [...word];
-  const held = vocabulary.count(word);
-  if (held === 0 || letters.length < 2 * SHORTEST_HALF + 1 || letters.length > LONGEST_CORRECTED) return null;
-  return commonestHalves(letters, SHORTEST_HALF + 1, held, vocabulary);
-}
-
-/**
  * The word split into two catalog words ("bluray" → ["blu", "ray"]), when the catalog lacks it or holds it in only
  * a few products while both halves are far commoner; of several splits, the one whose rarer half is commonest.
  */

@@ -13,7 +13,7 @@
 import { derived } from "./rules/index.js";
 import { type AskedAges, askedAges } from "./ages.js";
 import { isCommonWord, isEnglishWord, STOP_WORDS } from "./common-words.js";
-import { closestTerm, corrections, heldCount, joined, split, writtenApart } from "./typos.js";
+import { closestTerm, corrections, heldCount, joined, split } from "./typos.js";
 import { isQuantity, isUnit, namesWhom } from "./product-type.js";
 import { goesWith } from "./goes-with.js";
 import { expand, type Expansion, singleWordTerms, type SynonymSet } from "./synonyms.js";
@@ -268,7 +268,6 @@ function readInCatalogLanguage(query: string, found: Token[], deps: UnderstandDe
   const prefixes = codePrefixes(u);
   const either = eitherReadings(u, primary);
   const typed = typedForms(u, replaced, either.joiners, prefixes);
-  addWrittenApart(u, replaced);
   const synonymForms = synonymFormsOf(u, expansions);
   const purposes = goesWith(primary);
   const goesWithForms = purposes.flatMap(({ at, kinds }) =>
@@ -468,33 +467,12 @@ function phrasesEitherSide(found: readonly Token[], i: number): boolean {
 /** The words as typed, but those a synonym replaces, ages and either's joiners, and as written the other way (spacings). */
 function typedForms(u: Understanding, replaced: ReadonlySet<number>, joiners: ReadonlySet<number>, prefixes: ReadonlySet<number>): Form[] {
   const { words, aged } = u;
-  const { vocabulary } = u.deps;
   const typed: Form[] = words.flatMap((word, i) =>
     replaced.has(i) || aged.has(i) || joiners.has(i)
       ? []
       : [{ start: i, end: i + 1, words: [word], kind: "typed" as const, ...(prefixes.has(i) && { prefix: true }) }],
   );
-  typed.push(
-    ...spacings(words, (word) => (vocabulary ? vocabulary.count(word) > 0 : false)).filter(
-      (form) => !replaced.has(form.start) && !aged.has(form.start),
-    ),
-  );
-  return typed;
-}
-
-/**
- * An English word the catalog holds, written apart as well when both halves are English words at least as common:
- * some shops write "Bath Robe" where others write "Bathrobe". It weighs as a correction (weighed as typed, "doll
- * house" put a doll house before the twins' bathtub for "dollhouse bathtub", and cut the rest), but is the same
- * word: no correction to report.
- */
-function addWrittenApart(u: Understanding, replaced: ReadonlySet<number>): void {
-  const { vocabulary } = u.deps;
-  for (const [i, token] of u.found.entries()) {
-    if (!vocabulary || !correctable(u, token, i) || replaced.has(i) || !isEnglishWord(token.word)) continue;
-    const halves = writtenApart(token.word, vocabulary);
-    if (halves?.every((half) => isEnglishWord(half))) u.forms.push({ start: i, end: i + 1, words: halves, kind: "correction" });
-  }
+  return [...typed, ...spacings(words).filter((form) => !replaced.has(form.start) && !aged.has(form.start))];
 }
 
 function synonymFormsOf(u: Understanding, expansions: readonly Expansion[]): Form[] {
@@ -578,10 +556,9 @@ export function letterCompounds(words: readonly string[]): string[] {
  * as "spf50" and "16gb" (Postgres reads "SPF50+" as one word, which "spf" and "50" do not match), "16gb" also as the
  * phrase "16 gb". A tokenisation, not a reading, so not listed in the interpretation. A number is joined to the word
  * after it only when that is a unit ("2 person" is no "2person"), and a stop word never ("for 2"). A model typed
- * together is searched apart as the catalog writes it: "iphone5s" as "iphone 5s", "nintendo3ds" as "nintendo 3ds", and
- * "galaxys4" as "galaxy s4" too when the catalog holds "galaxy" (`held`) but not "galaxys".
+ * together is searched apart as the catalog writes it: "iphone5s" as "iphone 5s", "nintendo3ds" as "nintendo 3ds".
  */
-function spacings(words: readonly string[], held: (word: string) => boolean): Form[] {
+function spacings(words: readonly string[]): Form[] {
   const letters = (word: string | undefined) => word !== undefined && /^\p{L}{2,}$/u.test(word) && !STOP_WORDS.has(word);
   const digits = (word: string | undefined) => word !== undefined && /^\p{N}+$/u.test(word);
   return words.flatMap((word, i): Form[] => {
@@ -592,11 +569,8 @@ function spacings(words: readonly string[], held: (word: string) => boolean): Fo
         : [];
     const apart: Form[] = [];
     const wordApart = (...parts: string[]) => apart.push({ start: i, end: i + 1, words: parts, kind: "typed" });
-    // The model's letter typed onto the name before it: "galaxys4" is the Galaxy S4, not "galaxys" 4.
-    const lettered = /^(\p{L}{3,})(\p{L}\p{N}+)$/u.exec(word);
     const model = /^(\p{L}{2,})(\p{N}+)(\p{L}*)$/u.exec(word);
-    if (lettered && held(lettered[1]!) && !held(lettered[1]! + lettered[2]![0]!)) wordApart(lettered[1]!, lettered[2]!);
-    else if (model) {
+    if (model) {
       const [, name, number, suffix] = model;
       // A short suffix is the model's ("5s", "3ds"), a longer one a word of its own ("6 plus").
       if (suffix!.length > 3) wordApart(name!, number!, suffix!);
@@ -605,18 +579,11 @@ function spacings(words: readonly string[], held: (word: string) => boolean): Fo
       const numberFirst = /^(\p{N}+)(\p{L}{2,})$/u.exec(word);
       if (numberFirst) wordApart(numberFirst[1]!, numberFirst[2]!);
     }
-    // Dimensions, written together or apart: "5x8" is the rug "5' x 8'", "8 x 10" the frame "8x10".
-    const across = /^(\p{N}+)x(\p{N}+)$/u.exec(word);
-    const dimensions: Form[] = across
-      ? [{ start: i, end: i + 1, words: [across[1]!, "x", across[2]!], kind: "typed" }]
-      : next === "x" && digits(word) && digits(words[i + 2])
-        ? [{ start: i, end: i + 3, words: [`${word}x${words[i + 2]!}`], kind: "typed" }]
-        : [];
     const compound: Form[] =
       next !== undefined && /^\p{L}+$/u.test(word) && /^\p{L}+$/u.test(next) && STOP_WORDS.has(word) !== STOP_WORDS.has(next)
         ? [{ start: i, end: i + 2, words: [`${word}-${next}`], kind: "typed", compound: true }]
         : [];
-    return [...joined, ...apart, ...dimensions, ...compound];
+    return [...joined, ...apart, ...compound];
   });
 }
 

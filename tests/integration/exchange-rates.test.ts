@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres } from "../../server/db/open.js";
-import { ExchangeRatesError } from "../../server/search/exchange-rates.js";
+import { RulesError } from "../../server/search/rules/files.js";
 import { SearchResponseSchema, type SearchResponse } from "../../shared/schemas/index.js";
 import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
 import { startSocketPostgres, type SocketPostgres } from "../helpers/pgsocket.js";
@@ -123,7 +123,7 @@ describe("a rates file with a mistake", () => {
     const file = ratesFile('{"base":"EUR","date":"2026-11-20","rates":{"USD":-1}}');
     const root = await rootOn(t.database, { config: { FX_RATES_FILE: file } });
     const failure = root.services();
-    await expect(failure).rejects.toThrow(ExchangeRatesError);
+    await expect(failure).rejects.toThrow(RulesError);
     await expect(failure).rejects.toThrow(`FX_RATES_FILE ${file}: the rate of USD must be a positive number, not -1`);
     await root.close();
     await t.close();

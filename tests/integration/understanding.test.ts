@@ -9,7 +9,7 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { products, searchVocabulary } from "../../server/db/schema.js";
 import { createLocalReranker } from "../../server/search/rerankers/local.js";
-import { SynonymsError } from "../../server/search/synonyms.js";
+import { RulesError } from "../../server/search/rules/files.js";
 import { literalPlan } from "../../server/search/understand.js";
 import { createTestApp, rootOn, type TestApp } from "../helpers/app.js";
 import type { TestRecord } from "../helpers/catalog.js";
@@ -445,7 +445,7 @@ describe("synonyms", () => {
     writeFileSync(file, "sofa, couch\n\ntv => television => telly\n");
     const root = await rootOn(t.database, { config: { SYNONYMS_FILE: file } });
     const failure = root.services();
-    await expect(failure).rejects.toThrow(SynonymsError);
+    await expect(failure).rejects.toThrow(RulesError);
     await expect(failure).rejects.toThrow(`SYNONYMS_FILE ${file} line 3: more than one "=>"`);
     await root.close();
   });

@@ -1,6 +1,6 @@
 /**
  * The languages' data files, read once and validated with Zod: a file that breaks the format is refused whole, with
- * its name, line and what is wrong (LanguageDataError), never read in part.
+ * its name, line and what is wrong (RulesError), never read in part.
  *
  * - `stop-words/<code>.txt`: one word a line, as written (Postgres's own lists): evidence of the language (detect.ts).
  * - `lexicon/<code>.txt`: what the language calls the kinds of things shops sell, their colours, materials and whom
@@ -10,15 +10,13 @@
  *   first` say where the language puts the word naming a thing's kind.
  * - `detection.json`: how much evidence a language needs (detect.ts).
  *
- * `#` starts a comment line; blank lines are skipped. A code is the file's name: ISO 639-1.
+ * `#` starts a comment line; blank lines are skipped. A code is the file's name: ISO 639-1. They are read as the rules
+ * files are (rules/files.ts), a mistake refused with its file and line.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { z } from "zod";
 import { withoutAccents } from "../lexical.js";
-
-export class LanguageDataError extends Error {
-  override readonly name = "LanguageDataError";
-}
+import { contentLines, lineError, parseJsonAs, RulesError, readText } from "../rules/files.js";
 
 /** Lower-case words of any script, joined by single spaces, hyphens or apostrophes ("sac à dos", "t-shirt"). */
 const PHRASE = /^[\p{Ll}\p{Lo}\p{M}]+(?:[ '’-][\p{Ll}\p{Lo}\p{M}]+)*$/u;
@@ -92,14 +90,6 @@ export interface LanguageData {
 
 const DIRECTORY = new URL("./", import.meta.url);
 
-/** The content lines of a text file, numbered from 1: comments and blank lines left out. */
-function contentLines(text: string): { line: number; text: string }[] {
-  return text.split(/\r?\n/).flatMap((raw, index) => {
-    const line = raw.trim();
-    return line === "" || line.startsWith("#") ? [] : [{ line: index + 1, text: line }];
-  });
-}
-
 /** The first issue of a failed parse, as "path: message". */
 function firstIssue(error: z.ZodError): string {
   const issue = error.issues[0]!;
@@ -111,7 +101,7 @@ export function parseStopWords(text: string, source: string): Set<string> {
   const words = new Set<string>();
   for (const { line, text: word } of contentLines(text)) {
     const parsed = StopWordSchema.safeParse(word);
-    if (!parsed.success) throw new LanguageDataError(`${source} line ${line}: "${word}" ${firstIssue(parsed.error)}`);
+    if (!parsed.success) throw new RulesError(`${source} line ${line}: "${word}" ${firstIssue(parsed.error)}`);
     words.add(parsed.data);
   }
   return words;
@@ -119,18 +109,17 @@ export function parseStopWords(text: string, source: string): Set<string> {
 
 export function parseLexicon(text: string, source: string): Lexicon {
   const lexicon: Lexicon = { endings: [], compounds: false, headFirst: false, entries: [] };
-  for (const { line, text: entry } of contentLines(text)) {
+  for (const line of contentLines(text)) {
+    const entry = line.text;
     const fail = (problem: string): never => {
-      throw new LanguageDataError(`${source} line ${line}: ${problem} (in "${entry}")`);
+      throw lineError(source, line, problem);
     };
-    if (entry.startsWith("compounds:")) {
-      if (entry.slice("compounds:".length).trim() !== "head last") fail('compounds: the one value is "head last"');
-      lexicon.compounds = true;
-      continue;
-    }
-    if (entry.startsWith("phrases:")) {
-      if (entry.slice("phrases:".length).trim() !== "head first") fail('phrases: the one value is "head first"');
-      lexicon.headFirst = true;
+    // `compounds: head last`, `phrases: head first`: the one value each takes.
+    const said = /^(compounds|phrases):\s*(.*)$/u.exec(entry);
+    if (said) {
+      const value = said[1] === "compounds" ? "head last" : "head first";
+      if (said[2] !== value) fail(`${said[1]}: the one value is "${value}"`);
+      lexicon[said[1] === "compounds" ? "compounds" : "headFirst"] = true;
       continue;
     }
     if (entry.startsWith("endings:")) {
@@ -161,15 +150,7 @@ export function parseLexicon(text: string, source: string): Lexicon {
 }
 
 export function parseDetection(text: string, source: string): Detection {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new LanguageDataError(`${source}: not JSON (${(error as Error).message})`);
-  }
-  const parsed = DetectionSchema.safeParse(json);
-  if (!parsed.success) throw new LanguageDataError(`${source}: ${firstIssue(parsed.error)}`);
-  return parsed.data;
+  return parseJsonAs({ text, source }, DetectionSchema);
 }
 
 /** Every `<code>.txt` of a folder of the languages' data, parsed by `parse`, by code. */
@@ -179,8 +160,9 @@ function readFolder<T>(folder: string, parse: (text: string, source: string) => 
   return new Map(
     files.map((name) => {
       const code = name.slice(0, -".txt".length);
-      if (!/^[a-z]{2}$/.test(code)) throw new LanguageDataError(`${folder}/${name}: a file's name is its language's ISO 639-1 code`);
-      return [code, parse(readFileSync(new URL(name, url), "utf8"), `${folder}/${name}`)];
+      if (!/^[a-z]{2}$/.test(code)) throw new RulesError(`${folder}/${name}: a file's name is its language's ISO 639-1 code`);
+      const file = readText(new URL(name, url), `${folder}/${name}`);
+      return [code, parse(file.text, file.source)];
     }),
   );
 }
@@ -192,7 +174,7 @@ export function languageData(): LanguageData {
   loaded ??= {
     stopWords: readFolder("stop-words", parseStopWords),
     lexicons: readFolder("lexicon", parseLexicon),
-    detection: parseDetection(readFileSync(new URL("detection.json", DIRECTORY), "utf8"), "detection.json"),
+    detection: parseDetection(readText(new URL("detection.json", DIRECTORY), "detection.json").text, "detection.json"),
   };
   return loaded;
 }

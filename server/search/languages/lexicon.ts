@@ -5,6 +5,7 @@
  * (synonyms.ts); words are compared by their keys (accents folded, inflections off: `wordKey`).
  */
 import { withoutAccents, wordsIn } from "../lexical.js";
+import { matchRuns } from "../synonyms.js";
 import { languageData } from "./data.js";
 
 /** Shortest a word is left by taking its ending off: "hose" is "hos", but "see" stays "see". */
@@ -89,42 +90,27 @@ export function translations(from: string, to: string): Translations {
 
 /** The rules matching `keys` (the query's words as `wordKey` compares them), longest first, left to right, each word once. */
 export function readPhrases(keys: readonly string[], rules: Translations): Reading[] {
-  const readings: Reading[] = [];
-  for (let i = 0; i < keys.length; ) {
-    const rule = (rules.get(keys[i]!) ?? []).find((candidate) => candidate.term.every((word, j) => keys[i + j] === word));
-    if (!rule) {
-      i++;
-      continue;
+  return matchRuns(keys, rules, (rule) => rule.term).map(({ start, end, rule }) => ({ start, end, forms: rule.forms }));
+}
+
+/** What `list` makes of a set of rules, listed once per set (the sets are made once per pair of languages). */
+function perRules(list: (rules: readonly Rule[]) => string[]): (rules: Translations) => string[] {
+  const lists = new WeakMap<Translations, string[]>();
+  return (rules) => {
+    let listed = lists.get(rules);
+    if (!listed) {
+      listed = list([...rules.values()].flat());
+      lists.set(rules, listed);
     }
-    readings.push({ start: i, end: i + rule.term.length, forms: rule.forms });
-    i += rule.term.length;
-  }
-  return readings;
+    return listed;
+  };
 }
 
-const singleWords = new WeakMap<Translations, string[]>();
+/** The one-word phrases the rules read: what a word no rule reads may be a typo of. */
+export const singleWordTerms = perRules((rules) => rules.filter((rule) => rule.term.length === 1).map((rule) => rule.term[0]!));
 
-/** The one-word phrases the rules read: what a word no rule reads may be a typo of. Listed once per set of rules. */
-export function singleWordTerms(rules: Translations): string[] {
-  let terms = singleWords.get(rules);
-  if (!terms) {
-    terms = [...rules.values()].flatMap((list) => list.filter((rule) => rule.term.length === 1).map((rule) => rule.term[0]!));
-    singleWords.set(rules, terms);
-  }
-  return terms;
-}
-
-const allWords = new WeakMap<Translations, string[]>();
-
-/** Every word of the phrases the rules read, listed once per set of rules. */
-export function termWords(rules: Translations): string[] {
-  let words = allWords.get(rules);
-  if (!words) {
-    words = [...new Set([...rules.values()].flatMap((list) => list.flatMap((rule) => rule.term)))];
-    allWords.set(rules, words);
-  }
-  return words;
-}
+/** Every word of the phrases the rules read. */
+export const termWords = perRules((rules) => [...new Set(rules.flatMap((rule) => rule.term))]);
 
 /**
  * The single-word phrase `language`'s rules read a compound's key by, the longest it ends with ("wanderrucksack" by

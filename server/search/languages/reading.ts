@@ -111,11 +111,11 @@ export function readAbroad(
   catalog: string,
   held: (word: string) => boolean,
 ): { forms: Form[]; translations: QueryPlan["translations"] } {
-  const readOtherwise = (i: number) => forms.some((form) => form.kind !== "typed" && form.start <= i && i < form.end);
   const read: Form[] = [];
   const shown: QueryPlan["translations"] = [];
+  const unread = unreadIn(found, forms, catalog, held);
   found.forEach((token, i) => {
-    if (!isWord(token) || held(token.word) || (catalog === "en" && isEnglishWord(token.word)) || readOtherwise(i)) return;
+    if (!unread(i)) return;
     const to = [...languageData().lexicons.keys()]
       .filter((language) => language !== catalog)
       .flatMap((language) => wordAbroad(token.word, language, catalog))
@@ -211,6 +211,18 @@ function embedded(query: string, found: readonly Token[], expansions: readonly R
 }
 
 /**
+ * Whether the query's word `i` is one nothing has read: a word of letters the catalog lacks, no English word on an
+ * English catalog, and read by no form but as typed (no correction, synonym or translation).
+ */
+function unreadIn(found: readonly Token[], forms: readonly Form[], catalog: string, held: (word: string) => boolean): (i: number) => boolean {
+  return (i) => {
+    const token = found[i]!;
+    if (!isWord(token) || held(token.word) || (catalog === "en" && isEnglishWord(token.word))) return false;
+    return !forms.some((form) => form.kind !== "typed" && form.start <= i && i < form.end);
+  };
+}
+
+/**
  * The language fields of a query read in the catalog's language. Where most of its words (at least UNREAD_LEAST) are
  * in no language the data knows, the catalog does not hold them, and nothing corrected them or read them as a synonym,
  * the query is in a language not known, and those words are named as not read. `unread` lists such words whatever
@@ -219,16 +231,8 @@ function embedded(query: string, found: readonly Token[], expansions: readonly R
 export function inCatalogLanguage(found: readonly Token[], forms: readonly Form[], catalog: string, held: (word: string) => boolean): LanguageFields {
   const known: LanguageFields = { language: { query: catalog, catalog }, languages: [catalog], translations: [], unread: [] };
   const words = found.filter(isWord);
-  const readOtherwise = (i: number) => forms.some((form) => form.kind !== "typed" && form.start <= i && i < form.end);
-  const unread = found.flatMap((token, i) =>
-    isWord(token) &&
-    languagesOf(token.word).length === 0 &&
-    !held(token.word) &&
-    !(catalog === "en" && isEnglishWord(token.word)) &&
-    !readOtherwise(i)
-      ? [token.word]
-      : [],
-  );
+  const unreadWord = unreadIn(found, forms, catalog, held);
+  const unread = found.flatMap((token, i) => (unreadWord(i) && languagesOf(token.word).length === 0 ? [token.word] : []));
   const fields = { ...known, unread: [...new Set(unread)] };
   if (unread.length < UNREAD_LEAST || 2 * unread.length < words.length) return fields;
   return { ...fields, language: { query: null, catalog } };

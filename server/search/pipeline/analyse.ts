@@ -6,6 +6,7 @@
 import type { SearchParams } from "../../../shared/schemas/index.js";
 import { type BrandIndex, interpret, NEEDS_CURRENCY, type Reading, spelledOut } from "../interpret.js";
 import { type HeldAttributes, readAttributes } from "../attributes.js";
+import { withoutAccents, wordsIn } from "../lexical.js";
 import { NO_SYNONYMS, type SynonymSet } from "../synonyms.js";
 import { type QueryPlan, understand } from "../understand.js";
 import type { Vocabulary } from "../vocabulary.js";
@@ -122,8 +123,7 @@ async function withModelReading(rules: Analysis, model: ModelReading, facts: Cat
   const searched = model.searched.trim();
   if (!searched) return { ...rules, analyser: { name: "rules_fallback", reason: "the model found nothing to search" } };
   const plan = await rules.planOf(searched);
-  const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  const also = model.also.map(words).filter((alsoWords) => alsoWords.length > 0 && alsoWords.join(" ") !== plan.words.join(" "));
+  const also = model.also.map(wordsIn).filter((alsoWords) => alsoWords.length > 0 && alsoWords.join(" ") !== plan.words.join(" "));
   for (const alsoWords of also) plan.forms.push({ start: 0, end: plan.words.length, words: alsoWords, kind: "synonym" });
   if (also.length > 0) plan.synonyms.push({ from: searched, to: also.map((alsoWords) => alsoWords.join(" ")) });
   const read = { ...rules.read, ...(await modelConstraints(rules, model, facts)) };
@@ -148,11 +148,8 @@ async function modelConstraints(rules: Analysis, model: ModelReading, facts: Cat
     adds.availability = ["in_stock"];
     shown("availability", "in_stock");
   }
-  const key = brand
-    ?.toLowerCase()
-    .match(/[\p{L}\p{N}]+/gu)
-    ?.join(" ");
-  const known = key ? (await facts.brands()).byWords.get(key) : undefined;
+  // As the brand index keys a name: its words without accents.
+  const known = brand ? (await facts.brands()).byWords.get(wordsIn(brand).map(withoutAccents).join(" ")) : undefined;
   if (known && !read.brand) {
     adds.brand = [known];
     shown("brand", known);

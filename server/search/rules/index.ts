@@ -8,15 +8,14 @@
  */
 import { join } from "node:path";
 import { z } from "zod";
-import { parseSynonyms, SynonymsError } from "../synonyms.js";
+import { parseSynonyms } from "../synonyms.js";
 import {
   BUILTIN_RULES_DIR,
   escapeRegExp,
   filesIn,
   languagesIn,
   lineFileHeader,
-  lineOf,
-  parseJsonFile,
+  parseJsonAs,
   RULES_LANGUAGE,
   RULES_VERSION,
   RulesError,
@@ -39,51 +38,28 @@ const sexWords = z.strictObject({ male: words.default([]), female: words.default
 /** Slots an age pattern may hold, and what each stands for while a pattern is only checked. */
 const AGE_SLOTS: Record<string, string> = { number: "(1)", unit: "(m)", until: "(?:-)", andUp: "(?:\\+)", who: "(?:kids)" };
 
-const agePattern = z
-  .string()
-  .min(1)
-  .superRefine((pattern, context) => {
-    const unknown = [...pattern.matchAll(/\{(\w+)\}/gu)].map((m) => m[1]!).filter((slot) => !(slot in AGE_SLOTS));
-    if (unknown.length > 0) {
-      context.addIssue({
-        code: "custom",
-        message: `unknown slot {${unknown[0]}} (known: ${Object.keys(AGE_SLOTS)
-          .map((s) => `{${s}}`)
-          .join(", ")})`,
-      });
-      return;
-    }
-    if (!pattern.includes("{number}")) context.addIssue({ code: "custom", message: "a pattern needs a {number}" });
-    try {
-      new RegExp(
-        pattern.replace(/\{(\w+)\}/gu, (_, slot: string) => AGE_SLOTS[slot]!),
-        "i",
-      );
-    } catch (error) {
-      context.addIssue({ code: "custom", message: `not a regular expression (${(error as Error).message})` });
-    }
-  });
-const regex = z
-  .string()
-  .min(1)
-  .superRefine((pattern, context) => {
-    try {
-      new RegExp(pattern, "i");
-    } catch (error) {
-      context.addIssue({ code: "custom", message: `not a regular expression (${(error as Error).message})` });
-    }
-  });
+/** A regular expression (case-insensitive) once `fill` has put something in place of its slots or parts. */
+const pattern = (fill: (pattern: string) => string, flags: string) =>
+  z
+    .string()
+    .min(1)
+    .superRefine((text, context) => {
+      try {
+        new RegExp(fill(text), flags);
+      } catch (error) {
+        context.addIssue({ code: "custom", message: `not a regular expression (${(error as Error).message})` });
+      }
+    });
+const regex = pattern((text) => text, "i");
 /** A phrase's alternative: a regular expression once each `{part}` in it is filled (checked with any part in place). */
-const alternative = z
-  .string()
-  .min(1)
-  .superRefine((pattern, context) => {
-    try {
-      new RegExp(pattern.replace(/\{\w+\}/gu, "(?:)"), "iu");
-    } catch (error) {
-      context.addIssue({ code: "custom", message: `not a regular expression (${(error as Error).message})` });
-    }
-  });
+const alternative = pattern((text) => text.replace(/\{\w+\}/gu, "(?:)"), "iu");
+/** An age pattern: its slots known, a `{number}` among them, a regular expression once they are filled. */
+const agePattern = pattern((text) => text.replace(/\{(\w+)\}/gu, (_, slot: string) => AGE_SLOTS[slot] ?? ""), "i").superRefine((text, context) => {
+  const unknown = [...text.matchAll(/\{(\w+)\}/gu)].map((m) => m[1]!).find((slot) => !(slot in AGE_SLOTS));
+  const known = Object.keys(AGE_SLOTS).map((s) => `{${s}}`);
+  if (unknown !== undefined) context.addIssue({ code: "custom", message: `unknown slot {${unknown}} (known: ${known.join(", ")})` });
+  else if (!text.includes("{number}")) context.addIssue({ code: "custom", message: "a pattern needs a {number}" });
+});
 /** Either side may be left out (an operator adding to one phrase): none. */
 const alternatives = z.array(alternative).default([]);
 /** The phrases constraints.json lists, each read by interpret.ts. */
@@ -112,8 +88,6 @@ export const PHRASES = [
   "avoiding",
   "notAvoided",
   "notFromBrand",
-  "degreeNot",
-  "degree",
 ] as const;
 const phrases = z.strictObject(
   Object.fromEntries(PHRASES.map((name) => [name, alternatives])) as Record<(typeof PHRASES)[number], typeof alternatives>,
@@ -121,9 +95,12 @@ const phrases = z.strictObject(
 const months = z.number().int().min(0);
 const ageRange = z.strictObject({ from: months, to: months }).refine((range) => range.from < range.to, "from must be below to");
 
-/** Each file's schema, all of it required in the built-in folder; an operator's file may give any part. */
+/**
+ * Each file's schema, by the field of `Rules` it fills (`bedSizes`: bed-sizes.json): all of it required in the built-in
+ * folder; an operator's file may give any part.
+ */
 const SCHEMAS = {
-  "sexes.json": z.strictObject({
+  sexes: z.strictObject({
     product: sexWords,
     query: sexWords,
     person: sexWords,
@@ -131,14 +108,14 @@ const SCHEMAS = {
     both: words,
     anyAge: words,
   }),
-  "species.json": z.strictObject({ words: z.record(word, words) }),
-  "bed-sizes.json": z.strictObject({
+  species: z.strictObject({ words: z.record(word, words) }),
+  bedSizes: z.strictObject({
     sizes: z.record(word, words),
     compound: z.array(z.strictObject({ before: words, size: word, is: word })),
     bedding: words,
   }),
-  "goes-with.json": z.strictObject({ purposes: words, things: z.record(word, words) }),
-  "product-type.json": z.strictObject({
+  goesWith: z.strictObject({ purposes: words, things: z.record(word, words) }),
+  productType: z.strictObject({
     qualifiers: words,
     conjunctions: words.min(1),
     /** Words joining two alternatives ("canon or nikon", "vitamix vs blendtec"): understand.ts. */
@@ -167,16 +144,16 @@ const SCHEMAS = {
     purposes: words,
     verbMarkers: words,
   }),
-  "common-words.json": z.strictObject({ stopWords: words, meantStopWords: words }),
-  "constraints.json": z.strictObject({
+  commonWords: z.strictObject({ stopWords: words, meantStopWords: words }),
+  constraints: z.strictObject({
     currencyWords: z.record(word, z.union([z.literal("$"), z.literal("kr"), z.string().regex(/^[A-Z]{3}$/u, "an ISO 4217 code, $ or kr")])),
     codes: z.array(word.regex(/^[a-z]{3}$/u, "three letters")),
     connectors: words,
     parts: z.record(z.string().regex(/^\w+$/u, "a part's name is letters, digits or _"), alternative),
     phrases,
   }),
-  "word-forms.json": z.strictObject({ vowels: words, esSingular: words, esPlural: words }),
-  "ages.json": z.strictObject({
+  wordForms: z.strictObject({ vowels: words, esSingular: words, esPlural: words }),
+  ages: z.strictObject({
     numberWords: z.record(word, z.number().int().min(0).max(99)),
     units: z.strictObject({ months: words.default([]), years: words.default([]) }),
     until: words,
@@ -189,46 +166,15 @@ const SCHEMAS = {
   }),
 } as const;
 
-type Schemas = typeof SCHEMAS;
-export type RulesFileName = keyof Schemas | "synonyms.txt";
-export type SexRules = z.infer<Schemas["sexes.json"]>;
-export type SpeciesRules = z.infer<Schemas["species.json"]>;
-export type BedSizeRules = z.infer<Schemas["bed-sizes.json"]>;
-export type GoesWithRules = z.infer<Schemas["goes-with.json"]>;
-export type ProductTypeRules = z.infer<Schemas["product-type.json"]>;
-export type CommonWordRules = z.infer<Schemas["common-words.json"]>;
-export type ConstraintRules = z.infer<Schemas["constraints.json"]>;
-export type WordFormRules = z.infer<Schemas["word-forms.json"]>;
-export type AgeRules = z.infer<Schemas["ages.json"]>;
+type Field = keyof typeof SCHEMAS;
 
 /** The rules of one language, each file's lists merged from the built-in folder and the operator's. */
-export interface Rules {
-  language: string;
-  sexes: SexRules;
-  species: SpeciesRules;
-  bedSizes: BedSizeRules;
-  goesWith: GoesWithRules;
-  productType: ProductTypeRules;
-  commonWords: CommonWordRules;
-  constraints: ConstraintRules;
-  wordForms: WordFormRules;
-  ages: AgeRules;
-}
+export type Rules = { language: string } & { [F in Field]: z.infer<(typeof SCHEMAS)[F]> };
 
-const FIELDS: Record<keyof Schemas, Exclude<keyof Rules, "language">> = {
-  "sexes.json": "sexes",
-  "species.json": "species",
-  "bed-sizes.json": "bedSizes",
-  "goes-with.json": "goesWith",
-  "product-type.json": "productType",
-  "common-words.json": "commonWords",
-  "constraints.json": "constraints",
-  "word-forms.json": "wordForms",
-  "ages.json": "ages",
-};
+const fileOf = (field: Field) => `${field.replace(/[A-Z]/gu, (c) => `-${c.toLowerCase()}`)}.json`;
 
 /** The files a rules folder may hold for a language. */
-export const RULES_FILES: readonly RulesFileName[] = [...(Object.keys(SCHEMAS) as (keyof Schemas)[]), "synonyms.txt"];
+export const RULES_FILES: readonly string[] = [...(Object.keys(SCHEMAS) as Field[]).map(fileOf), "synonyms.txt"];
 
 const header = z.object({
   version: z.literal(RULES_VERSION, { error: `version must be ${RULES_VERSION}` }),
@@ -237,21 +183,10 @@ const header = z.object({
 });
 
 /** A file's lists, checked: every part for a built-in file, any part (and `replace`) for an operator's. */
-function readJsonRules(file: RulesText, name: keyof Schemas, builtin: boolean): { lists: Record<string, unknown>; replace: boolean } {
-  const value = parseJsonFile(file);
-  const schema = SCHEMAS[name];
+function readJsonRules(file: RulesText, field: Field, builtin: boolean): { lists: Record<string, unknown>; replace: boolean } {
+  const schema = SCHEMAS[field];
   const body = builtin ? schema.extend({ version: header.shape.version, about: header.shape.about }) : schema.partial().extend(header.shape);
-  const parsed = body.safeParse(value);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const at = issue.path.length > 0 ? `${issue.path.join(".")}: ` : "";
-      // An unknown field's line is its own, not its object's.
-      const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0]!] : issue.path;
-      return `${file.source} line ${lineOf(file.text, path)}: ${at}${issue.message}`;
-    });
-    throw new RulesError(problems.join("\n"));
-  }
-  const { version: _version, about: _about, replace, ...lists } = parsed.data as Record<string, unknown> & { replace?: boolean };
+  const { version: _version, about: _about, replace, ...lists } = parseJsonAs(file, body) as Record<string, unknown> & { replace?: boolean };
   return { lists, replace: replace === true };
 }
 
@@ -288,21 +223,21 @@ export function loadRules(options: RulesOptions = {}): Rules {
     try {
       return work();
     } catch (error) {
-      if (!(error instanceof RulesError || error instanceof SynonymsError)) throw error;
+      if (!(error instanceof RulesError)) throw error;
       problems.push(error.message);
       return undefined;
     }
   };
   if (options.dir !== undefined) attempt(() => checkFolder(options.dir!));
   const merged: Partial<Omit<Rules, "language">> = {};
-  for (const name of Object.keys(SCHEMAS) as (keyof Schemas)[]) {
-    const builtin = attempt(() => readJsonRules(readRulesText(BUILTIN_RULES_DIR, language, name, "built-in rules")!, name, true));
-    const own = options.dir === undefined ? undefined : attempt(() => readRulesText(options.dir!, language, name, "RULES_DIR"));
-    const operator = own && attempt(() => readJsonRules(own, name, false));
+  for (const field of Object.keys(SCHEMAS) as Field[]) {
+    const builtin = attempt(() => readJsonRules(readRulesText(BUILTIN_RULES_DIR, language, fileOf(field), "built-in rules")!, field, true));
+    const own = options.dir === undefined ? undefined : attempt(() => readRulesText(options.dir!, language, fileOf(field), "RULES_DIR"));
+    const operator = own && attempt(() => readJsonRules(own, field, false));
     if (!builtin) continue;
     let lists = builtin.lists;
     if (operator) lists = operator.replace ? { ...lists, ...operator.lists } : (added(lists, operator.lists) as Record<string, unknown>);
-    Object.assign(merged, { [FIELDS[name]]: lists });
+    Object.assign(merged, { [field]: lists });
   }
   if (options.dir !== undefined) attempt(() => checkSynonyms(options.dir!, language));
   if (merged.constraints) attempt(() => checkParts(merged.constraints!));
@@ -311,7 +246,7 @@ export function loadRules(options: RulesOptions = {}): Rules {
 }
 
 /** Every `{part}` a phrase names is one constraints.json's `parts` has, built-in or the operator's. */
-function checkParts({ parts, phrases }: ConstraintRules): void {
+function checkParts({ parts, phrases }: Rules["constraints"]): void {
   const unknown = Object.entries(phrases).flatMap(([name, list]) =>
     list.flatMap((pattern) =>
       [...pattern.matchAll(/\{(\w+)\}/gu)].filter((m) => !(m[1]! in parts)).map((m) => `phrases.${name}: unknown part {${m[1]}}`),
@@ -388,6 +323,13 @@ export function derived<T>(build: (rules: Rules) => T): () => T {
     }
     return value as T;
   };
+}
+
+/** Each list of a rules file as a set, by its name. */
+export function asSets<K extends string>(lists: Readonly<Record<K, readonly string[]>>): Record<K, ReadonlySet<string>> {
+  const sets = {} as Record<K, ReadonlySet<string>>;
+  for (const name in lists) sets[name] = new Set(lists[name]);
+  return sets;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { convertBounds, convertedText, ExchangeRatesError, parseExchangeRates } from "../../../server/search/exchange-rates.js";
+import { convertBounds, convertedText, parseExchangeRates } from "../../../server/search/exchange-rates.js";
+import { RulesError } from "../../../server/search/rules/files.js";
 
 const RATES = parseExchangeRates(JSON.stringify({ amount: 1, base: "EUR", date: "2026-11-20", rates: { USD: 1.1, SEK: 11.55, JPY: 165.2 } }), "test");
 
@@ -20,7 +21,7 @@ describe("parseExchangeRates", () => {
     ['{"base":"EUR","date":"2026-11-20","rates":{"XYZ":1.1}}', '"rates" holds "XYZ", which is not an ISO 4217 code in capitals'],
     ['{"base":"EUR","date":"2026-11-20","rates":{}}', '"rates" is empty'],
   ])("refuses %s, naming the file and the problem", (text, problem) => {
-    expect(() => parseExchangeRates(text, "FX_RATES_FILE rates.json")).toThrow(ExchangeRatesError);
+    expect(() => parseExchangeRates(text, "FX_RATES_FILE rates.json")).toThrow(RulesError);
     expect(() => parseExchangeRates(text, "FX_RATES_FILE rates.json")).toThrow(`FX_RATES_FILE rates.json: ${problem}`);
   });
 });

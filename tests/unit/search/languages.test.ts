@@ -1,6 +1,7 @@
 import { buildVocabulary } from "../../../server/search/vocabulary.js";
 import { describe, expect, it } from "vitest";
-import { LanguageDataError, languageData, parseDetection, parseLexicon, parseStopWords } from "../../../server/search/languages/data.js";
+import { languageData, parseDetection, parseLexicon, parseStopWords } from "../../../server/search/languages/data.js";
+import { RulesError } from "../../../server/search/rules/files.js";
 import { declaredLanguage, productLanguage, queryLanguage, textLanguage } from "../../../server/search/languages/detect.js";
 import { wordKey } from "../../../server/search/languages/lexicon.js";
 import { NO_SYNONYMS, parseSynonyms } from "../../../server/search/synonyms.js";
@@ -236,7 +237,7 @@ describe("the languages' data files", () => {
     ["endings: e, EN", 'lexicon/de.txt line 2: endings: [1]: must be lower-case letters (in "endings: e, EN")'],
     ["phrases: head last", 'lexicon/de.txt line 2: phrases: the one value is "head first" (in "phrases: head last")'],
   ])("refuse a broken lexicon line %j with its file, line and what is wrong", (line, message) => {
-    expect(() => parseLexicon(`# a comment\n${line}\n`, "lexicon/de.txt")).toThrow(new LanguageDataError(message));
+    expect(() => parseLexicon(`# a comment\n${line}\n`, "lexicon/de.txt")).toThrow(new RulesError(message));
   });
 
   it("reads which languages name a phrase's kind first", () => {
@@ -247,11 +248,11 @@ describe("the languages' data files", () => {
 
   it("refuse a broken stop word and a broken detection file", () => {
     expect(() => parseStopWords("der\n\ndie das\n", "stop-words/de.txt")).toThrow(
-      new LanguageDataError('stop-words/de.txt line 3: "die das" must be one lower-case word'),
+      new RulesError('stop-words/de.txt line 3: "die das" must be one lower-case word'),
     );
     expect(() =>
       parseDetection('{"text":{"least":2,"margin":0.5},"query":{"least":2,"coverage":0.66},"catalogFallback":"en"}', "detection.json"),
-    ).toThrow(/^detection\.json: text\.margin: /);
-    expect(() => parseDetection("{", "detection.json")).toThrow(/^detection\.json: not JSON/);
+    ).toThrow(/^detection\.json line 1: text\.margin: /);
+    expect(() => parseDetection("{", "detection.json")).toThrow(/^detection\.json line 1: not JSON/);
   });
 });

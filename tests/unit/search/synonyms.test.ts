@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { expand, loadSynonyms, parseSynonyms, SynonymsError } from "../../../server/search/synonyms.js";
+import { RulesError } from "../../../server/search/rules/files.js";
+import { expand, loadSynonyms, parseSynonyms } from "../../../server/search/synonyms.js";
 import { understand } from "../../../server/search/understand.js";
 
 const rules = parseSynonyms(
@@ -43,7 +44,7 @@ describe("parseSynonyms", () => {
     ["a, !!!", 'line 2: "!!!" has no letters or digits'],
     ["tv => television   # one way", 'line 2: a "#" after a rule: a comment takes a line of its own'],
   ])("refuses %j naming the source and line", (line, problem) => {
-    expect(() => parseSynonyms(`sofa, couch\n${line}`, "my.txt")).toThrow(SynonymsError);
+    expect(() => parseSynonyms(`sofa, couch\n${line}`, "my.txt")).toThrow(RulesError);
     expect(() => parseSynonyms(`sofa, couch\n${line}`, "my.txt")).toThrow(`my.txt ${problem}`);
   });
 });
