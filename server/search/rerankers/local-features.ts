@@ -171,7 +171,7 @@ function normsOf(document: Document, averageLength: Record<Field, number>, weigh
   return norms;
 }
 
-/** One form of a query word in the document: its BM25F term, saturated; whether the name holds it; what holding it anywhere credits. */
+/** One form of a query word in the document: its BM25F term, saturated, and what holding it anywhere credits. */
 function formSignals(reading: Reading, form: StemmedForm, norms: Record<Field, number>, weights: LocalWeights) {
   let tf = 0;
   for (const field of ["name", "brands", "desc"] as const) {
@@ -189,13 +189,12 @@ function formSignals(reading: Reading, form: StemmedForm, norms: Record<Field, n
             ? weights.credit.desc
             : weights.credit.stem
           : 0;
-  return { saturated: (form.weight * tf) / (weights.k1 + tf), inName: holds(reading, form, "name"), credit };
+  return { saturated: (form.weight * tf) / (weights.k1 + tf), credit };
 }
 
 /** What the query's words, each in its best form, add up to in the document. */
 interface ClauseSignals {
   bm25: number;
-  inName: number;
   anywhere: number;
   total: number;
   sorts: Scored["sorts"];
@@ -211,7 +210,6 @@ function clauseSignals(reading: Reading, query: Query, norms: Record<Field, numb
   const headClause = query.head === undefined ? undefined : query.clauses[query.head];
   const signals: ClauseSignals = {
     bm25: 0,
-    inName: 0,
     anywhere: 0,
     total: 0,
     sorts: [],
@@ -223,18 +221,15 @@ function clauseSignals(reading: Reading, query: Query, norms: Record<Field, numb
   for (const clause of query.clauses) {
     signals.total += clause.idf;
     let best = 0;
-    let name = 0;
     let any = 0;
     let typedAny = false;
     for (const form of clause.forms) {
-      const { saturated, inName, credit } = formSignals(reading, form, norms, weights);
+      const { saturated, credit } = formSignals(reading, form, norms, weights);
       best = Math.max(best, saturated);
-      if (inName) name = Math.max(name, form.weight);
       any = Math.max(any, form.weight * credit);
       if (credit > 0 && !form.corrected) typedAny = true;
     }
     signals.bm25 += clause.idf * best;
-    signals.inName += clause.idf * name;
     signals.anywhere += clause.idf * any;
     if (clause.sort) signals.sorts.push({ held: any > 0 });
     if (clause === headClause) signals.headHeld = any > 0;
@@ -321,17 +316,14 @@ export function features(
 ): Omit<Scored, "department" | "otherAnimal"> {
   const reading: Reading = { document, freeAsked: query.freeAsked };
   const norms = normsOf(document, averageLength, weights);
-  const { bm25, inName, anywhere, total, sorts, headHeld, heldAll, typedHeld, fitted } = clauseSignals(reading, query, norms, weights);
+  const { bm25, anywhere, total, sorts, headHeld, heldAll, typedHeld, fitted } = clauseSignals(reading, query, norms, weights);
   const kind = kindSignals(reading, query, headHeld);
-  const last = query.clauses.at(-1);
   return {
     bm25,
-    coverage: total > 0 ? inName / total : 0,
     coverageAll: total > 0 ? anywhere / total : 0,
     phrase: phraseOf(document, query),
     sequence: sequenceOf(document, query),
     cosine,
-    head: last?.forms.some((form) => holds(reading, form, "name")) ? 1 : 0,
     type: kind.type,
     headNamed: kind.headNamed,
     accessory: 0,

@@ -7,14 +7,13 @@
  * - BM25F over the stemmed words of name, brands and description (Postgres's
  *   own tsvectors, with document frequencies from the catalog), so rare words
  *   count more and the name counts most;
- * - how much of the query the name covers, and how much the product covers
- *   anywhere (the description counts where the name is silent: a rain shell
- *   whose description says "waterproof" and "hiking"), whether query words
+ * - how much of the query the product covers, anywhere (the description
+ *   counts where the name is silent: a rain shell whose description says
+ *   "waterproof" and "hiking"), whether query words
  *   appear side by side in the name (phrases, numbers with units: "16 gb"),
  *   and whether the name holds the whole query in its order ("Tea Cup with
  *   Saucer" for "tea cup saucer");
- * - whether the name holds the query's last word, and whether the product is
- *   of the kind the query asks for: the head of its name or category against
+ * - whether the product is of the kind the query asks for: the head of its name or category against
  *   the query's head word (product-type.ts), so a jacket beats waterproof
  *   gaiters for "waterproof jacket"; without a category, the query's head word
  *   anywhere in the name counts too;

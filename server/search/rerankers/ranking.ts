@@ -11,21 +11,7 @@ import { type CutOff, loadFitted } from "./fitted.js";
  * `avoided` count against (`avoided` is −1, counting for, when the product says it is free of a word not wanted).
  */
 export type Features = Record<
-  | "bm25"
-  | "coverage"
-  | "coverageAll"
-  | "phrase"
-  | "sequence"
-  | "cosine"
-  | "head"
-  | "type"
-  | "headNamed"
-  | "use"
-  | "accessory"
-  | "ages"
-  | "sex"
-  | "bedSize"
-  | "avoided",
+  "bm25" | "coverageAll" | "phrase" | "sequence" | "cosine" | "type" | "headNamed" | "use" | "accessory" | "ages" | "sex" | "bedSize" | "avoided",
   number
 >;
 
@@ -137,12 +123,10 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
 export function combine(f: Features, maxBm25: number, weights: LocalWeights): number {
   return (
     weights.bm25 * (maxBm25 > 0 ? f.bm25 / maxBm25 : 0) +
-    weights.coverage * f.coverage +
     weights.coverageAll * f.coverageAll +
     weights.phrase * f.phrase +
     weights.sequence * f.sequence +
     weights.cosine * f.cosine +
-    weights.head * f.head +
     weights.type * f.type +
     weights.headNamed * f.headNamed +
     weights.use * f.use -

@@ -14,12 +14,10 @@ const WEIGHTS = { ...DEFAULT_WEIGHTS, cutOff: { relevance: 2, gap: 2.25, encoder
 
 const candidate = (features: Partial<Scored>): Scored => ({
   bm25: 1,
-  coverage: 1,
   coverageAll: 1,
   phrase: 0,
   sequence: 0,
   cosine: 0.6,
-  head: 1,
   type: 1,
   headNamed: 0,
   use: 0,
@@ -42,7 +40,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
 });
 
 /** Shares no word with the query: found by the encoder alone. */
-const WORDLESS = { bm25: 0, coverage: 0, coverageAll: 0, head: 0, type: 0, kindAsked: false, headHeld: false } as const;
+const WORDLESS = { bm25: 0, coverageAll: 0, type: 0, kindAsked: false, headHeld: false } as const;
 
 const ranked = (scored: Scored[]) =>
   rankScored(
