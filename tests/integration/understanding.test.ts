@@ -281,32 +281,6 @@ describe("typos", () => {
   });
 });
 
-describe("a word the catalog holds rarely, also read as a commoner word", () => {
-  // "glade" is one product's brand and one edit from "blade", in twenty: both are searched (typos.ts), and the products
-  // holding the word as typed come first, though the blades' names say what they are and the refill's does not.
-  const blades = Array.from(
-    { length: 20 },
-    (_, n): TestRecord => ({
-      url: shop(`blade-${n}`),
-      name: `Model ${n + 1} Trimmer Replacement Blade`,
-      desc: "A stainless steel blade for the trimmer.",
-    }),
-  );
-  const refill: TestRecord = { url: shop("glade"), name: "Glade PlugIns Scented Oil Refill", desc: "Vanilla for the living room." };
-  const rare = catalogOf([...blades, refill]);
-
-  it("puts what holds the word as typed first, then what holds its commoner neighbour", async () => {
-    const answer = await rare("glade");
-    expect(answer.interpretation?.corrections).toContainEqual({ from: "glade", to: "blade" });
-    expect(answer.urls[0]).toBe(refill.url);
-    expect(answer.urls.slice(1).every((url) => url.includes("/blade-"))).toBe(true);
-    // Only beside the query's other words: the refill holds "glade" but not "steel", which the blades hold.
-    expect((await rare("steel glade")).urls[0]).toContain("/blade-");
-    // The neighbour asked for is not affected: "blade" finds the blades, not the refill.
-    expect((await rare("blade")).urls).not.toContain(refill.url);
-  });
-});
-
 describe("a price in the query, on a catalog that states no prices", () => {
   let unpriced: TestApp;
   beforeAll(async () => {

@@ -200,8 +200,6 @@ interface ClauseSignals {
   sorts: Scored["sorts"];
   headHeld: boolean;
   /** It holds every word of the query that weighs, in some form, somewhere. */
-  heldAll: boolean;
-  typedHeld: boolean;
   /** What holding a kind that goes with a target word adds to `anywhere` (Scored's `fitted`); undefined when none does. */
   fitted: number | undefined;
 }
@@ -214,27 +212,21 @@ function clauseSignals(reading: Reading, query: Query, norms: Record<Field, numb
     total: 0,
     sorts: [],
     headHeld: true,
-    heldAll: true,
-    typedHeld: true,
     fitted: undefined,
   };
   for (const clause of query.clauses) {
     signals.total += clause.idf;
     let best = 0;
     let any = 0;
-    let typedAny = false;
     for (const form of clause.forms) {
       const { saturated, credit } = formSignals(reading, form, norms, weights);
       best = Math.max(best, saturated);
       any = Math.max(any, form.weight * credit);
-      if (credit > 0 && !form.corrected) typedAny = true;
     }
     signals.bm25 += clause.idf * best;
     signals.anywhere += clause.idf * any;
     if (clause.sort) signals.sorts.push({ held: any > 0 });
     if (clause === headClause) signals.headHeld = any > 0;
-    if (clause.idf > 0 && any === 0) signals.heldAll = false;
-    if (clause.alsoRead && !typedAny) signals.typedHeld = false;
     if (namesKind(reading, clause.fits)) signals.fitted = (signals.fitted ?? 0) + clause.idf * Math.max(0, weights.forms.synonym - any);
   }
   return signals;
@@ -306,17 +298,17 @@ function showsKind(reading: Reading, query: Query, ofKindAsked: boolean): boolea
   return headClause.forms.some((form) => holds(reading, form, "name") || inCategory(reading.document, form));
 }
 
-/** Raw features of one candidate (all but `accessory`, `ages`, `sex`, `bedSize` and `avoided`). */
+/** Raw features of one candidate (all but `accessory`, `ages` and `avoided`). */
 export function features(
   query: Query,
   document: Document,
   averageLength: Record<Field, number>,
   cosine: number,
   weights: LocalWeights,
-): Omit<Scored, "department" | "otherAnimal"> {
+): Omit<Scored, "department"> {
   const reading: Reading = { document, freeAsked: query.freeAsked };
   const norms = normsOf(document, averageLength, weights);
-  const { bm25, anywhere, total, sorts, headHeld, heldAll, typedHeld, fitted } = clauseSignals(reading, query, norms, weights);
+  const { bm25, anywhere, total, sorts, headHeld, fitted } = clauseSignals(reading, query, norms, weights);
   const kind = kindSignals(reading, query, headHeld);
   return {
     bm25,
@@ -328,8 +320,6 @@ export function features(
     headNamed: kind.headNamed,
     accessory: 0,
     ages: 0,
-    sex: 0,
-    bedSize: 0,
     avoided: 0,
     use: kind.use,
     kindAsked: kind.kindAsked,
@@ -337,8 +327,6 @@ export function features(
     headHeld,
     isTarget: kind.isTarget,
     goesWith: kind.goesWith,
-    // Only beside every other word: the Hi-Lite high chair holds "lites" as typed, the Christmas lights hold the rest.
-    typedHeld: !query.clauses.some((clause) => clause.alsoRead) || (typedHeld && heldAll),
     headUnsold: query.headUnsold,
     showsKind: showsKind(reading, query, kind.ofKindAsked),
     ...(fitted !== undefined && !kind.ofKindAsked && total > 0 && { fitted: (anywhere + fitted) / total }),

@@ -55,8 +55,6 @@ export interface Clause {
   target: boolean;
   /** A word before the head word, not a quantity, with no "and" between them: the sort, or what it goes with ("*knife* sharpener"). */
   before: boolean;
-  /** The catalog holds the word as typed, and it is read as a commoner word too ("glade" as blade): Scored's `typedHeld`. */
-  alsoRead: boolean;
   /** For a target word, the kinds that go with it (understand.ts's `goesWith` forms): Scored's `fitted`. */
   fits: StemmedForm[];
 }
@@ -202,7 +200,6 @@ function formsAt({ weights, searched, readings, heldCompounds }: Weighing, i: nu
             prefix: form.prefix === true,
             apart: form.apart === true,
             compound,
-            alternative: form.alternative === true,
           }));
     });
 }
@@ -215,7 +212,7 @@ function wordsAt(weighing: Weighing, i: number): Word[] {
     // A stop word the query means ("*down* jacket") is read as written; it weighs as set below (`meantIdf`).
     const word = plan.words[i]!;
     return MEANT_STOP_WORDS.has(word)
-      ? [{ forms: [{ lexemes: [word], weight: 1, corrected: false, unindexed: true }], idf: 0, heldAnywhere: true, alsoRead: false }]
+      ? [{ forms: [{ lexemes: [word], weight: 1, corrected: false, unindexed: true }], idf: 0, heldAnywhere: true }]
       : [];
   }
   // The word's weight in the query: as typed when the catalog holds it, else its commonest form the catalog holds.
@@ -231,7 +228,6 @@ function wordsAt(weighing: Weighing, i: number): Word[] {
         forms: [{ lexemes: [lexeme], weight: only.weight, corrected: true, word: only.words[k]!, ...(written && { written }) }],
         idf: idf(lexeme),
         heldAnywhere: true,
-        alsoRead: false,
       };
     });
   }
@@ -252,7 +248,6 @@ function wordsAt(weighing: Weighing, i: number): Word[] {
       })),
       idf: clauseIdf,
       heldAnywhere: weighed.length > 0,
-      alsoRead: typed !== undefined && forms.some((form) => form.alternative),
     },
   ];
 }
@@ -296,7 +291,6 @@ function clausesOf({ plan, weights, lexemes, idfOf, heldCompounds }: Weighing, b
           : [],
       before:
         head !== undefined && i < head && !isQuantity(plan.words, i) && !plan.words.slice(i + 1, head).some((word) => markers().joinsKinds.has(word)),
-      alsoRead: word.alsoRead,
     })),
   );
   return {

@@ -20,8 +20,7 @@
  * - whether the product is only an accessory of what was asked for ("case
  *   *for* iPhone" for "iphone");
  * - whether its description states ages that leave out those the query asks
- *   for (ages.ts: the 3-to-6 play kitchen for "toys for toddlers"), and
- *   whether its name is for the other sex than the query names (sexes.ts);
+ *   for (ages.ts: the 3-to-6 play kitchen for "toys for toddlers");
  * - the sentence-encoder similarity of query and product.
  *
  * This module computes the features; ranking.ts weighs them and applies the
@@ -35,9 +34,6 @@ import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
 import { hasLatinLetter, lexemeQuery, parseTsvector, wordsIn } from "../lexical.js";
 import { type AgeRange, excludes, productAges } from "../ages.js";
-import { otherSex, sexesOf } from "../sexes.js";
-import { otherSpecies } from "../species.js";
-import { otherBedSize } from "../bed-sizes.js";
 import { categoryHeads, compoundHeadOf, readName } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../retrieve.js";
@@ -45,8 +41,8 @@ import { catalogSizeEvery } from "../catalog-size.js";
 import { CATEGORY_SEPARATOR, categoryKey } from "../../catalog/structured.js";
 import { type FrequencyTable, wordFrequenciesOf } from "../statistics.js";
 import { literalPlan, nothingRead, type QueryPlan } from "../understand.js";
-import { DEFAULT_WEIGHTS, type LocalWeights, rankScored, type Scored, takingTurns } from "./ranking.js";
-import { countsOf, type Document, features, freeOf, toDocument } from "./local-features.js";
+import { DEFAULT_WEIGHTS, type LocalWeights, rankScored, type Scored } from "./ranking.js";
+import { countsOf, features, freeOf, toDocument } from "./local-features.js";
 import { markers, type Query, type QueryContext, queryOf } from "./local-query.js";
 
 /** Whether the ages a product suits (productAges: what its text states, a name for grown-ups, a stage named) leave out every age asked. */
@@ -267,16 +263,6 @@ function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMa
   });
 }
 
-/** Which of the two alternatives a query joins by "or" (understand.ts pairs their forms) a document holds, as stemmed; undefined for both or neither. */
-function sidesOf({ plan, stemmed }: CandidateReading): (document: Document) => number | undefined {
-  const either = plan.forms.filter((form) => form.either).slice(0, 2);
-  const sides = either.length === 2 ? [either[1]!, either[0]!].map((form) => stemmed.get(form.words.join(" ")) ?? []) : [];
-  return (document) => {
-    const holding = sides.flatMap((lexemes, side) => (lexemes.length > 0 && lexemes.every((lexeme) => document.terms.has(lexeme)) ? [side] : []));
-    return holding.length === 1 ? holding[0] : undefined;
-  };
-}
-
 /** Per-candidate features, in candidate order. */
 async function scoreCandidates(local: LocalContext, query: string, candidates: readonly Product[], context: RerankContext = {}): Promise<Scored[]> {
   const plan = context.plan ?? literalPlan(query);
@@ -288,10 +274,6 @@ async function scoreCandidates(local: LocalContext, query: string, candidates: r
     for (const field of ["name", "brands", "desc"] as const) averageLength[field] += document.length[field] / documents.length;
   }
   const avoided = plan.avoid.flatMap((word) => reading.stemmed.get(word) ?? []);
-  const sexes = new Set(plan.asks.sexes);
-  const animals = new Set(plan.asks.species);
-  const bedSizes = new Set(plan.asks.bedSizes);
-  const sideOf = sidesOf(reading);
   return documents.map(({ document, cosine }, index) => {
     const candidate = candidates[index]!;
     // Spelt as filters and facets spell categories, so "Outdoor" and " outdoor  " are one department.
@@ -307,11 +289,6 @@ async function scoreCandidates(local: LocalContext, query: string, candidates: r
           : 0,
       accessory: accessoryOf(plan.asks.written, candidate.name, department !== null),
       ages: plan.ages && excludesAges(candidate, plan.ages) ? 1 : 0,
-      // Read from the candidate only when the query asks for one: a description's words cost a search 1–2 ms.
-      sex: sexes.size > 0 && otherSex(sexes, sexesOf(candidate.name, candidate.category, candidate.desc)) ? 1 : 0,
-      bedSize: otherBedSize(bedSizes, candidate.name) ? 1 : 0,
-      otherAnimal: animals.size > 0 && otherSpecies(animals, candidate),
-      side: sideOf(document),
       department,
     };
   });
@@ -326,13 +303,11 @@ async function rerank(local: LocalContext, query: string, candidates: readonly P
   const judged = [...candidates, ...beside];
   const scored = await scoreCandidates(local, query, judged, context);
   const left = new Set(beside.map((product) => product.id));
-  const order = takingTurns(
-    rankScored(
-      scored,
-      judged.map((candidate) => candidate.id),
-      local.weights,
-    ).filter((item) => !left.has(item.id)),
-  );
+  const order = rankScored(
+    scored,
+    judged.map((candidate) => candidate.id),
+    local.weights,
+  ).filter((item) => !left.has(item.id));
   return {
     ids: order.map((o) => o.id),
     outcome: "reranked",

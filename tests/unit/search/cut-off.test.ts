@@ -23,15 +23,11 @@ const candidate = (features: Partial<Scored>): Scored => ({
   use: 0,
   accessory: 0,
   ages: 0,
-  sex: 0,
-  bedSize: 0,
   avoided: 0,
   kindAsked: true,
   department: "outdoor",
   sorts: [],
   headHeld: true,
-  typedHeld: true,
-  otherAnimal: false,
   isTarget: false,
   goesWith: false,
   headUnsold: false,
@@ -134,10 +130,6 @@ describe("the relevance cut-off", () => {
     expect(unrelated([best, other])).toEqual([]);
   });
 
-  it("cuts a product made only for another animal than the query names, however close it is", () => {
-    expect(unrelated([candidate({}), candidate({ otherAnimal: true })])).toEqual(["p1"]);
-  });
-
   it("cuts what the product asked for goes with, and lets it set no bar", () => {
     // "cushion for the sofa": the sofa holds both words, the cushion cover one.
     const sofa = candidate({ type: 0, kindAsked: false, coverageAll: 1, cosine: 0.6, isTarget: true, department: "furniture" });
@@ -155,24 +147,22 @@ describe("the relevance cut-off", () => {
     ]);
   });
 
-  it("ranks a product for other ages or another bed size after those that suit, and never cuts it for that", () => {
+  it("ranks a product for other ages after those that suit, and never cuts it for that", () => {
     const order = (scored: Scored[]) => rankScored(scored, ["other", "suits"], WEIGHTS).map((o) => [o.id, o.unrelated]);
     const suits = candidate({ coverageAll: 0.6 });
-    for (const madeFor of [{ ages: 1 }, { bedSize: 1 }]) {
-      expect(order([candidate({ coverageAll: 0.8, ...madeFor }), suits])).toEqual([
-        ["suits", false],
-        ["other", false],
-      ]);
-    }
+    expect(order([candidate({ coverageAll: 0.8, ages: 1 }), suits])).toEqual([
+      ["suits", false],
+      ["other", false],
+    ]);
     expect(order([candidate({ coverageAll: 0.8 }), suits])[0]).toEqual(["other", false]);
   });
 
-  it("puts a product made for another size below those holding what was asked, never below one holding none of it", () => {
-    // "duvet king size": the queen duvet cover holds "duvet"; the frying pan only looks alike to the encoder.
-    const queenCover = candidate({ type: 0, kindAsked: false, coverageAll: 0.6, cosine: 0.38, department: "home", bedSize: 1 });
+  it("puts a product made for other ages below those holding what was asked, never below one holding none of it", () => {
+    // "play mat for a baby": the toddlers' play mat holds "play mat"; the frying pan only looks alike to the encoder.
+    const toddlersMat = candidate({ type: 0, kindAsked: false, coverageAll: 0.6, cosine: 0.38, department: "toys", ages: 1 });
     const pan = candidate({ ...WORDLESS, coverageAll: 0.16, cosine: 0.5, department: "kitchen" });
-    const order = rankScored([pan, queenCover, candidate({ ...WORDLESS, cosine: 0.2 })], ["pan", "cover", "far"], WEIGHTS);
-    expect(order.filter((o) => !o.unrelated).map((o) => o.id)).toEqual(["cover", "pan"]);
+    const order = rankScored([pan, toddlersMat, candidate({ ...WORDLESS, cosine: 0.2 })], ["pan", "mat", "far"], WEIGHTS);
+    expect(order.filter((o) => !o.unrelated).map((o) => o.id)).toEqual(["mat", "pan"]);
   });
 
   it("takes what goes with what the query says the product is for as the kind asked, only when nothing is of a kind asked", () => {
