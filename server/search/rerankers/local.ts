@@ -36,7 +36,7 @@ import { hasLatinLetter, lexemeQuery, parseTsvector, wordsIn } from "../lexical.
 import { type AgeRange, excludes, productAges } from "../ages.js";
 import { categoryHeads, compoundHeadOf, readName } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
-import { vectorLiteral } from "../retrieve.js";
+import { vectorLiteral } from "../pipeline/retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
 import { CATEGORY_SEPARATOR, categoryKey } from "../../catalog/structured.js";
 import { type FrequencyTable, wordFrequenciesOf } from "../statistics.js";
