@@ -222,20 +222,25 @@ function excludedSql(words: readonly string[], table: FilterColumns | FacetColum
       ...words.map((word) => {
         // In each product's own language: the word is stemmed as its document was.
         const query = sql`plainto_tsquery(${productConfig()}, ${word})`;
-        const whole = `\\m${word.toLowerCase().replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}\\M`;
+        const whole = wholeWord(word);
         return sql`(case when numnode(${query}) > 0 then ${products.search} @@ ${query}
         else ${products.name} ~* ${whole} or ${products.desc} ~* ${whole} or ${products.brands}::text ~* ${whole} end)`;
       }),
     ) ?? sql`false`;
-  return table === products ? holds : sql`${table.id} in (select ${products.id} from ${products} where ${holds})`;
+  return onProducts(holds, table);
 }
 
 /** Products whose name holds any of `words`, whole and case-insensitive (through `products` from `product_facets`). */
 function namedSql(words: readonly string[], table: FilterColumns | FacetColumns): SQL | undefined {
-  if (words.length === 0) return undefined;
-  const names = or(...words.map((word) => sql`${products.name} ~* ${`\\m${word.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}\\M`}`));
-  return table === products ? names : sql`${table.id} in (select ${products.id} from ${products} where ${names})`;
+  return words.length === 0 ? undefined : onProducts(or(...words.map((word) => sql`${products.name} ~* ${wholeWord(word)}`))!, table);
 }
+
+/** A case-insensitive pattern of the word whole, its characters taken literally. */
+const wholeWord = (word: string) => `\\m${word.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}\\M`;
+
+/** A condition on `products`' text columns, on `table`: itself, or `product_facets` through `products`. */
+const onProducts = (condition: SQL, table: FilterColumns | FacetColumns): SQL =>
+  table === products ? condition : sql`${table.id} in (select ${products.id} from ${products} where ${condition})`;
 
 /** `name=value` lines for `explain`: what a result passed. */
 export function describeFilters(params: FilterParams): string[] {

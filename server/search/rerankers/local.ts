@@ -33,6 +33,7 @@ import { products } from "../../db/schema.js";
 import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
 import { hasLatinLetter, lexemeQuery, parseTsvector, wordsIn } from "../lexical.js";
+import { stemsIn } from "../browse.js";
 import { type AgeRange, excludes, productAges } from "../ages.js";
 import { categoryHeads, compoundHeadOf, readName } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
@@ -143,24 +144,17 @@ async function stems({ db, stemCache }: LocalContext, keys: readonly string[]): 
     if (cached) found.set(key, cached);
   }
   const unknown = [...new Set(keys.filter((key) => !found.has(key)))];
-  if (unknown.length > 0) {
-    const list = (part: 0 | 1) =>
-      sql.join(
-        unknown.map((key) => sql`${key.split(STEM_KEY)[part]!}`),
-        sql`, `,
-      );
-    const [row] = await db
-      .select({ stems: sql<string[] | null>`array_agg(to_tsvector(search_config(l), t)::text order by i)` })
-      .from(sql`unnest(array[${list(1)}]::text[], array[${list(0)}]::text[]) with ordinality as u(t, l, i)`);
-    const vectors = row?.stems ?? [];
-    unknown.forEach((key, i) => {
-      const lexemes = parseTsvector(vectors[i] ?? "")
-        .sort((a, b) => a.position - b.position)
-        .map((term) => term.lexeme);
-      found.set(key, lexemes);
-      stemCache.set(key, lexemes);
-    });
-  }
+  const read = await stemsIn(
+    db,
+    unknown.map((key) => {
+      const [language, text] = key.split(STEM_KEY);
+      return { language: language!, text: text! };
+    }),
+  );
+  unknown.forEach((key, i) => {
+    found.set(key, read[i]!);
+    stemCache.set(key, read[i]!);
+  });
   return found;
 }
 
