@@ -2,8 +2,7 @@
  * The local reranker's raw features of one candidate: a product read as a Document (its stemmed terms by field, with
  * positions), scored against a Query (local-query.ts), one named signal at a time.
  */
-import type { Product } from "../../../shared/schemas/index.js";
-import { type Field, type Term, wordsIn } from "../lexical.js";
+import type { Field, Term } from "../lexical.js";
 import type { LocalWeights, Scored } from "./ranking.js";
 import { type Clause, doingOf, type Query, type StemmedForm } from "./local-query.js";
 
@@ -27,8 +26,6 @@ export interface Document {
    * also indexes the word alone ("fragranc"), which says the opposite of what the product is.
    */
   freeOf: Map<string, Record<Field, number>>;
-  /** How often each field holds each stop word the query means (StemmedForm's `unindexed`), as written. */
-  unindexed: Map<string, Record<Field, number>>;
 }
 
 /** The most parts a hyphenated compound is looked back for ("all-in-one": 3). */
@@ -75,27 +72,15 @@ export function toDocument(terms: readonly Term[], parts: Omit<Document, "terms"
   return document;
 }
 
-/** How often each field of the product holds each of the words, as written ("down" in "Summit Down Jacket"). */
-export function countsOf(words: readonly string[], product: Product): Map<string, Record<Field, number>> {
-  const fields = { name: wordsIn(product.name), brands: wordsIn(product.brands.join(" ")), desc: wordsIn(product.desc) };
-  const count = (within: readonly string[], word: string) => within.filter((each) => each === word).length;
-  return new Map(words.map((word) => [word, { name: count(fields.name, word), brands: count(fields.brands, word), desc: count(fields.desc, word) }]));
-}
+/** A document as a query reads it. */
+type Reading = { document: Document };
 
-/** A document as a query reads it: whether the query says "free" (Query's `freeAsked`) changes what its words count. */
-interface Reading {
-  document: Document;
-  freeAsked: boolean;
-}
-
-/** How often the document holds a lexeme in a field, and for a prefix form any code it starts too ("spf" of "spf50"). */
-function frequency({ document, freeAsked }: Reading, form: StemmedForm, lexeme: string, field: Field): number {
-  let count = form.unindexed ? (document.unindexed.get(lexeme)?.[field] ?? 0) : (document.terms.get(lexeme)?.tf[field] ?? 0);
-  // "Fragrance-free" holds no fragrance: the word alone, which Postgres indexes too, counts only elsewhere.
-  if (!freeAsked && form.word !== undefined && count > 0) {
-    const free = freeOf(document, form.word);
-    count = Math.max(0, count - (free?.[field] ?? 0));
-  }
+/**
+ * How often the document holds a lexeme in a field; a compound's word also standing apart (`apart`), and for a prefix
+ * form any code it starts ("spf" of "spf50").
+ */
+function frequency({ document }: Reading, form: StemmedForm, lexeme: string, field: Field): number {
+  let count = document.terms.get(lexeme)?.tf[field] ?? 0;
   if (form.compound && lexeme !== form.compound.lexeme) count += apart(document, form.compound, field);
   if (!form.prefix) return count;
   for (const [term, entry] of document.terms) if (term.startsWith(lexeme) && /^\p{N}/u.test(term.slice(lexeme.length))) count += entry.tf[field];
@@ -306,7 +291,7 @@ export function features(
   cosine: number,
   weights: LocalWeights,
 ): Omit<Scored, "department"> {
-  const reading: Reading = { document, freeAsked: query.freeAsked };
+  const reading: Reading = { document };
   const norms = normsOf(document, averageLength, weights);
   const { bm25, anywhere, total, sorts, headHeld, fitted } = clauseSignals(reading, query, norms, weights);
   const kind = kindSignals(reading, query, headHeld);
@@ -324,7 +309,6 @@ export function features(
     use: kind.use,
     kindAsked: kind.kindAsked,
     sorts,
-    headHeld,
     isTarget: kind.isTarget,
     goesWith: kind.goesWith,
     headUnsold: query.headUnsold,

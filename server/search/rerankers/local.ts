@@ -43,7 +43,7 @@ import { CATEGORY_SEPARATOR, categoryKey } from "../../catalog/structured.js";
 import { type FrequencyTable, wordFrequenciesOf } from "../statistics.js";
 import { literalPlan, nothingRead, type QueryPlan } from "../understand.js";
 import { DEFAULT_WEIGHTS, type LocalWeights, rankScored, type Scored } from "./ranking.js";
-import { countsOf, features, freeOf, toDocument } from "./local-features.js";
+import { features, freeOf, toDocument } from "./local-features.js";
 import { markers, type Query, type QueryContext, queryOf } from "./local-query.js";
 
 /** Whether the ages a product suits (productAges: what its text states, a name for grown-ups, a stage named) leave out every age asked. */
@@ -232,7 +232,6 @@ async function readCandidates(
 function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMap<string, number>) {
   const { plan, candidates, byId, kinds, langOf, stemOf } = reading;
   const readsWritten = parsed.clauses.some((clause) => clause.forms.some((form) => form.written !== undefined));
-  const meantWords = parsed.clauses.flatMap((clause) => clause.forms.filter((form) => form.unindexed).map((form) => form.lexemes[0]!));
   const latinQuery = plan.asks.latin;
   const unread = plan.language.query === null && nothingRead(plan);
   return candidates.map((candidate, index) => {
@@ -244,7 +243,6 @@ function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMa
       // Read only when a query word has a `written` form (asWritten, ownWord); most queries have none.
       words: readsWritten ? new Set(wordsIn(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""}`)) : new Set(),
       descWords: readsWritten ? new Set(wordsIn(candidate.desc)) : new Set(),
-      unindexed: meantWords.length > 0 ? countsOf(meantWords, candidate) : new Map(),
     });
     // Field by field, so that a name with a Latin letter (nearly every one) settles it without copying the description.
     // A query of words in no language known, none held or corrected, reads nothing: the encoder puts such words near
@@ -253,7 +251,10 @@ function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMa
     // know, so gibberish is as similar to a Chinese page (0.55-0.59) as words are to a page they describe.
     const unreadable =
       unread || (latinQuery && ![candidate.name, ...candidate.brands, candidate.category ?? "", candidate.desc].some(hasLatinLetter));
-    return { document, cosine: unreadable ? 0 : (known.get(candidate.id) ?? (row?.cosine || 0)) };
+    return {
+      document,
+      cosine: unreadable ? 0 : (known.get(candidate.id) ?? (row?.cosine || 0)),
+    };
   });
 }
 

@@ -25,8 +25,6 @@ export type Scored = Features & {
   department: string | null;
   /** For each query word before the head word but numbers (its sort: "*office* chair"), whether the candidate holds it anywhere. */
   sorts: { held: boolean }[];
-  /** It holds the query's head word in some form somewhere (name, brands, category, description); true without one. */
-  headHeld: boolean;
   /** It is of a kind the query names only after its head word's preposition, and not of the kind asked: what the product is for. */
   isTarget: boolean;
   /**
@@ -173,15 +171,5 @@ export function rankScored(given: readonly Scored[], ids: readonly string[], wei
       unrelated: target(f) || (below && !tied(f)),
     };
   });
-  // The ages a product is made for order the products of a kind asked or holding the head word among themselves, but
-  // put none below a product kept that is neither (a queen duvet cover came after a frying pan, similar by the
-  // encoder's reckoning, for "duvet king size", where nothing is of the kind asked).
-  const asked = (f: Scored) => f.kindAsked || f.headHeld;
-  const lacking = Math.max(-Infinity, ...ranked.filter((o) => !o.unrelated && !asked(o.features)).map((o) => o.score));
-  const placed = ({ features: f, score }: (typeof ranked)[number]) =>
-    madeFor(f) > 0 && asked(f) && score + madeFor(f) > lacking ? Math.max(score, lacking + ROUNDING) : score;
-  return ranked
-    .map((o, rank) => ({ ...o, rank }))
-    .sort((a, b) => placed(b) - placed(a) || a.rank - b.rank)
-    .map(({ id, score, unrelated, weak }) => ({ id, score, unrelated, weak }));
+  return ranked.map(({ id, score, unrelated, weak }) => ({ id, score, unrelated, weak }));
 }

@@ -27,7 +27,6 @@ const candidate = (features: Partial<Scored>): Scored => ({
   kindAsked: true,
   department: "outdoor",
   sorts: [],
-  headHeld: true,
   isTarget: false,
   goesWith: false,
   headUnsold: false,
@@ -36,7 +35,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
 });
 
 /** Shares no word with the query: found by the encoder alone. */
-const WORDLESS = { bm25: 0, coverageAll: 0, type: 0, kindAsked: false, headHeld: false } as const;
+const WORDLESS = { bm25: 0, coverageAll: 0, type: 0, kindAsked: false } as const;
 
 const ranked = (scored: Scored[]) =>
   rankScored(
@@ -155,14 +154,6 @@ describe("the relevance cut-off", () => {
       ["other", false],
     ]);
     expect(order([candidate({ coverageAll: 0.8 }), suits])[0]).toEqual(["other", false]);
-  });
-
-  it("puts a product made for other ages below those holding what was asked, never below one holding none of it", () => {
-    // "play mat for a baby": the toddlers' play mat holds "play mat"; the frying pan only looks alike to the encoder.
-    const toddlersMat = candidate({ type: 0, kindAsked: false, coverageAll: 0.6, cosine: 0.38, department: "toys", ages: 1 });
-    const pan = candidate({ ...WORDLESS, coverageAll: 0.16, cosine: 0.5, department: "kitchen" });
-    const order = rankScored([pan, toddlersMat, candidate({ ...WORDLESS, cosine: 0.2 })], ["pan", "mat", "far"], WEIGHTS);
-    expect(order.filter((o) => !o.unrelated).map((o) => o.id)).toEqual(["mat", "pan"]);
   });
 
   it("takes what goes with what the query says the product is for as the kind asked, only when nothing is of a kind asked", () => {
