@@ -185,7 +185,7 @@ function objective(f: Figures, data: Signals): number {
 const show = (f: Figures) =>
   `dev nDCG@10 ${f.dev.toFixed(4)}, typo copy ${f.typo.toFixed(4)}, sample nDCG@10 ${f.sample.toFixed(4)}, nothing-matches empty ${(100 * f.empty).toFixed(0)}%, unrelated in top 5 ${(100 * f.unrelatedTop5).toFixed(0)}%`;
 
-const LINEAR = ["bm25", "coverage", "coverageAll", "phrase", "sequence", "cosine", "head", "type", "headNamed", "accessory"] as const;
+const LINEAR = ["bm25", "coverageAll", "phrase", "sequence", "cosine", "type", "headNamed", "accessory"] as const;
 const VALUES = [0, 0.25, 0.5, 1, 1.5, 2, 3, 4];
 /** The cut-off off: nothing is cut but another animal's product and what the product asked for goes with. */
 const NO_CUT: CutOff = { relevance: Number.NEGATIVE_INFINITY, gap: Number.POSITIVE_INFINITY, encoder: 0, margin: 0, words: 0 };

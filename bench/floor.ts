@@ -16,7 +16,7 @@ import { loadConfig } from "../server/config.js";
 import { products } from "../server/db/schema.js";
 import { openPglite } from "../server/db/open.js";
 import { createLocalEmbedder } from "../server/search/embedders/local.js";
-import { vectorLiteral } from "../server/search/retrieve.js";
+import { vectorLiteral } from "../server/search/pipeline/retrieve.js";
 import { sampleCatalog } from "./http-catalog.js";
 import { loadDevQueries, ndcgAt10, openCatalog, relevanceDataPresent } from "./relevance-data.js";
 import { loadSampleQueries, summarise } from "./sample-set.js";

@@ -29,7 +29,7 @@ import { readNdjson } from "../server/ingest/ndjson.js";
 import type { Embedder } from "../server/search/embedder.js";
 import { createLocalEmbedder } from "../server/search/embedders/local.js";
 import { createThreadedEmbedder } from "../server/search/embedders/threads.js";
-import { vectorRanked } from "../server/search/retrieve.js";
+import { vectorRanked } from "../server/search/pipeline/retrieve.js";
 import { migrationsUpTo } from "../tests/helpers/migrations.js";
 import { createPostgresDatabase } from "../tests/helpers/postgres-database.js";
 import { holdCache } from "./cache-lock.js";

@@ -24,7 +24,7 @@ import { products } from "../server/db/schema.js";
 import { VECTOR_SESSION_SETTINGS } from "../server/db/vector-settings.js";
 import { createLocalEmbedder } from "../server/search/embedders/local.js";
 import { filterSql, filtersFrom } from "../server/search/filters.js";
-import { vectorLiteral } from "../server/search/retrieve.js";
+import { vectorLiteral } from "../server/search/pipeline/retrieve.js";
 import type { SearchParams } from "../shared/schemas/index.js";
 import { SearchParamsSchema } from "../shared/schemas/index.js";
 import { generatedCatalog, searchQueries } from "./http-catalog.js";

@@ -1,7 +1,7 @@
 /**
  * Ordered reads that are not ranked retrieval: browsing the products that pass
  * the filters (no query) by price or age with a keyset, the sort keys of a
- * search's matched set, the catalog's brand names, and what `explain` shows.
+ * search's matched set, the catalog's brand names, and texts' stems (for `explain` and the local reranker).
  * Orders read the narrow `product_facets` rows: a few hundred pages for a
  * browse of 20,000 products, where `products` takes a page per row.
  */
@@ -11,6 +11,7 @@ import type { Sort } from "../../shared/schemas/index.js";
 import type { Database } from "../db/client.js";
 import { productFacets, products } from "../db/schema.js";
 import { productConfig } from "./languages/sql.js";
+import { parseTsvector } from "./lexical.js";
 
 /** A product's place in a non-relevance order: the sort value (minor units, or microseconds since the epoch) and id. */
 export interface SortKey {
@@ -116,26 +117,24 @@ export async function fieldLexemes(db: Database, ids: readonly string[]) {
 }
 
 /**
- * Each word's stems (a word can have none: a stop word; a hyphenated one has several: "over-ear" → over-ear, ear), in
- * each of the languages: a word's stems in every language it is read in.
+ * The lexemes of each text, in order, as its language's text-search configuration reads it (as the stored documents
+ * are read), in one query: a text can have none (a stop word), a hyphenated word several ("over-ear" → over-ear, ear).
  */
-export async function wordLexemes(db: Database, words: readonly string[], languages: readonly string[]): Promise<Map<string, string[][]>> {
-  if (words.length === 0) return new Map();
-  const list = sql.join(
-    words.map((word) => sql`${word}`),
-    sql`, `,
+export async function stemsIn(db: Database, texts: readonly { language: string; text: string }[]): Promise<string[][]> {
+  if (texts.length === 0) return [];
+  const list = (values: readonly string[]) =>
+    sql.join(
+      values.map((value) => sql`${value}`),
+      sql`, `,
+    );
+  const [row] = await db
+    .select({ stems: sql<string[] | null>`array_agg(to_tsvector(search_config(l), t)::text order by i)` })
+    .from(
+      sql`unnest(array[${list(texts.map((each) => each.text))}]::text[], array[${list(texts.map((each) => each.language))}]::text[]) with ordinality as u(t, l, i)`,
+    );
+  return texts.map((_, i) =>
+    parseTsvector(row?.stems?.[i] ?? "")
+      .sort((a, b) => a.position - b.position)
+      .map((term) => term.lexeme),
   );
-  const configs = sql.join(
-    [...new Set(languages)].map((language) => sql`${language}`),
-    sql`, `,
-  );
-  const rows = await db
-    .select({ word: sql<string>`w`, lexemes: sql<string>`to_tsvector(search_config(l), w)::text` })
-    .from(sql`unnest(array[${list}]::text[]) as w, unnest(array[${configs}]::text[]) as l`);
-  const stems = new Map<string, string[][]>();
-  for (const row of rows) {
-    const found = [...row.lexemes.matchAll(/'((?:[^']|'')*)'/g)].map((match) => match[1]!.replaceAll("''", "'"));
-    stems.set(row.word, [...(stems.get(row.word) ?? []), found]);
-  }
-  return stems;
 }

@@ -6,7 +6,7 @@
  * also where gone products (their page answered 404 or 410) leave every
  * search, browse and facet: the condition always holds `gone_at is null`.
  */
-import { and, arrayOverlaps, eq, gte, inArray, isNotNull, isNull, lte, not, notInArray, or, type SQL, sql } from "drizzle-orm";
+import { and, arrayOverlaps, eq, gte, inArray, isNotNull, isNull, lte, not, or, type SQL, sql } from "drizzle-orm";
 import { toMinorUnits } from "../../shared/currency.js";
 import { AVAILABILITY_GROUPS, type SearchParams } from "../../shared/schemas/index.js";
 import { brandHost } from "../../shared/url.js";
@@ -25,11 +25,6 @@ export interface Filters {
   priceMax?: number;
   /** The same bounds in the other currencies the operator's exchange rates know: products priced in them pass too. */
   converted?: PriceBounds[];
-  /**
-   * Products priced in a currency the bounds are in neither as asked nor converted pass, uncompared: a bound read from
-   * the query's words that left nothing (see the search service).
-   */
-  uncompared?: boolean;
   /** schema.org names, any of them. */
   availability?: string[];
   /** Category keys (structured.ts), any of them, each matching itself or anything under it. */
@@ -141,7 +136,7 @@ export function narrows(filters: Filters): boolean {
  * what the offer must be. Undefined when the filters hold none of those.
  */
 export function withoutOfferConstraints(filters: Filters): Filters | undefined {
-  const { priceMin, priceMax, converted, uncompared, availability, priced, ...scope } = filters;
+  const { priceMin, priceMax, converted, availability, priced, ...scope } = filters;
   const constrained = priceMin !== undefined || priceMax !== undefined || availability !== undefined || priced === true;
   return constrained ? scope : undefined;
 }
@@ -182,9 +177,7 @@ export function filterSql(filters: Filters, table: FilterColumns | FacetColumns 
         max === undefined ? undefined : lte(table.priceMinor, max),
       );
     const bounds = [{ currency: filters.currency, min: filters.priceMin, max: filters.priceMax }, ...(filters.converted ?? [])];
-    const compared = bounds.map((bound) => bound.currency);
-    const uncompared = filters.uncompared ? and(isNotNull(table.priceMinor), notInArray(table.currency, compared)) : undefined;
-    conditions.push(or(...bounds.map(within), uncompared));
+    conditions.push(or(...bounds.map(within)));
   }
   if (filters.availability) {
     const stated = inArray(table.availability, filters.availability);
@@ -222,20 +215,25 @@ function excludedSql(words: readonly string[], table: FilterColumns | FacetColum
       ...words.map((word) => {
         // In each product's own language: the word is stemmed as its document was.
         const query = sql`plainto_tsquery(${productConfig()}, ${word})`;
-        const whole = `\\m${word.toLowerCase().replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}\\M`;
+        const whole = wholeWord(word);
         return sql`(case when numnode(${query}) > 0 then ${products.search} @@ ${query}
         else ${products.name} ~* ${whole} or ${products.desc} ~* ${whole} or ${products.brands}::text ~* ${whole} end)`;
       }),
     ) ?? sql`false`;
-  return table === products ? holds : sql`${table.id} in (select ${products.id} from ${products} where ${holds})`;
+  return onProducts(holds, table);
 }
 
 /** Products whose name holds any of `words`, whole and case-insensitive (through `products` from `product_facets`). */
 function namedSql(words: readonly string[], table: FilterColumns | FacetColumns): SQL | undefined {
-  if (words.length === 0) return undefined;
-  const names = or(...words.map((word) => sql`${products.name} ~* ${`\\m${word.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}\\M`}`));
-  return table === products ? names : sql`${table.id} in (select ${products.id} from ${products} where ${names})`;
+  return words.length === 0 ? undefined : onProducts(or(...words.map((word) => sql`${products.name} ~* ${wholeWord(word)}`))!, table);
 }
+
+/** A case-insensitive pattern of the word whole, its characters taken literally. */
+const wholeWord = (word: string) => `\\m${word.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")}\\M`;
+
+/** A condition on `products`' text columns, on `table`: itself, or `product_facets` through `products`. */
+const onProducts = (condition: SQL, table: FilterColumns | FacetColumns): SQL =>
+  table === products ? condition : sql`${table.id} in (select ${products.id} from ${products} where ${condition})`;
 
 /** `name=value` lines for `explain`: what a result passed. */
 export function describeFilters(params: FilterParams): string[] {

@@ -13,6 +13,7 @@
  * misses none.
  */
 import { gt } from "drizzle-orm";
+import { refreshedEvery } from "../cache.js";
 import { catalogVersion } from "../catalog/repository.js";
 import type { Database } from "../db/client.js";
 import { searchVocabulary } from "../db/schema.js";
@@ -119,31 +120,17 @@ export async function readVocabulary(db: Database): Promise<Vocabulary> {
 
 /**
  * The vocabulary, checked against the catalog's version at most once per `checkMs` and read again only when an
- * import changed it; concurrent callers share a read in flight, and a failed read is retried by the next caller.
+ * import changed it; concurrent callers share a check in flight, and a failed one is retried by the next caller.
  */
-export function vocabularyOf(db: Database, checkMs: number, now: () => number = () => performance.now()): () => Promise<Vocabulary> {
+export function vocabularyOf(db: Database, checkMs: number, now?: () => number): () => Promise<Vocabulary> {
   let current: { vocabulary: Vocabulary; version: string | null } | undefined;
-  let checked = Number.NEGATIVE_INFINITY;
-  let pending: Promise<Vocabulary> | undefined;
-  const refresh = async (): Promise<Vocabulary> => {
-    const version = await catalogVersion(db);
-    if (current && current.version === version) return current.vocabulary;
-    const vocabulary = await readVocabulary(db);
-    current = { vocabulary, version };
-    return vocabulary;
-  };
-  return () => {
-    if (pending) return pending;
-    if (current && now() - checked < checkMs) return Promise.resolve(current.vocabulary);
-    checked = now();
-    pending = refresh()
-      .catch((error: unknown) => {
-        checked = Number.NEGATIVE_INFINITY;
-        throw error;
-      })
-      .finally(() => {
-        pending = undefined;
-      });
-    return pending;
-  };
+  return refreshedEvery(
+    async () => {
+      const version = await catalogVersion(db);
+      if (current?.version !== version) current = { vocabulary: await readVocabulary(db), version };
+      return current.vocabulary;
+    },
+    checkMs,
+    now,
+  );
 }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createTestApp, type TestApp } from "../helpers/app.js";
-import { fullTextRanked } from "../../server/search/retrieve.js";
+import { fullTextRanked } from "../../server/search/pipeline/retrieve.js";
 import { literalPlan } from "../../server/search/understand.js";
 import { products } from "../../server/db/schema.js";
 import { FIXTURE } from "../helpers/catalog.js";

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EMBEDDING_DIMENSIONS } from "../../server/db/schema.js";
-import { vectorRanked } from "../../server/search/retrieve.js";
+import { vectorRanked } from "../../server/search/pipeline/retrieve.js";
 import { openRawTestDatabase, type RawTestDatabase, testDatabase } from "../helpers/database.js";
 import { migrationsUpTo } from "../helpers/migrations.js";
 

@@ -6,7 +6,7 @@ import { openTestDatabase } from "../helpers/database.js";
 import type { TestRecord } from "../helpers/catalog.js";
 import { noneReranker } from "../../server/search/reranker.js";
 import { products } from "../../server/db/schema.js";
-import { vectorRanked, withinExactScope } from "../../server/search/retrieve.js";
+import { vectorRanked, withinExactScope } from "../../server/search/pipeline/retrieve.js";
 
 const KINDS = ["lamp", "chair", "kettle", "backpack", "jacket", "speaker", "mug", "blanket", "shoe", "tent"];
 const COLOURS = ["red", "blue", "green", "black", "white", "grey", "orange", "yellow", "navy", "olive"];

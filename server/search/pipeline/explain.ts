@@ -4,7 +4,7 @@
  */
 import type { Explain, Interpretation, SearchParams } from "../../../shared/schemas/index.js";
 import type { ParsedQuery } from "../../../shared/schemas/search.js";
-import { fieldLexemes, wordLexemes } from "../browse.js";
+import { fieldLexemes, stemsIn } from "../browse.js";
 import { describeFilters } from "../filters.js";
 import { parseTsvector } from "../lexical.js";
 import type { QueryPlan } from "../understand.js";
@@ -73,13 +73,17 @@ export async function explainHits(
   const read = ctx.read();
   const words = plan ? [...new Set(plan.words)] : [];
   const standsFor = standsForOf(plan);
-  const [byWord, fields] = await Promise.all([
-    wordLexemes(read, [...standsFor.keys()], plan?.languages ?? []),
+  // Each word's stems in each of the plan's languages.
+  const texts = [...standsFor.keys()].flatMap((text) => [...new Set(plan?.languages)].map((language) => ({ language, text })));
+  const [stems, fields] = await Promise.all([
+    stemsIn(read, texts),
     fieldLexemes(
       read,
       hits.map((hit) => hit.product.id),
     ),
   ]);
+  const byWord = new Map<string, string[][]>();
+  for (const [i, { text }] of texts.entries()) byWord.set(text, [...(byWord.get(text) ?? []), stems[i]!]);
   const fieldsById = new Map(fields.map((row) => [row.id, row]));
   const filters = describeFilters(params);
   for (const hit of hits) {

@@ -9,11 +9,11 @@ import { convertedText, currencyOnlyText } from "../exchange-rates.js";
 import { type Filters, narrows, withoutOfferConstraints } from "../filters.js";
 import type { Reading } from "../interpret.js";
 import { isVague } from "../product-type.js";
-import { clausesHeld } from "../retrieve.js";
 import { type QueryPlan, wordClauses } from "../understand.js";
 import type { RetrievalBudget } from "./budget.js";
 import type { SearchContext } from "./context.js";
 import { matchedUnpriced, type Page, searchedWithout, searchPage } from "./page.js";
+import { clausesHeld } from "./retrieve.js";
 
 /**
  * The most words an empty answer's query may have for each to be looked up in the catalog (`withoutUnheldWords`): a

@@ -61,11 +61,8 @@ export async function browsePage(
 ): Promise<Page> {
   const where = filterSql(filters, productFacets);
   const keys = await browseKeys(ctx.read(), where, sort, params.limit + 1, keysetFrom(position));
-  const shown = keys.slice(0, params.limit);
-  const last = shown.at(-1);
   return {
-    ids: shown.map((key) => key.id),
-    ...(keys.length > params.limit && last ? { next: { kind: "keyset", value: last.value, id: last.id } } : {}),
+    ...keysetPage(keys, params.limit),
     // The filters alone decide which products facets count: the key under which their counts are kept.
     facetScope: () => ({ where, key: JSON.stringify(filters) }),
     rerank: BROWSE,
@@ -126,13 +123,14 @@ export async function searchPage(
   }
   const from = keysetFrom(position);
   const keys = (await sortKeys(ctx.read(), ranked, sort)).filter((key) => !from || comesAfter(sort, key, from));
-  const shown = keys.slice(0, params.limit);
+  return { ...common, ...keysetPage(keys, params.limit) };
+}
+
+/** The first `limit` keys' ids, with a keyset cursor after the last when more follow. */
+function keysetPage(keys: readonly SortKey[], limit: number): { ids: string[]; next?: CursorPosition } {
+  const shown = keys.slice(0, limit);
   const last = shown.at(-1);
-  return {
-    ids: shown.map((key) => key.id),
-    ...common,
-    ...(keys.length > params.limit && last ? { next: { kind: "keyset", value: last.value, id: last.id } } : {}),
-  };
+  return { ids: shown.map((key) => key.id), ...(keys.length > limit && last ? { next: { kind: "keyset", value: last.value, id: last.id } } : {}) };
 }
 
 /**
@@ -158,7 +156,7 @@ export async function searchedWithout(
 }
 
 /** How many of the products a page's search matched are priced in each currency. */
-export async function matchedByCurrency(ctx: SearchContext, page: Page): Promise<Map<string, number>> {
+async function matchedByCurrency(ctx: SearchContext, page: Page): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for (const bucket of (await ctx.facetCounts(page.facetScope(), ["price"])).price ?? []) {
     counts.set(bucket.currency, (counts.get(bucket.currency) ?? 0) + bucket.count);

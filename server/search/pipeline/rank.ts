@@ -86,13 +86,5 @@ function ofBrandNamed({ lexical }: Retrieved, brandsNamed: boolean) {
 /** Keeps the reranker's order for ids it knows, once each; candidates it left out follow in retrieval order. */
 function repairOrder(ids: readonly string[], candidates: readonly Product[]): string[] {
   const known = new Set(candidates.map((candidate) => candidate.id));
-  const seen = new Set<string>();
-  const ordered: string[] = [];
-  for (const id of [...ids, ...candidates.map((c) => c.id)]) {
-    if (known.has(id) && !seen.has(id)) {
-      seen.add(id);
-      ordered.push(id);
-    }
-  }
-  return ordered;
+  return [...new Set([...ids, ...known])].filter((id) => known.has(id));
 }

@@ -19,12 +19,10 @@ export const FittedSchema = z.strictObject({
   /** The linear weights of the signals the dev queries can tell apart (ranking.ts `combine`). */
   weights: z.strictObject({
     bm25: weight,
-    coverage: weight,
     coverageAll: weight,
     phrase: weight,
     sequence: weight,
     cosine: weight,
-    head: weight,
     type: weight,
     headNamed: weight,
     accessory: weight,

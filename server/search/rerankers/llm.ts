@@ -349,24 +349,18 @@ function stripFences(content: string): string {
  */
 function repair(labels: readonly string[], cards: readonly Card[], wanted: number): string[] | null {
   const byLabel = new Map(cards.map((card) => [card.label, card.id]));
-  const ranked: string[] = [];
-  const seen = new Set<string>();
-  for (const label of labels) {
-    if (ranked.length >= wanted) break;
-    const id = byLabel.get(
-      label
-        .trim()
-        .replace(/^\[|\]$/g, "")
-        .toLowerCase(),
-    );
-    if (id !== undefined && !seen.has(id)) {
-      seen.add(id);
-      ranked.push(id);
-    }
-  }
+  const named = labels.flatMap(
+    (label) =>
+      byLabel.get(
+        label
+          .trim()
+          .replace(/^\[|\]$/g, "")
+          .toLowerCase(),
+      ) ?? [],
+  );
+  const ranked = [...new Set(named)].slice(0, wanted);
   if (ranked.length === 0) return null;
-  for (const card of cards) if (!seen.has(card.id)) ranked.push(card.id);
-  return ranked;
+  return [...new Set([...ranked, ...cards.map((card) => card.id)])];
 }
 
 // ---------------------------------------------------------------- failures

@@ -2,8 +2,7 @@
  * The local reranker's raw features of one candidate: a product read as a Document (its stemmed terms by field, with
  * positions), scored against a Query (local-query.ts), one named signal at a time.
  */
-import type { Product } from "../../../shared/schemas/index.js";
-import { type Field, type Term, wordsIn } from "../lexical.js";
+import type { Field, Term } from "../lexical.js";
 import type { LocalWeights, Scored } from "./ranking.js";
 import { type Clause, doingOf, type Query, type StemmedForm } from "./local-query.js";
 
@@ -27,8 +26,6 @@ export interface Document {
    * also indexes the word alone ("fragranc"), which says the opposite of what the product is.
    */
   freeOf: Map<string, Record<Field, number>>;
-  /** How often each field holds each stop word the query means (StemmedForm's `unindexed`), as written. */
-  unindexed: Map<string, Record<Field, number>>;
 }
 
 /** The most parts a hyphenated compound is looked back for ("all-in-one": 3). */
@@ -75,27 +72,15 @@ export function toDocument(terms: readonly Term[], parts: Omit<Document, "terms"
   return document;
 }
 
-/** How often each field of the product holds each of the words, as written ("down" in "Summit Down Jacket"). */
-export function countsOf(words: readonly string[], product: Product): Map<string, Record<Field, number>> {
-  const fields = { name: wordsIn(product.name), brands: wordsIn(product.brands.join(" ")), desc: wordsIn(product.desc) };
-  const count = (within: readonly string[], word: string) => within.filter((each) => each === word).length;
-  return new Map(words.map((word) => [word, { name: count(fields.name, word), brands: count(fields.brands, word), desc: count(fields.desc, word) }]));
-}
+/** A document as a query reads it. */
+type Reading = { document: Document };
 
-/** A document as a query reads it: whether the query says "free" (Query's `freeAsked`) changes what its words count. */
-interface Reading {
-  document: Document;
-  freeAsked: boolean;
-}
-
-/** How often the document holds a lexeme in a field, and for a prefix form any code it starts too ("spf" of "spf50"). */
-function frequency({ document, freeAsked }: Reading, form: StemmedForm, lexeme: string, field: Field): number {
-  let count = form.unindexed ? (document.unindexed.get(lexeme)?.[field] ?? 0) : (document.terms.get(lexeme)?.tf[field] ?? 0);
-  // "Fragrance-free" holds no fragrance: the word alone, which Postgres indexes too, counts only elsewhere.
-  if (!freeAsked && form.word !== undefined && count > 0) {
-    const free = freeOf(document, form.word);
-    count = Math.max(0, count - (free?.[field] ?? 0));
-  }
+/**
+ * How often the document holds a lexeme in a field; a compound's word also standing apart (`apart`), and for a prefix
+ * form any code it starts ("spf" of "spf50").
+ */
+function frequency({ document }: Reading, form: StemmedForm, lexeme: string, field: Field): number {
+  let count = document.terms.get(lexeme)?.tf[field] ?? 0;
   if (form.compound && lexeme !== form.compound.lexeme) count += apart(document, form.compound, field);
   if (!form.prefix) return count;
   for (const [term, entry] of document.terms) if (term.startsWith(lexeme) && /^\p{N}/u.test(term.slice(lexeme.length))) count += entry.tf[field];
@@ -171,7 +156,7 @@ function normsOf(document: Document, averageLength: Record<Field, number>, weigh
   return norms;
 }
 
-/** One form of a query word in the document: its BM25F term, saturated; whether the name holds it; what holding it anywhere credits. */
+/** One form of a query word in the document: its BM25F term, saturated, and what holding it anywhere credits. */
 function formSignals(reading: Reading, form: StemmedForm, norms: Record<Field, number>, weights: LocalWeights) {
   let tf = 0;
   for (const field of ["name", "brands", "desc"] as const) {
@@ -189,20 +174,17 @@ function formSignals(reading: Reading, form: StemmedForm, norms: Record<Field, n
             ? weights.credit.desc
             : weights.credit.stem
           : 0;
-  return { saturated: (form.weight * tf) / (weights.k1 + tf), inName: holds(reading, form, "name"), credit };
+  return { saturated: (form.weight * tf) / (weights.k1 + tf), credit };
 }
 
 /** What the query's words, each in its best form, add up to in the document. */
 interface ClauseSignals {
   bm25: number;
-  inName: number;
   anywhere: number;
   total: number;
   sorts: Scored["sorts"];
   headHeld: boolean;
   /** It holds every word of the query that weighs, in some form, somewhere. */
-  heldAll: boolean;
-  typedHeld: boolean;
   /** What holding a kind that goes with a target word adds to `anywhere` (Scored's `fitted`); undefined when none does. */
   fitted: number | undefined;
 }
@@ -211,35 +193,25 @@ function clauseSignals(reading: Reading, query: Query, norms: Record<Field, numb
   const headClause = query.head === undefined ? undefined : query.clauses[query.head];
   const signals: ClauseSignals = {
     bm25: 0,
-    inName: 0,
     anywhere: 0,
     total: 0,
     sorts: [],
     headHeld: true,
-    heldAll: true,
-    typedHeld: true,
     fitted: undefined,
   };
   for (const clause of query.clauses) {
     signals.total += clause.idf;
     let best = 0;
-    let name = 0;
     let any = 0;
-    let typedAny = false;
     for (const form of clause.forms) {
-      const { saturated, inName, credit } = formSignals(reading, form, norms, weights);
+      const { saturated, credit } = formSignals(reading, form, norms, weights);
       best = Math.max(best, saturated);
-      if (inName) name = Math.max(name, form.weight);
       any = Math.max(any, form.weight * credit);
-      if (credit > 0 && !form.corrected) typedAny = true;
     }
     signals.bm25 += clause.idf * best;
-    signals.inName += clause.idf * name;
     signals.anywhere += clause.idf * any;
     if (clause.sort) signals.sorts.push({ held: any > 0 });
     if (clause === headClause) signals.headHeld = any > 0;
-    if (clause.idf > 0 && any === 0) signals.heldAll = false;
-    if (clause.alsoRead && !typedAny) signals.typedHeld = false;
     if (namesKind(reading, clause.fits)) signals.fitted = (signals.fitted ?? 0) + clause.idf * Math.max(0, weights.forms.synonym - any);
   }
   return signals;
@@ -311,42 +283,34 @@ function showsKind(reading: Reading, query: Query, ofKindAsked: boolean): boolea
   return headClause.forms.some((form) => holds(reading, form, "name") || inCategory(reading.document, form));
 }
 
-/** Raw features of one candidate (all but `accessory`, `ages`, `sex`, `bedSize` and `avoided`). */
+/** Raw features of one candidate (all but `accessory`, `ages` and `avoided`). */
 export function features(
   query: Query,
   document: Document,
   averageLength: Record<Field, number>,
   cosine: number,
   weights: LocalWeights,
-): Omit<Scored, "department" | "otherAnimal"> {
-  const reading: Reading = { document, freeAsked: query.freeAsked };
+): Omit<Scored, "department"> {
+  const reading: Reading = { document };
   const norms = normsOf(document, averageLength, weights);
-  const { bm25, inName, anywhere, total, sorts, headHeld, heldAll, typedHeld, fitted } = clauseSignals(reading, query, norms, weights);
+  const { bm25, anywhere, total, sorts, headHeld, fitted } = clauseSignals(reading, query, norms, weights);
   const kind = kindSignals(reading, query, headHeld);
-  const last = query.clauses.at(-1);
   return {
     bm25,
-    coverage: total > 0 ? inName / total : 0,
     coverageAll: total > 0 ? anywhere / total : 0,
     phrase: phraseOf(document, query),
     sequence: sequenceOf(document, query),
     cosine,
-    head: last?.forms.some((form) => holds(reading, form, "name")) ? 1 : 0,
     type: kind.type,
     headNamed: kind.headNamed,
     accessory: 0,
     ages: 0,
-    sex: 0,
-    bedSize: 0,
     avoided: 0,
     use: kind.use,
     kindAsked: kind.kindAsked,
     sorts,
-    headHeld,
     isTarget: kind.isTarget,
     goesWith: kind.goesWith,
-    // Only beside every other word: the Hi-Lite high chair holds "lites" as typed, the Christmas lights hold the rest.
-    typedHeld: !query.clauses.some((clause) => clause.alsoRead) || (typedHeld && heldAll),
     headUnsold: query.headUnsold,
     showsKind: showsKind(reading, query, kind.ofKindAsked),
     ...(fitted !== undefined && !kind.ofKindAsked && total > 0 && { fitted: (anywhere + fitted) / total }),

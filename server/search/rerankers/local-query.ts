@@ -2,7 +2,7 @@
  * The local reranker's reading of a query: each word with its stemmed forms and weight (a Clause), and the query's
  * head word, whether it says "free", and whether it describes a use (a Query).
  */
-import { isEnglishWord, MEANT_STOP_WORDS } from "../common-words.js";
+import { isEnglishWord } from "../common-words.js";
 import { describesUse, describesWhom, isPackaging, isQuantity, isVague, isWhom, namesWhom, purposeAfter, queryHead } from "../product-type.js";
 import { derived } from "../rules/index.js";
 import { isStopWord, languageData } from "../languages/data.js";
@@ -17,13 +17,6 @@ export interface StemmedForm {
   corrected: boolean;
   /** Held as its lexeme, or by any code made of it and a number (understand.ts's prefix forms: "spf" in "spf50"). */
   prefix?: boolean;
-  /** The word as the query writes it, for a form of one word: what a product's "…-free" would name. */
-  word?: string;
-  /**
-   * A stop word that names a thing ("*down* jacket"; MEANT_STOP_WORDS): the index holds it nowhere, so it is read in
-   * the products' words as written (Document's `unindexed`), its one "lexeme" the word itself.
-   */
-  unindexed?: boolean;
   /**
    * For a word the stemmer cut a suffix off that makes another word ("light*ing*" → light, "comfort*er*" → comfort),
    * the word as written in both numbers (`forms`), and the stem's own words ("light", "lights"). Name, brands and
@@ -55,8 +48,6 @@ export interface Clause {
   target: boolean;
   /** A word before the head word, not a quantity, with no "and" between them: the sort, or what it goes with ("*knife* sharpener"). */
   before: boolean;
-  /** The catalog holds the word as typed, and it is read as a commoner word too ("glade" as blade): Scored's `typedHeld`. */
-  alsoRead: boolean;
   /** For a target word, the kinds that go with it (understand.ts's `goesWith` forms): Scored's `fitted`. */
   fits: StemmedForm[];
 }
@@ -73,8 +64,6 @@ export interface Query {
   clauses: Clause[];
   /** Index in `clauses` of the word naming the kind of product asked for. */
   head: number | undefined;
-  /** The query says "free" ("fragrance free soap"): then a product free of a word holds it as asked. */
-  freeAsked: boolean;
   /** The query describes what the product is to do (describesUse): its head word says what that is. */
   use: boolean;
   /** Its head word is English and the catalog holds it in no form (Scored's `headUnsold`). */
@@ -200,65 +189,41 @@ function formsAt({ weights, searched, readings, heldCompounds }: Weighing, i: nu
             kind: form.kind,
             written: form.prefix ? undefined : writtenOf(form.words, found),
             prefix: form.prefix === true,
-            apart: form.apart === true,
             compound,
-            alternative: form.alternative === true,
           }));
     });
 }
 
-/** The plan's i-th word as the clauses it weighs as: none for a stop word, one per part of a word the catalog splits. */
+/** The plan's i-th word as the clauses it weighs as: none for a stop word, else one. */
 function wordsAt(weighing: Weighing, i: number): Word[] {
-  const { plan, idf, idfOf, held } = weighing;
+  const { idf, idfOf, held } = weighing;
   const forms = formsAt(weighing, i);
-  if (forms.length === 0) {
-    // A stop word the query means ("*down* jacket") is read as written; it weighs as set below (`meantIdf`).
-    const word = plan.words[i]!;
-    return MEANT_STOP_WORDS.has(word)
-      ? [{ forms: [{ lexemes: [word], weight: 1, corrected: false, unindexed: true }], idf: 0, heldAnywhere: true, alsoRead: false }]
-      : [];
-  }
+  if (forms.length === 0) return [];
   // The word's weight in the query: as typed when the catalog holds it, else its commonest form the catalog holds.
   const typed = forms.find((form) => form.kind === "typed" && held(form));
   const weighed = typed ? [typed] : forms.filter(held);
-  const only = weighed.length === 1 ? weighed[0]! : undefined;
-  // A word the catalog holds only as two English words it splits into ("waterbottle") is scored as those two typed
-  // apart: each a word of its own, the last naming the kind ("water bottle"), wherever each stands in the product.
-  if (only?.apart && only.lexemes.length === only.words.length) {
-    return only.lexemes.map((lexeme, k) => {
-      const written = writtenOf([only.words[k]!], [lexeme]);
-      return {
-        forms: [{ lexemes: [lexeme], weight: only.weight, corrected: true, word: only.words[k]!, ...(written && { written }) }],
-        idf: idf(lexeme),
-        heldAnywhere: true,
-        alsoRead: false,
-      };
-    });
-  }
   // A compound weighs as its word: the stop word beside it is no rarer a word than that ("Cables *To Go*" holds
   // "to go" as a "to-go" mug does, and weighed as rare as "to-go" it outweighed the mugs for "travel mug to go").
   const rarest = (form: (typeof forms)[number]) => (form.compound ? idf(form.compound.lexeme) : Math.max(...form.lexemes.map(idf)));
   const clauseIdf = weighed.length > 0 ? Math.min(...weighed.map(rarest)) : idfOf(0);
   return [
     {
-      forms: forms.map(({ lexemes: l, words, weight, kind, written, prefix, compound }) => ({
+      forms: forms.map(({ lexemes: l, weight, kind, written, prefix, compound }) => ({
         lexemes: l,
         weight,
         corrected: kind === "correction",
         ...(written && { written }),
         ...(prefix && { prefix }),
         ...(compound && { compound }),
-        ...(words.length === 1 && { word: words[0]! }),
       })),
       idf: clauseIdf,
       heldAnywhere: weighed.length > 0,
-      alsoRead: typed !== undefined && forms.some((form) => form.alternative),
     },
   ];
 }
 
 /** The words' clauses in the query: which is its head word, which are its sort, how it is sold, or what it is for. */
-function clausesOf({ plan, weights, lexemes, idfOf, heldCompounds }: Weighing, byWord: readonly Word[][]): Query {
+function clausesOf({ plan, weights, lexemes, heldCompounds }: Weighing, byWord: readonly Word[][]): Query {
   // A preposition in a compound before the word it qualifies ("*slip on* sneakers"); last, it may be the preposition
   // it reads as ("mug *to go*").
   const inCompound = (i: number) => [...heldCompounds.keys()].some((form) => form.start <= i && i < form.end && form.end < plan.words.length);
@@ -271,10 +236,6 @@ function clausesOf({ plan, weights, lexemes, idfOf, heldCompounds }: Weighing, b
   const vague = plan.words.map((_, i) => isVague(plan.words, i));
   const plain = byWord.flatMap((words, i) => (vague[i] ? [] : words.map((word) => word.idf)));
   const vagueIdf = plain.length > 0 ? weights.vague * Math.min(...plain) : undefined;
-  // The index does not count a stop word's products: one the query means weighs as its commonest other word.
-  const meant = (word: Word) => word.forms.some((form) => form.unindexed);
-  const indexedIdf = byWord.flat().flatMap((word) => (meant(word) || !word.heldAnywhere ? [] : [word.idf]));
-  const meantIdf = indexedIdf.length > 0 ? Math.min(...indexedIdf) : idfOf(0);
   // Whom it is for, in words no product holds ("gift for *dad*"), counts for nothing: no product says it suits a dad,
   // and weighed as the rarest of words it left the gift box under the floor.
   // Nor do the words saying which person ("gift for a *new* dad"): "New Zealand wool" put the rug first.
@@ -282,7 +243,7 @@ function clausesOf({ plan, weights, lexemes, idfOf, heldCompounds }: Weighing, b
   const clauses = byWord.flatMap((words, i): Clause[] =>
     words.map((word, k) => ({
       forms: word.forms,
-      idf: unsaid(i) ? 0 : meant(word) ? meantIdf : vague[i] && vagueIdf !== undefined ? Math.min(word.idf, vagueIdf) : word.idf,
+      idf: unsaid(i) ? 0 : vague[i] && vagueIdf !== undefined ? Math.min(word.idf, vagueIdf) : word.idf,
       // The first of a split head word is the sort of the kind its last names ("*water*bottle").
       sort: head !== undefined && (i < head || (i === head && k < words.length - 1)) && !isQuantity(plan.words, i),
       sold: head !== undefined && i > head && isPackaging(plan.words[i]!),
@@ -296,13 +257,11 @@ function clausesOf({ plan, weights, lexemes, idfOf, heldCompounds }: Weighing, b
           : [],
       before:
         head !== undefined && i < head && !isQuantity(plan.words, i) && !plan.words.slice(i + 1, head).some((word) => markers().joinsKinds.has(word)),
-      alsoRead: word.alsoRead,
     })),
   );
   return {
     clauses,
     head: head === undefined ? undefined : byWord.slice(0, head + 1).flat().length - 1,
-    freeAsked: plan.words.includes("free"),
     use: describesUse(plan.words),
     headUnsold: head !== undefined && (unsold(byWord, head) ? isEnglishWord(plan.words[head]!) : sortUnsold(plan.words, byWord, head)),
   };

@@ -7,22 +7,20 @@
  * - BM25F over the stemmed words of name, brands and description (Postgres's
  *   own tsvectors, with document frequencies from the catalog), so rare words
  *   count more and the name counts most;
- * - how much of the query the name covers, and how much the product covers
- *   anywhere (the description counts where the name is silent: a rain shell
- *   whose description says "waterproof" and "hiking"), whether query words
+ * - how much of the query the product covers, anywhere (the description
+ *   counts where the name is silent: a rain shell whose description says
+ *   "waterproof" and "hiking"), whether query words
  *   appear side by side in the name (phrases, numbers with units: "16 gb"),
  *   and whether the name holds the whole query in its order ("Tea Cup with
  *   Saucer" for "tea cup saucer");
- * - whether the name holds the query's last word, and whether the product is
- *   of the kind the query asks for: the head of its name or category against
+ * - whether the product is of the kind the query asks for: the head of its name or category against
  *   the query's head word (product-type.ts), so a jacket beats waterproof
  *   gaiters for "waterproof jacket"; without a category, the query's head word
  *   anywhere in the name counts too;
  * - whether the product is only an accessory of what was asked for ("case
  *   *for* iPhone" for "iphone");
  * - whether its description states ages that leave out those the query asks
- *   for (ages.ts: the 3-to-6 play kitchen for "toys for toddlers"), and
- *   whether its name is for the other sex than the query names (sexes.ts);
+ *   for (ages.ts: the 3-to-6 play kitchen for "toys for toddlers");
  * - the sentence-encoder similarity of query and product.
  *
  * This module computes the features; ranking.ts weighs them and applies the
@@ -35,19 +33,17 @@ import { products } from "../../db/schema.js";
 import type { Product } from "../../../shared/schemas/index.js";
 import { LruCache } from "../../cache.js";
 import { hasLatinLetter, lexemeQuery, parseTsvector, wordsIn } from "../lexical.js";
+import { stemsIn } from "../browse.js";
 import { type AgeRange, excludes, productAges } from "../ages.js";
-import { otherSex, sexesOf } from "../sexes.js";
-import { otherSpecies } from "../species.js";
-import { otherBedSize } from "../bed-sizes.js";
 import { categoryHeads, compoundHeadOf, readName } from "../product-type.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
-import { vectorLiteral } from "../retrieve.js";
+import { vectorLiteral } from "../pipeline/retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
 import { CATEGORY_SEPARATOR, categoryKey } from "../../catalog/structured.js";
 import { type FrequencyTable, wordFrequenciesOf } from "../statistics.js";
 import { literalPlan, nothingRead, type QueryPlan } from "../understand.js";
-import { DEFAULT_WEIGHTS, type LocalWeights, rankScored, type Scored, takingTurns } from "./ranking.js";
-import { countsOf, type Document, features, freeOf, toDocument } from "./local-features.js";
+import { DEFAULT_WEIGHTS, type LocalWeights, rankScored, type Scored } from "./ranking.js";
+import { features, freeOf, toDocument } from "./local-features.js";
 import { markers, type Query, type QueryContext, queryOf } from "./local-query.js";
 
 /** Whether the ages a product suits (productAges: what its text states, a name for grown-ups, a stage named) leave out every age asked. */
@@ -148,24 +144,17 @@ async function stems({ db, stemCache }: LocalContext, keys: readonly string[]): 
     if (cached) found.set(key, cached);
   }
   const unknown = [...new Set(keys.filter((key) => !found.has(key)))];
-  if (unknown.length > 0) {
-    const list = (part: 0 | 1) =>
-      sql.join(
-        unknown.map((key) => sql`${key.split(STEM_KEY)[part]!}`),
-        sql`, `,
-      );
-    const [row] = await db
-      .select({ stems: sql<string[] | null>`array_agg(to_tsvector(search_config(l), t)::text order by i)` })
-      .from(sql`unnest(array[${list(1)}]::text[], array[${list(0)}]::text[]) with ordinality as u(t, l, i)`);
-    const vectors = row?.stems ?? [];
-    unknown.forEach((key, i) => {
-      const lexemes = parseTsvector(vectors[i] ?? "")
-        .sort((a, b) => a.position - b.position)
-        .map((term) => term.lexeme);
-      found.set(key, lexemes);
-      stemCache.set(key, lexemes);
-    });
-  }
+  const read = await stemsIn(
+    db,
+    unknown.map((key) => {
+      const [language, text] = key.split(STEM_KEY);
+      return { language: language!, text: text! };
+    }),
+  );
+  unknown.forEach((key, i) => {
+    found.set(key, read[i]!);
+    stemCache.set(key, read[i]!);
+  });
   return found;
 }
 
@@ -243,7 +232,6 @@ async function readCandidates(
 function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMap<string, number>) {
   const { plan, candidates, byId, kinds, langOf, stemOf } = reading;
   const readsWritten = parsed.clauses.some((clause) => clause.forms.some((form) => form.written !== undefined));
-  const meantWords = parsed.clauses.flatMap((clause) => clause.forms.filter((form) => form.unindexed).map((form) => form.lexemes[0]!));
   const latinQuery = plan.asks.latin;
   const unread = plan.language.query === null && nothingRead(plan);
   return candidates.map((candidate, index) => {
@@ -255,7 +243,6 @@ function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMa
       // Read only when a query word has a `written` form (asWritten, ownWord); most queries have none.
       words: readsWritten ? new Set(wordsIn(`${candidate.name} ${candidate.brands.join(" ")} ${candidate.category ?? ""}`)) : new Set(),
       descWords: readsWritten ? new Set(wordsIn(candidate.desc)) : new Set(),
-      unindexed: meantWords.length > 0 ? countsOf(meantWords, candidate) : new Map(),
     });
     // Field by field, so that a name with a Latin letter (nearly every one) settles it without copying the description.
     // A query of words in no language known, none held or corrected, reads nothing: the encoder puts such words near
@@ -264,18 +251,11 @@ function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMa
     // know, so gibberish is as similar to a Chinese page (0.55-0.59) as words are to a page they describe.
     const unreadable =
       unread || (latinQuery && ![candidate.name, ...candidate.brands, candidate.category ?? "", candidate.desc].some(hasLatinLetter));
-    return { document, cosine: unreadable ? 0 : (known.get(candidate.id) ?? (row?.cosine || 0)) };
+    return {
+      document,
+      cosine: unreadable ? 0 : (known.get(candidate.id) ?? (row?.cosine || 0)),
+    };
   });
-}
-
-/** Which of the two alternatives a query joins by "or" (understand.ts pairs their forms) a document holds, as stemmed; undefined for both or neither. */
-function sidesOf({ plan, stemmed }: CandidateReading): (document: Document) => number | undefined {
-  const either = plan.forms.filter((form) => form.either).slice(0, 2);
-  const sides = either.length === 2 ? [either[1]!, either[0]!].map((form) => stemmed.get(form.words.join(" ")) ?? []) : [];
-  return (document) => {
-    const holding = sides.flatMap((lexemes, side) => (lexemes.length > 0 && lexemes.every((lexeme) => document.terms.has(lexeme)) ? [side] : []));
-    return holding.length === 1 ? holding[0] : undefined;
-  };
 }
 
 /** Per-candidate features, in candidate order. */
@@ -289,10 +269,6 @@ async function scoreCandidates(local: LocalContext, query: string, candidates: r
     for (const field of ["name", "brands", "desc"] as const) averageLength[field] += document.length[field] / documents.length;
   }
   const avoided = plan.avoid.flatMap((word) => reading.stemmed.get(word) ?? []);
-  const sexes = new Set(plan.asks.sexes);
-  const animals = new Set(plan.asks.species);
-  const bedSizes = new Set(plan.asks.bedSizes);
-  const sideOf = sidesOf(reading);
   return documents.map(({ document, cosine }, index) => {
     const candidate = candidates[index]!;
     // Spelt as filters and facets spell categories, so "Outdoor" and " outdoor  " are one department.
@@ -308,11 +284,6 @@ async function scoreCandidates(local: LocalContext, query: string, candidates: r
           : 0,
       accessory: accessoryOf(plan.asks.written, candidate.name, department !== null),
       ages: plan.ages && excludesAges(candidate, plan.ages) ? 1 : 0,
-      // Read from the candidate only when the query asks for one: a description's words cost a search 1–2 ms.
-      sex: sexes.size > 0 && otherSex(sexes, sexesOf(candidate.name, candidate.category, candidate.desc)) ? 1 : 0,
-      bedSize: otherBedSize(bedSizes, candidate.name) ? 1 : 0,
-      otherAnimal: animals.size > 0 && otherSpecies(animals, candidate),
-      side: sideOf(document),
       department,
     };
   });
@@ -327,13 +298,11 @@ async function rerank(local: LocalContext, query: string, candidates: readonly P
   const judged = [...candidates, ...beside];
   const scored = await scoreCandidates(local, query, judged, context);
   const left = new Set(beside.map((product) => product.id));
-  const order = takingTurns(
-    rankScored(
-      scored,
-      judged.map((candidate) => candidate.id),
-      local.weights,
-    ).filter((item) => !left.has(item.id)),
-  );
+  const order = rankScored(
+    scored,
+    judged.map((candidate) => candidate.id),
+    local.weights,
+  ).filter((item) => !left.has(item.id));
   return {
     ids: order.map((o) => o.id),
     outcome: "reranked",

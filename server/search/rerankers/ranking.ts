@@ -7,25 +7,11 @@ import type { Field } from "../lexical.js";
 import type { FormKind } from "../understand.js";
 import { type CutOff, loadFitted } from "./fitted.js";
 /**
- * One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory`, `ages`, `sex`, `bedSize` and
- * `avoided` count against (`avoided` is −1, counting for, when the product says it is free of a word not wanted).
+ * One value per signal, each from 0 to 1 but BM25 (normalised over the candidates); `accessory`, `ages` and `avoided`
+ * count against (`avoided` is −1, counting for, when the product says it is free of a word not wanted).
  */
 export type Features = Record<
-  | "bm25"
-  | "coverage"
-  | "coverageAll"
-  | "phrase"
-  | "sequence"
-  | "cosine"
-  | "head"
-  | "type"
-  | "headNamed"
-  | "use"
-  | "accessory"
-  | "ages"
-  | "sex"
-  | "bedSize"
-  | "avoided",
+  "bm25" | "coverageAll" | "phrase" | "sequence" | "cosine" | "type" | "headNamed" | "use" | "accessory" | "ages" | "avoided",
   number
 >;
 
@@ -39,8 +25,6 @@ export type Scored = Features & {
   department: string | null;
   /** For each query word before the head word but numbers (its sort: "*office* chair"), whether the candidate holds it anywhere. */
   sorts: { held: boolean }[];
-  /** It holds the query's head word in some form somewhere (name, brands, category, description); true without one. */
-  headHeld: boolean;
   /** It is of a kind the query names only after its head word's preposition, and not of the kind asked: what the product is for. */
   isTarget: boolean;
   /**
@@ -48,13 +32,6 @@ export type Scored = Features & {
    * what the product asked for goes with, once a product of the kind asked holds that word (the knives for "knife sharpener").
    */
   goesWith: boolean;
-  /**
-   * It holds, as typed, every query word the catalog holds rarely and that was also read as a commoner word (typos.ts),
-   * and holds every other word: such products come first, since what the shopper typed is the catalog's own word
-   * ("glade": the Glade refill before the blades; "timex watch": Timex before "Game Time" watches). True when no word
-   * was so read.
-   */
-  typedHeld: boolean;
   /**
    * The query's head word is English and the catalog holds it in no form (nor any correction or synonym of it): a
    * thing the catalog may not sell ("lawn *mower*"). A fact about the query, carried on each candidate.
@@ -66,22 +43,15 @@ export type Scored = Features & {
    * beans and tampers): the answer's matches are weak.
    */
   showsKind: boolean;
-  /** Its name or category names only an animal other than the one the query names (species.ts): cat food for "dog food". */
-  otherAnimal: boolean;
   /**
    * Of a kind that goes with what the query says the product is for (a throw, "something cosy for the *sofa*";
    * goes-with.ts) and not of the kind asked: its `coverageAll` were it of the kind asked, the target word held as a
    * synonym is. Undefined for any other product.
    */
   fitted?: number;
-  /**
-   * Of two alternatives the query joins by "or" ("canon or nikon"), the one it holds (0 or 1), when it holds one and
-   * not the other; undefined otherwise, or when the query joins none.
-   */
-  side?: number;
 };
 
-/** A weight per feature (`accessory`'s, `ages`', `sex`'s, `bedSize`'s and `avoided`'s are subtracted), and the parameters inside them. */
+/** A weight per feature (`accessory`'s, `ages`' and `avoided`'s are subtracted), and the parameters inside them. */
 export type LocalWeights = Features & {
   /** Field weights inside BM25F. */
   fields: Record<Field, number>;
@@ -117,10 +87,6 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
   // Enough to put a product for other ages after every toy that suits for "wooden toys for toddlers" (the marble
   // run "not suitable for children under three"); the cut-off judges without it (rankScored): it orders, never cuts.
   ages: 2,
-  // Set as ages is: "watch for men" puts the women's watches after every other; it orders, never cuts.
-  sex: 2,
-  // Set as sex is: "queen size heated blanket" puts the queen blankets before the king, twin and full ones; it orders, never cuts.
-  bedSize: 2,
   // Set as ages is: "headphones not wireless" puts every wired pair before the wireless ones; it orders, never cuts.
   avoided: 2,
   fields: { name: 5, brands: 2, desc: 1 },
@@ -137,26 +103,22 @@ export const DEFAULT_WEIGHTS: LocalWeights = {
 export function combine(f: Features, maxBm25: number, weights: LocalWeights): number {
   return (
     weights.bm25 * (maxBm25 > 0 ? f.bm25 / maxBm25 : 0) +
-    weights.coverage * f.coverage +
     weights.coverageAll * f.coverageAll +
     weights.phrase * f.phrase +
     weights.sequence * f.sequence +
     weights.cosine * f.cosine +
-    weights.head * f.head +
     weights.type * f.type +
     weights.headNamed * f.headNamed +
     weights.use * f.use -
     weights.accessory * f.accessory -
     weights.ages * f.ages -
-    weights.sex * f.sex -
-    weights.bedSize * f.bedSize -
     weights.avoided * f.avoided
   );
 }
 
 /**
- * Candidates best first (ties keep retrieval order), each marked unrelated when it is made only for another animal
- * than the query names, or is what the product asked for goes with; or by the fitted cut-off: its relevance is under
+ * Candidates best first (ties keep retrieval order), each marked unrelated when it is what the product asked for goes
+ * with; or by the fitted cut-off: its relevance is under
  * the threshold (or far under the best's) and nothing ties it to the query, neither the encoder nor the words. `weak`:
  * its relevance is under the threshold (kept only by what ties it).
  */
@@ -170,12 +132,12 @@ export function rankScored(given: readonly Scored[], ids: readonly string[], wei
   const scored = given.map((f) => (fitting && f.fitted !== undefined ? { ...f, type: 1, kindAsked: true, coverageAll: f.fitted } : f));
   const maxBm25 = Math.max(0, ...scored.map((f) => f.bm25));
   const order = ids.map((id, index) => ({ id, index, score: combine(scored[index]!, maxBm25, weights), features: scored[index]! }));
-  order.sort((a, b) => Number(b.features.typedHeld) - Number(a.features.typedHeld) || b.score - a.score || a.index - b.index);
-  // Whom a product is made for, and a word not wanted in its name, only order (the scores subtract them).
-  const madeFor = (f: Scored) => weights.ages * f.ages + weights.sex * f.sex + weights.bedSize * f.bedSize + weights.avoided * f.avoided;
+  order.sort((a, b) => b.score - a.score || a.index - b.index);
+  // The ages a product is made for, and a word not wanted in its name, only order (the scores subtract them).
+  const madeFor = (f: Scored) => weights.ages * f.ages + weights.avoided * f.avoided;
   // The cut-off asks whether a candidate is about what was asked at all; the order of the query's words in the name,
-  // the head word read from an uncategorised name, the word saying what a product is to do, and whom it is made for
-  // only order related products (measured: counted, the first two cut the Vitas without "system" for "playstation
+  // the head word read from an uncategorised name, the word saying what a product is to do, the ages it is made for
+  // and a word not wanted only order related products (measured: counted, the first two cut the Vitas without "system" for "playstation
   // vita system").
   const relevance = (f: Scored, score: number) =>
     score - weights.sequence * f.sequence - weights.headNamed * f.headNamed - weights.use * f.use + madeFor(f);
@@ -206,38 +168,8 @@ export function rankScored(given: readonly Scored[], ids: readonly string[], wei
       score,
       features: f,
       weak: r < cut.relevance || f.headUnsold || !kindShown,
-      unrelated: f.otherAnimal || target(f) || (below && !tied(f)),
+      unrelated: target(f) || (below && !tied(f)),
     };
   });
-  // Whom a product is made for orders the products of a kind asked or holding the head word among themselves, but
-  // puts none below a product kept that is neither: the queen duvet cover came after a frying pan (similar by the
-  // encoder's reckoning) for "duvet king size", where nothing is of the kind asked.
-  const asked = (f: Scored) => f.kindAsked || f.headHeld;
-  const lacking = Math.max(-Infinity, ...ranked.filter((o) => !o.unrelated && !asked(o.features)).map((o) => o.score));
-  const placed = ({ features: f, score }: (typeof ranked)[number]) =>
-    madeFor(f) > 0 && asked(f) && score + madeFor(f) > lacking ? Math.max(score, lacking + ROUNDING) : score;
-  const typedFirst = (o: (typeof ranked)[number]) => Number(o.features.typedHeld);
-  return ranked
-    .map((o, rank) => ({ ...o, rank }))
-    .sort((a, b) => typedFirst(b) - typedFirst(a) || placed(b) - placed(a) || a.rank - b.rank)
-    .map(({ id, score, features: f, unrelated, weak }) => ({ id, score, side: f.side, unrelated, weak }));
-}
-
-/**
- * The ranked candidates with those holding one of two alternatives ("canon or nikon") taking turns, each side in its
- * own order, in the places such candidates held: one side's many products would otherwise fill the page ("canon or
- * nikon" answered five Canons). Others keep their places; the unrelated stay where they are, last.
- */
-export function takingTurns<T extends { unrelated: boolean; side: number | undefined }>(ranked: readonly T[]): T[] {
-  const places = ranked.flatMap((item, index) => (!item.unrelated && item.side !== undefined ? [index] : []));
-  const queues = [0, 1].map((side) => places.map((index) => ranked[index]!).filter((item) => item.side === side));
-  if (queues.some((queue) => queue.length === 0)) return [...ranked];
-  const result = [...ranked];
-  let turn = ranked[places[0]!]!.side!;
-  for (const index of places) {
-    const queue = queues[turn]!.length > 0 ? queues[turn]! : queues[1 - turn]!;
-    result[index] = queue.shift()!;
-    turn = 1 - turn;
-  }
-  return result;
+  return ranked.map(({ id, score, unrelated, weak }) => ({ id, score, unrelated, weak }));
 }

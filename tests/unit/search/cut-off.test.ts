@@ -14,26 +14,19 @@ const WEIGHTS = { ...DEFAULT_WEIGHTS, cutOff: { relevance: 2, gap: 2.25, encoder
 
 const candidate = (features: Partial<Scored>): Scored => ({
   bm25: 1,
-  coverage: 1,
   coverageAll: 1,
   phrase: 0,
   sequence: 0,
   cosine: 0.6,
-  head: 1,
   type: 1,
   headNamed: 0,
   use: 0,
   accessory: 0,
   ages: 0,
-  sex: 0,
-  bedSize: 0,
   avoided: 0,
   kindAsked: true,
   department: "outdoor",
   sorts: [],
-  headHeld: true,
-  typedHeld: true,
-  otherAnimal: false,
   isTarget: false,
   goesWith: false,
   headUnsold: false,
@@ -42,7 +35,7 @@ const candidate = (features: Partial<Scored>): Scored => ({
 });
 
 /** Shares no word with the query: found by the encoder alone. */
-const WORDLESS = { bm25: 0, coverage: 0, coverageAll: 0, head: 0, type: 0, kindAsked: false, headHeld: false } as const;
+const WORDLESS = { bm25: 0, coverageAll: 0, type: 0, kindAsked: false } as const;
 
 const ranked = (scored: Scored[]) =>
   rankScored(
@@ -136,10 +129,6 @@ describe("the relevance cut-off", () => {
     expect(unrelated([best, other])).toEqual([]);
   });
 
-  it("cuts a product made only for another animal than the query names, however close it is", () => {
-    expect(unrelated([candidate({}), candidate({ otherAnimal: true })])).toEqual(["p1"]);
-  });
-
   it("cuts what the product asked for goes with, and lets it set no bar", () => {
     // "cushion for the sofa": the sofa holds both words, the cushion cover one.
     const sofa = candidate({ type: 0, kindAsked: false, coverageAll: 1, cosine: 0.6, isTarget: true, department: "furniture" });
@@ -157,24 +146,14 @@ describe("the relevance cut-off", () => {
     ]);
   });
 
-  it("ranks a product for other ages or another bed size after those that suit, and never cuts it for that", () => {
+  it("ranks a product for other ages after those that suit, and never cuts it for that", () => {
     const order = (scored: Scored[]) => rankScored(scored, ["other", "suits"], WEIGHTS).map((o) => [o.id, o.unrelated]);
     const suits = candidate({ coverageAll: 0.6 });
-    for (const madeFor of [{ ages: 1 }, { bedSize: 1 }]) {
-      expect(order([candidate({ coverageAll: 0.8, ...madeFor }), suits])).toEqual([
-        ["suits", false],
-        ["other", false],
-      ]);
-    }
+    expect(order([candidate({ coverageAll: 0.8, ages: 1 }), suits])).toEqual([
+      ["suits", false],
+      ["other", false],
+    ]);
     expect(order([candidate({ coverageAll: 0.8 }), suits])[0]).toEqual(["other", false]);
-  });
-
-  it("puts a product made for another size below those holding what was asked, never below one holding none of it", () => {
-    // "duvet king size": the queen duvet cover holds "duvet"; the frying pan only looks alike to the encoder.
-    const queenCover = candidate({ type: 0, kindAsked: false, coverageAll: 0.6, cosine: 0.38, department: "home", bedSize: 1 });
-    const pan = candidate({ ...WORDLESS, coverageAll: 0.16, cosine: 0.5, department: "kitchen" });
-    const order = rankScored([pan, queenCover, candidate({ ...WORDLESS, cosine: 0.2 })], ["pan", "cover", "far"], WEIGHTS);
-    expect(order.filter((o) => !o.unrelated).map((o) => o.id)).toEqual(["cover", "pan"]);
   });
 
   it("takes what goes with what the query says the product is for as the kind asked, only when nothing is of a kind asked", () => {
