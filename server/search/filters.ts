@@ -6,7 +6,7 @@
  * also where gone products (their page answered 404 or 410) leave every
  * search, browse and facet: the condition always holds `gone_at is null`.
  */
-import { and, arrayOverlaps, eq, gte, inArray, isNotNull, isNull, lte, not, or, type SQL, sql } from "drizzle-orm";
+import { and, arrayOverlaps, eq, gte, inArray, isNotNull, isNull, lte, not, notInArray, or, type SQL, sql } from "drizzle-orm";
 import { toMinorUnits } from "../../shared/currency.js";
 import { AVAILABILITY_GROUPS, type SearchParams } from "../../shared/schemas/index.js";
 import { brandHost } from "../../shared/url.js";
@@ -25,6 +25,11 @@ export interface Filters {
   priceMax?: number;
   /** The same bounds in the other currencies the operator's exchange rates know: products priced in them pass too. */
   converted?: PriceBounds[];
+  /**
+   * Products priced in a currency the bounds are in neither as asked nor converted pass, uncompared: a bound read from
+   * the query's words that left nothing (see the search service).
+   */
+  uncompared?: boolean;
   /** schema.org names, any of them. */
   availability?: string[];
   /** Category keys (structured.ts), any of them, each matching itself or anything under it. */
@@ -136,7 +141,7 @@ export function narrows(filters: Filters): boolean {
  * what the offer must be. Undefined when the filters hold none of those.
  */
 export function withoutOfferConstraints(filters: Filters): Filters | undefined {
-  const { priceMin, priceMax, converted, availability, priced, ...scope } = filters;
+  const { priceMin, priceMax, converted, uncompared, availability, priced, ...scope } = filters;
   const constrained = priceMin !== undefined || priceMax !== undefined || availability !== undefined || priced === true;
   return constrained ? scope : undefined;
 }
@@ -177,7 +182,9 @@ export function filterSql(filters: Filters, table: FilterColumns | FacetColumns 
         max === undefined ? undefined : lte(table.priceMinor, max),
       );
     const bounds = [{ currency: filters.currency, min: filters.priceMin, max: filters.priceMax }, ...(filters.converted ?? [])];
-    conditions.push(or(...bounds.map(within)));
+    const compared = bounds.map((bound) => bound.currency);
+    const uncompared = filters.uncompared ? and(isNotNull(table.priceMinor), notInArray(table.currency, compared)) : undefined;
+    conditions.push(or(...bounds.map(within), uncompared));
   }
   if (filters.availability) {
     const stated = inArray(table.availability, filters.availability);

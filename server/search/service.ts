@@ -23,11 +23,11 @@ import { vocabularyOf } from "./vocabulary.js";
 import { catalogLanguage, catalogLanguages } from "./languages/catalog.js";
 import { languageData } from "./languages/data.js";
 import { type Analysis, analyse, type CatalogFacts, priceOrderOf } from "./pipeline/analyse.js";
-import { RetrievalBudget } from "./pipeline/budget.js";
+import { byCount, RetrievalBudget } from "./pipeline/budget.js";
 import type { SearchContext, SearchDeps, SearchHitResult, SearchResult } from "./pipeline/context.js";
 import { explainHits, interpretationOf } from "./pipeline/explain.js";
 import { answerMessages } from "./pipeline/messages.js";
-import { browsePage, type Page, recordsOf, searchPage } from "./pipeline/page.js";
+import { browsePage, matchedByCurrency, type Page, recordsOf, searchPage } from "./pipeline/page.js";
 import type { ExchangeRates } from "./exchange-rates.js";
 
 export type { RetrievalMode, SearchDeps, SearchHitResult, SearchReport, SearchResult } from "./pipeline/context.js";
@@ -122,12 +122,17 @@ export function createSearchService(deps: SearchDeps): SearchService {
         query && plan
           ? await searchPage(ctx, query, plan, filters, effective, sort, position)
           : await browsePage(ctx, filters, sort as OrderSort, effective, position);
-      const lifted = await brandLifted(ctx, analysis, strict, { filters, effective, sort, position, budget });
-      const page = lifted ?? strict;
-      // The parameters the answer applied: a brand lifted is left out.
-      const answered: SearchParams = lifted ? { ...effective, brand: undefined } : effective;
+      const other = await otherCurrencies(ctx, analysis, strict, { filters, effective, sort, position, priced, budget });
+      const lifted = other === strict ? await brandLifted(ctx, analysis, strict, { filters, effective, sort, position, budget }) : undefined;
+      const page = lifted ?? other;
+      const uncompared = other !== strict;
+      // The parameters the answer applied: a price bound its products were not compared with is left out, and so is
+      // a brand lifted.
+      const unbounded = uncompared ? { ...effective, price_min: undefined, price_max: undefined } : effective;
+      const answered: SearchParams = lifted ? { ...unbounded, brand: undefined } : unbounded;
       const records = await recordsOf(ctx, page, withRawData, options.rawDataMaxBytes);
       const hits = (params.collapse === "none" ? records : onePerGroup(records)).map((product): SearchHitResult => ({ product }));
+      if (uncompared && reading) notComparedWith(reading, hits, effective.currency!, deps.exchangeRates ?? null);
       const messages = await answerMessages(ctx, {
         ...analysis,
         filters,
@@ -158,13 +163,39 @@ function onePerGroup(products: readonly Product[]): Product[] {
   return products.filter((product) => !seen.has(product.product_group.id) && seen.add(product.product_group.id));
 }
 
-/** What the strict search ran with, for a looser one after it (a brand read from the words aside). */
+/** What the strict search ran with, for a looser one after it (a price bound or a brand read from the words aside). */
 interface StrictSearch {
   filters: Filters;
   effective: SearchParams;
   sort: Sort;
   position: Parameters<typeof searchPage>[6];
   budget: RetrievalBudget;
+}
+
+/**
+ * A price bound read from the query's words ("coffee under $20") that leaves nothing, where the words match no product
+ * priced in that currency but some priced in currencies it cannot be compared with (no exchange rates for them),
+ * shows those: a shopper who typed it would rather see the coffee in kronor than nothing. Where the words match
+ * products in the currency, all dearer ("coffee under 100 kr" among coffees at 129 kr and up), the answer stays empty.
+ * A bound given as a parameter stays a filter. It costs one more search, only then; each later page finds the strict
+ * search empty again and continues here.
+ */
+async function otherCurrencies(
+  ctx: SearchContext,
+  { query, plan, reading }: Analysis,
+  strict: Page,
+  search: StrictSearch & { priced: boolean },
+): Promise<Page> {
+  const currency = search.effective.currency;
+  const readBound = reading?.applied.some((shown) => shown.filter === "price_min" || shown.filter === "price_max") ?? false;
+  if (!query || !plan || !currency || !readBound || search.priced || strict.ids.length > 0 || !search.budget.spend()) return strict;
+  const looseFilters: Filters = { ...search.filters, priceMin: undefined, priceMax: undefined, priced: true, uncompared: true };
+  const loose = await searchPage(ctx, query, plan, looseFilters, search.effective, search.sort, search.position);
+  const counts = await matchedByCurrency(ctx, loose);
+  // Without converted bounds (no exchange rates for them), its matched set is the words' priced products with the
+  // bounds aside: what the empty answer's price note counts.
+  if (!search.filters.converted?.length) search.budget.unpriced = byCount(counts);
+  return loose.ids.length > 0 && !counts.has(currency) ? loose : strict;
 }
 
 /**
@@ -183,6 +214,15 @@ async function brandLifted(ctx: SearchContext, { query, reading, planOf }: Analy
   reading.applied = reading.applied.filter((shown) => !read.includes(shown));
   reading.notApplied.push(...read.map((shown) => ({ ...shown, reason })));
   return loose;
+}
+
+/** The read price bounds an answer in other currencies did not apply move to `not_applied`, saying why. */
+function notComparedWith(reading: Reading, hits: readonly SearchHitResult[], currency: string, rates: ExchangeRates | null): void {
+  const readBound = reading.applied.filter((shown) => shown.filter === "price_min" || shown.filter === "price_max");
+  const shown = [...new Set(hits.map((hit) => hit.product.offers?.currency).filter((code) => code !== undefined))].sort();
+  const reason = `nothing priced in ${currency} matched, so products priced in ${shown.join(", ")} are shown; their prices could not be compared with it${rates ? " (no exchange rate for them)" : " (prices are never converted)"}`;
+  reading.applied = reading.applied.filter((entry) => !readBound.includes(entry));
+  reading.notApplied.push(...readBound.map((entry) => ({ ...entry, reason })));
 }
 
 /**

@@ -472,6 +472,32 @@ describe.each(DATABASE_PATHS)("on %s", (path) => {
       expect(names(await search("q=tent&brand=Halden%20Audio"))).toEqual([]);
     });
 
+    it("shows, when a bound read from q leaves nothing and the words match products only in other currencies, those, saying so", async () => {
+      // The skillet is priced in euros only: "under $60" cannot be compared with it, and nothing in dollars is a skillet.
+      const skillet = await search("q=skillet%20under%20%2460");
+      expect(names(skillet)).toEqual(["Cast Iron Skillet 26 cm"]);
+      const reason =
+        "nothing priced in USD matched, so products priced in EUR are shown; their prices could not be compared with it (prices are never converted)";
+      expect(skillet.interpretation).toMatchObject({
+        query: "skillet",
+        applied: [],
+        not_applied: [{ filter: "price_max", value: "60 USD", text: "under $60", reason }],
+      });
+      expect(skillet.messages).toEqual([{ code: "filter_not_applied", text: `"under $60" was not applied as price_max: ${reason}.` }]);
+      // Pages continue the same answer: nothing shown twice, nothing left out.
+      const first = await search("q=cookware%20under%20%2410&limit=1");
+      expect(first.next_cursor).toBeDefined();
+      const second = await search(`q=cookware%20under%20%2410&limit=1&cursor=${first.next_cursor}`);
+      expect([...names(first), ...names(second)].sort()).toEqual(["Cast Iron Skillet 26 cm", "Stainless Steel Saucepan 2 L"]);
+      expect(second.next_cursor).toBeUndefined();
+      // Where the words match products in the currency asked, all dearer, nothing else is shown.
+      const dearer = await search("q=skillet%20under%2045%20euros");
+      expect(dearer.products).toEqual([]);
+      expect(dearer.interpretation?.applied).toEqual([{ filter: "price_max", value: "45 EUR", text: "under 45 euros" }]);
+      // A bound given as a parameter stays a filter.
+      expect((await search("q=skillet&price_max=60&currency=USD")).products).toEqual([]);
+    });
+
     it("lets explicit parameters win, reports what it did not apply, and reads nothing with parse_query=false", async () => {
       const body = await search("q=tent%20under%20%24400&price_max=250&currency=USD");
       expect(body.interpretation?.not_applied).toEqual([expect.objectContaining({ filter: "price_max", reason: "price_max was given" })]);
@@ -591,10 +617,10 @@ describe.each(DATABASE_PATHS)("a catalog priced only in Canadian dollars, on %s"
     expect((await search("tent under 400 dollars")).interpretation?.applied).toEqual([
       { filter: "price_max", value: "400 CAD", text: "under 400 dollars" },
     ]);
-    // Said which: US dollars, which the catalog does not price in, so no tent is within it.
+    // Said which: US dollars, which the catalog does not price in, so the tents are shown uncompared.
     const usd = await search("tent under US$400");
-    expect(usd.interpretation?.applied).toEqual([{ filter: "price_max", value: "400 USD", text: "under US$400" }]);
-    expect(usd.products).toEqual([]);
+    expect(usd.products).toHaveLength(3);
+    expect(usd.interpretation?.not_applied).toEqual([expect.objectContaining({ filter: "price_max", value: "400 USD" })]);
   });
 });
 

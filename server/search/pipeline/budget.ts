@@ -1,7 +1,7 @@
 /**
  * How many retrievals one request may run: its search, and one more to choose the currency of a price order asked in
- * words, or to explain an empty first page (in that order of need: how many the price bounds or the availability
- * filter left out, then the words no product holds). Each explanation costs a whole search,
+ * words, or to explain an empty first page (in that order of need: prices in other currencies, then how many the price
+ * bounds or the availability filter left out, then the words no product holds). Each explanation costs a whole search,
  * so a request with several reasons to be empty says the first that fits.
  */
 export const MAX_RETRIEVALS = 2;
@@ -15,7 +15,7 @@ export class RetrievalBudget {
   #left = MAX_RETRIEVALS;
   /**
    * The products the words match with the price bounds and currency aside, per currency, once counted (by the price
-   * order's search): the empty answer's price note reads them again for free.
+   * order's search, or the search in other currencies): the empty answer's price note reads them again for free.
    */
   unpriced: CurrencyCount[] | undefined;
 

@@ -156,7 +156,7 @@ export async function searchedWithout(
 }
 
 /** How many of the products a page's search matched are priced in each currency. */
-async function matchedByCurrency(ctx: SearchContext, page: Page): Promise<Map<string, number>> {
+export async function matchedByCurrency(ctx: SearchContext, page: Page): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   for (const bucket of (await ctx.facetCounts(page.facetScope(), ["price"])).price ?? []) {
     counts.set(bucket.currency, (counts.get(bucket.currency) ?? 0) + bucket.count);
