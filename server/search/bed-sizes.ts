@@ -5,7 +5,7 @@
  * data: rules/en/bed-sizes.json.
  */
 import { wordsUnpossessed } from "./lexical.js";
-import { byWord, onlyOther } from "./made-for.js";
+import { byWord } from "./made-for.js";
 import { derived } from "./rules/index.js";
 
 /** A bed size, as rules/en/bed-sizes.json names it ("queen", "california king"). */
@@ -37,9 +37,4 @@ export function bedSizesAsked(query: string): Set<BedSize> {
 export function isBedSize(words: readonly string[], i: number): boolean {
   const { sizes, bedding } = lists();
   return sizes[words[i]!] !== undefined && words.some((word) => bedding.has(word));
-}
-
-/** Whether a product's name is for one bed size only, and not one the query asks for. */
-export function otherBedSize(asked: ReadonlySet<BedSize>, name: string): boolean {
-  return onlyOther(asked, sizesIn(wordsUnpossessed(name)));
 }

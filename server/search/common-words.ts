@@ -18,15 +18,8 @@ import { watchRules } from "./rules/index.js";
  */
 export const STOP_WORDS = new Set<string>();
 
-/**
- * Stop words that name a thing in a shop: the fill of a jacket or a duvet ("*down* jacket", "goose *down* pillow").
- * Full text drops them from products and queries alike; the local reranker reads them in products' words as written.
- */
-export const MEANT_STOP_WORDS = new Set<string>();
-
 watchRules(({ commonWords }) => {
   refill(STOP_WORDS, commonWords.stopWords);
-  refill(MEANT_STOP_WORDS, commonWords.meantStopWords);
 });
 
 function refill(set: Set<string>, words: readonly string[]): void {

@@ -1,6 +1,5 @@
 /**
- * Whom or what a product is made for, by word lists (sexes.ts, species.ts, bed-sizes.ts): the values its words name,
- * and whether it is made only for one the query does not ask for.
+ * Whom or what a product is made for, by word lists (sexes.ts, species.ts, bed-sizes.ts): the values its words name.
  */
 
 /** Each word of the lists and the value whose list holds it (`{ dog: ["dog", "puppies"] }`: "puppies" → dog). */
@@ -18,9 +17,4 @@ export function namedIn<T>(words: readonly string[], list: Readonly<Record<strin
     if (value !== undefined) named.add(value);
   }
   return named;
-}
-
-/** Made for exactly one value, and the query asks for others: a product naming several, or none, suits any. */
-export function onlyOther<T>(asked: ReadonlySet<T>, made: ReadonlySet<T>): boolean {
-  return asked.size > 0 && made.size === 1 && !asked.has([...made][0]!);
 }

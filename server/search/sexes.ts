@@ -4,7 +4,7 @@
  * data: rules/en/sexes.json.
  */
 import { wordsUnpossessed as words } from "./lexical.js";
-import { byWord, namedIn, onlyOther } from "./made-for.js";
+import { byWord, namedIn } from "./made-for.js";
 import { anyOf, derived } from "./rules/index.js";
 
 export type Sex = "male" | "female";
@@ -65,9 +65,4 @@ function sexesIn(text: string): Set<Sex> {
   const made = namedIn(words(text), product);
   if (both.test(text)) made.add("male").add("female");
   return made;
-}
-
-/** Whether a product is made only for a sex the query does not ask for. */
-export function otherSex(asked: ReadonlySet<Sex>, made: ReadonlySet<Sex>): boolean {
-  return onlyOther(asked, made);
 }

@@ -6,7 +6,7 @@
  * rules/en/species.json.
  */
 import { wordsUnpossessed } from "./lexical.js";
-import { byWord, namedIn, onlyOther } from "./made-for.js";
+import { byWord, namedIn } from "./made-for.js";
 import { derived } from "./rules/index.js";
 
 /** An animal, as rules/en/species.json names it ("dog", "cat"). */
@@ -18,12 +18,4 @@ const WORDS = derived(({ species }) => byWord(species.words));
 /** The animals named in `text` ("Flea and Tick Treatment for Dogs", "Dogs' Bed"). */
 export function speciesIn(text: string): Set<Species> {
   return namedIn(wordsUnpossessed(text), WORDS());
-}
-
-/**
- * Whether a product is made, by its name and category, only for an animal other than the one the query asks for.
- * One naming no animal is not judged: cut, "hush puppies shoes" lost every shoe and "cat eye sunglasses" every pair.
- */
-export function otherSpecies(asked: ReadonlySet<Species>, product: { name: string; category?: string | null }): boolean {
-  return onlyOther(asked, speciesIn(`${product.name} ${product.category ?? ""}`));
 }

@@ -22,10 +22,7 @@ import { languageData } from "./languages/data.js";
 import { type CatalogWords, likeliestLanguage, queryLanguage } from "./languages/detect.js";
 import { inCatalogLanguage, readAbroad, lexiconWords, readAlternativesInto, readForeign, readInto } from "./languages/reading.js";
 import { escapeRegExp } from "./rules/files.js";
-import { bedSizesAsked } from "./bed-sizes.js";
 import { hasLatinLetter, wordsIn } from "./lexical.js";
-import { type Sex, sexesAsked } from "./sexes.js";
-import { speciesIn } from "./species.js";
 
 /** `translation`: the query's words read in the catalog's language through the lexicons (languages/reading.ts). */
 export type FormKind = "typed" | "correction" | "synonym" | "translation";
@@ -55,11 +52,6 @@ export interface Form {
    * `misread`).
    */
   guessed?: boolean;
-  /**
-   * A commoner word one edit from a word the catalog holds rarely ("glade" → blade): the word as typed may be just
-   * what was meant, and products holding it come first (the local reranker's `typedHeld`).
-   */
-  alternative?: boolean;
   /** The word on the other side of "or" ("canon or nikon"): holding it answers this word as fully as holding this one. */
   either?: boolean;
   /**
@@ -97,7 +89,7 @@ export interface QueryPlan {
    * the animals (species.ts) and the bed sizes (bed-sizes.ts) it is for; its words as written (lexical.ts wordsIn),
    * which a name's "for"/"with" marks as an accessory; and whether any is in Latin letters.
    */
-  asks: { sexes: Sex[]; species: string[]; bedSizes: string[]; written: string[]; latin: boolean };
+  asks: { written: string[]; latin: boolean };
 }
 
 /**
@@ -111,9 +103,6 @@ export function nothingRead(plan: QueryPlan): boolean {
 
 function asksOf(query: string): QueryPlan["asks"] {
   return {
-    sexes: [...sexesAsked(query)],
-    species: [...speciesIn(query)],
-    bedSizes: [...bedSizesAsked(query)],
     written: wordsIn(query),
     latin: hasLatinLetter(query),
   };
@@ -304,7 +293,7 @@ function correctable({ known, aged, words }: Understanding, token: Token, i: num
 }
 
 /** Words [start, end) read as `to`: searched, and listed among the corrections. */
-function correct(u: Understanding, start: number, end: number, to: string[], read: Pick<Form, "apart" | "guessed" | "alternative"> = {}): void {
+function correct(u: Understanding, start: number, end: number, to: string[], read: Pick<Form, "apart" | "guessed"> = {}): void {
   u.forms.push({
     start,
     end,
@@ -312,7 +301,6 @@ function correct(u: Understanding, start: number, end: number, to: string[], rea
     kind: "correction",
     ...(read.apart && { apart: true }),
     ...(read.guessed && { guessed: true }),
-    ...(read.alternative && { alternative: true }),
   });
   u.fixes.push({ from: u.words.slice(start, end).join(" "), to: to.join(" ") });
 }
@@ -380,7 +368,7 @@ function correctWord(u: Understanding, corrected: Corrected, token: Token, i: nu
   // Nor to a word the query holds already: "thigh high boots" is no "high high boots".
   const closest = corrections(token.word, vocabulary, { twoEdits: !english }).filter((to) => !words.includes(to));
   if (unknown && closest.length > 0) primary[i] = closest[0]!;
-  for (const to of closest) correct(u, i, i + 1, [to], { guessed: english, alternative: !unknown });
+  for (const to of closest) correct(u, i, i + 1, [to], { guessed: english });
   // A typo of a word only the synonyms know ("rucksak" for rucksack, which the catalog calls a backpack) is that
   // word, which the synonyms then read.
   if (unknown && closest.length === 0 && !englishWord) {

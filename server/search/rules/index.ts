@@ -144,7 +144,7 @@ const SCHEMAS = {
     purposes: words,
     verbMarkers: words,
   }),
-  commonWords: z.strictObject({ stopWords: words, meantStopWords: words }),
+  commonWords: z.strictObject({ stopWords: words }),
   constraints: z.strictObject({
     currencyWords: z.record(word, z.union([z.literal("$"), z.literal("kr"), z.string().regex(/^[A-Z]{3}$/u, "an ISO 4217 code, $ or kr")])),
     codes: z.array(word.regex(/^[a-z]{3}$/u, "three letters")),

@@ -30,7 +30,7 @@ export interface ReportDeps {
 }
 
 /** Flags of a form worth showing ("guessed": a correction of a word English has; "goes with": a kind going with the thing). */
-const NOTES = ["prefix", "apart", "compound", "guessed", "alternative", "either", "goesWith"] as const;
+const NOTES = ["prefix", "apart", "compound", "guessed", "either", "goesWith"] as const;
 
 export function queryReport(query: string, deps: ReportDeps): QueryReport {
   const q = spelledOut(query).trim();

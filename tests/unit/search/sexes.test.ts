@@ -1,6 +1,6 @@
 /** Whom a product is made for by sex, and whom a query asks for (issue 15). */
 import { describe, expect, it } from "vitest";
-import { otherSex, sexesAsked, sexesOf } from "../../../server/search/sexes.js";
+import { sexesAsked, sexesOf } from "../../../server/search/sexes.js";
 
 describe("sexesAsked", () => {
   it("reads the sexes a query names, by the word or the person", () => {
@@ -33,16 +33,5 @@ describe("sexesOf", () => {
     // The description, when name and category name none, and only then.
     expect([...sexesOf("Adult Halloween Costume", null, "An adult women's costume with a cap.")]).toEqual(["female"]);
     expect([...sexesOf("Field Watch, Men's", null, "Pairs with the women's model.")]).toEqual(["male"]);
-  });
-});
-
-describe("otherSex", () => {
-  it("holds only when the product is made for one sex and the query asks for the other", () => {
-    const men = sexesAsked("watch for men");
-    expect(otherSex(men, sexesOf("Women's Riley Watch", null))).toBe(true);
-    expect(otherSex(men, sexesOf("Men's Field Watch", null))).toBe(false);
-    expect(otherSex(men, sexesOf("Field Watch", null))).toBe(false);
-    expect(otherSex(men, sexesOf("Watch for Men and Women", null))).toBe(false);
-    expect(otherSex(sexesAsked("watch"), sexesOf("Women's Riley Watch", null))).toBe(false);
   });
 });
