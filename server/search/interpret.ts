@@ -205,7 +205,7 @@ function findPhrases(q: string): Found[] {
       if (!m[1] && !m[3] && !m[4] && !m[6]) return null;
       return range(price(m[1], m[2]!, m[3]), price(m[4], m[5]!, m[6]));
     });
-    // "around £200": a fifth either side. Only with a currency, as "about 30" counts things as often.
+    // "around £200" (near). Only with a currency, as "about 30" counts things as often.
     take(new RegExp(String.raw`(?:\b${w.around}\s*|~\s*)${PRICE}`, flags), (m) => (m[1] || m[3] ? near(price(m[1], m[2]!, m[3])) : null));
     // A bound said after "not" is the other one: "not over £300" is at most £300.
     take(new RegExp(String.raw`(?:\b(${w.boundNot})\s+)?(?:\b${w.atMost}|[<≤])\s*${PRICE}`, flags), (m) =>
@@ -236,14 +236,17 @@ function bound(filter: "price_min" | "price_max", value: Price | null): Found["c
   return value ? [{ filter, value: value.amount, currency: value.currency }] : null;
 }
 
-/** How far either side of a price "around" reaches. */
+/** How far above a price "around" reaches. */
 const AROUND = 0.2;
 
+/**
+ * "around £200": at most a fifth over it, and no least. A price said roughly is a budget ("budget is about €60",
+ * "around 400 kr for the two"): a cheaper product that fits is one a shopper takes, where a lower bound would cut it.
+ */
 function near(value: Price | null): Found["constraints"] | null {
   if (!value) return null;
   const cents = Number(value.amount) * 100;
-  const at = (share: number) => ({ ...value, amount: String(Math.round(cents * share) / 100) });
-  return range(at(1 - AROUND), at(1 + AROUND));
+  return bound("price_max", { ...value, amount: String(Math.round(cents * (1 + AROUND)) / 100) });
 }
 
 function range(low: Price | null, high: Price | null): Found["constraints"] | null {

@@ -121,6 +121,12 @@ describe.each(DATABASE_PATHS)("on %s", (path) => {
     expect(daughter.interpretation?.applied ?? []).not.toContainEqual(expect.objectContaining({ filter: "audience" }));
     const wife = await search("q=running+shoes+for+my+wife");
     expect(wife.interpretation?.applied).toContainEqual({ filter: "audience", value: "women", text: "wife" });
+    // Nor from a pronoun ("she", "her" say a sex, not an age); an age said as a birthday is a child's.
+    const her = await search("q=running+shoes+for+my+daughter,+she+loves+her+blue+socks&limit=20");
+    expect(her.interpretation?.applied ?? []).not.toContainEqual(expect.objectContaining({ filter: "audience" }));
+    const turning = await search("q=running+shoes+for+my+daughter+who+is+turning+7&limit=20");
+    expect(turning.interpretation?.applied).toContainEqual(expect.objectContaining({ filter: "audience", value: "girls" }));
+    expect(names(turning)).toContain("Tempo Jr Running Shoe, Kids', Cobalt Blue");
   });
 
   it("reads a colour the catalog holds: red Dutch oven, not the sage one; a colour it holds none of is no filter", async () => {

@@ -73,10 +73,10 @@ describe("constraints in the query", () => {
     ["perfume under 300 riyals", "perfume", { price_max: "300", currency: "SAR" }],
     ["lamp under 500 TWD", "lamp", { price_max: "500", currency: "TWD" }],
     ["lamp under 40000 CLP", "lamp", { price_max: "40000", currency: "CLP" }],
-    // "around" a price is a fifth either side of it.
-    ["watch around £200", "watch", { price_min: "160", price_max: "240", currency: "GBP" }],
-    ["speaker about $45", "speaker", { price_min: "36", price_max: "54", currency: "USD" }],
-    ["rug approximately 99.99 euros", "rug", { price_min: "79.99", price_max: "119.99", currency: "EUR" }],
+    // "around" a price is a budget: at most a fifth over it, and no least (a cheaper one fits).
+    ["watch around £200", "watch", { price_max: "240", currency: "GBP" }],
+    ["speaker about $45", "speaker", { price_max: "54", currency: "USD" }],
+    ["rug approximately 99.99 euros", "rug", { price_max: "119.99", currency: "EUR" }],
     // "not from" a brand leaves it out, as "-northpeak" does; it is not read as the brand.
     ["jacket not from northpeak", "jacket", { exclude: ["northpeak"] }],
   ])("%s", (q, query, adds) => {
