@@ -1,7 +1,7 @@
 /** Liveness of the service and its database, for /health. */
 import type { DatabaseHandle } from "./db/open.js";
 import { ping } from "./db/open.js";
-import { catalogVersion, countProducts } from "./catalog/repository.js";
+import { countProducts, perCatalogVersion } from "./catalog/repository.js";
 import type { Health } from "../shared/schemas/index.js";
 import { VERSION } from "./version.js";
 
@@ -26,12 +26,7 @@ export function createHealthService(deps: { database: DatabaseHandle; clock?: ()
   const serving = { pid: process.pid, worker: deps.worker ?? null };
   // Counted again only when the catalog's version moved: a count reads every product's row (seconds at a million),
   // the version one row, and probes come every few seconds.
-  let counted: { version: string | null; products: number } | null = null;
-  const productCount = async () => {
-    const version = await catalogVersion(deps.database.db);
-    if (counted?.version !== version) counted = { version, products: await countProducts(deps.database.db) };
-    return counted.products;
-  };
+  const productCount = perCatalogVersion(deps.database.db, () => countProducts(deps.database.db));
   return {
     async check() {
       const begin = now();

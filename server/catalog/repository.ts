@@ -603,6 +603,16 @@ export async function catalogVersion(db: DbOrTx): Promise<string | null> {
   return getMeta(db, CATALOG_VERSION);
 }
 
+/** `read`, read again only when the catalog's version moved since its last read (each call reads the version: one row). */
+export function perCatalogVersion<T>(db: DbOrTx, read: () => Promise<T>): () => Promise<T> {
+  let current: { value: T; version: string | null } | undefined;
+  return async () => {
+    const version = await catalogVersion(db);
+    if (current?.version !== version) current = { value: await read(), version };
+    return current.value;
+  };
+}
+
 export async function getMeta(db: DbOrTx, key: string): Promise<string | null> {
   const [row] = await db.select({ value: catalogMeta.value }).from(catalogMeta).where(eq(catalogMeta.key, key)).limit(1);
   return row?.value ?? null;

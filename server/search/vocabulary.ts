@@ -14,7 +14,7 @@
  */
 import { gt } from "drizzle-orm";
 import { refreshedEvery } from "../cache.js";
-import { catalogVersion } from "../catalog/repository.js";
+import { perCatalogVersion } from "../catalog/repository.js";
 import type { Database } from "../db/client.js";
 import { searchVocabulary } from "../db/schema.js";
 import { withoutAccents } from "./lexical.js";
@@ -123,13 +123,8 @@ export async function readVocabulary(db: Database): Promise<Vocabulary> {
  * import changed it; concurrent callers share a check in flight, and a failed one is retried by the next caller.
  */
 export function vocabularyOf(db: Database, checkMs: number, now?: () => number): () => Promise<Vocabulary> {
-  let current: { vocabulary: Vocabulary; version: string | null } | undefined;
   return refreshedEvery(
-    async () => {
-      const version = await catalogVersion(db);
-      if (current?.version !== version) current = { vocabulary: await readVocabulary(db), version };
-      return current.vocabulary;
-    },
+    perCatalogVersion(db, () => readVocabulary(db)),
     checkMs,
     now,
   );

@@ -18,7 +18,7 @@ import { anyWordQuery, everyWordQuery, type QueryPlan } from "../understand.js";
 import type { SearchContext } from "./context.js";
 
 /** From this many products, outside a narrow filter, full text's scope is broad (see fullTextRanked). */
-const EVERY_WORD_FIRST_FROM = 50_000;
+const LARGE_CATALOG_FROM = 50_000;
 /**
  * How many of the products full text finds without the search's price or stock constraint judge the floor beside its
  * candidates: the best few by the query's words are enough to show the catalog sells the kind asked.
@@ -62,7 +62,7 @@ export async function retrieveStage(
   // A narrow filter is ranked in full by both retrievals: exactly by vectors, by the plain OR in full text.
   const size = await ctx.catalogSize();
   const exact = await withinExactScope(read, filters, size);
-  const large = size >= EVERY_WORD_FIRST_FROM;
+  const large = size >= LARGE_CATALOG_FROM;
   // When full text has answered before the vector is ready (as it usually has), the vector query also scores its
   // candidates, so the reranker need not send the vector again for those vector retrieval did not rank.
   let lexicalFirst: Ranked[] = [];
