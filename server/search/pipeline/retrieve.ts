@@ -243,27 +243,6 @@ export async function clausesHeld(db: Database, clauses: readonly string[], filt
  */
 const RANKED_MATCHES_MAX = 5_000;
 
-/** What a capped match carries out of the table: what the filters read (filters.ts) and its rank. */
-const MATCH_COLUMNS = [
-  products.id,
-  products.search,
-  products.searchLang,
-  products.name,
-  products.desc,
-  products.brands,
-  products.brandHost,
-  products.currency,
-  products.priceMinor,
-  products.availability,
-  products.categoryKey,
-  products.brandKeys,
-  products.updatedAt,
-  products.goneAt,
-  products.audience,
-  products.colours,
-  products.materials,
-];
-
 /**
  * The matches within the filters, best `ts_rank` first. `capFirst` (a broad filter over a large catalog): the index's
  * first matches are capped before the filters apply, as a plain search's are; with the filters beside the match and a
@@ -273,13 +252,10 @@ const MATCH_COLUMNS = [
  */
 async function rankedMatches(db: Database, tsquery: SQL, filters: Filters, k: number, capFirst: boolean): Promise<Ranked[]> {
   const matched = sql`${products.search} @@ ${tsquery}`;
-  const columns = capFirst ? MATCH_COLUMNS : [products.id, products.search];
-  const names = sql.join(
-    columns.map((column) => sql.identifier(column.name)),
-    sql`, `,
-  );
   const scope = capFirst ? matched : and(matched, filterSql(filters));
-  const matches = sql`(select ${names} from ${products} where ${scope} limit ${RANKED_MATCHES_MAX}) as ${products}`;
+  // Every column, so whatever the filters read is there: Postgres reads only those the outer query names (the others
+  // become nulls in the plan), so `*` costs no more than a list, and cannot fall behind filters.ts.
+  const matches = sql`(select * from ${products} where ${scope} limit ${RANKED_MATCHES_MAX}) as ${products}`;
   const score = sql<number>`ts_rank(${products.search}, ${tsquery})`.mapWith(Number).as("score");
   // Ordered by the output column's name: the rank written out again is another expression (its own parameter),
   // which Postgres computes a second time for every match (~5% of a one-word query's time at 100,000 products).
