@@ -118,15 +118,32 @@ function toStored(row: Row, withRawData: boolean): StoredProduct {
   return { product, goneAt };
 }
 
-export async function findProductById(db: DbOrTx, id: string, withRawData: boolean): Promise<StoredProduct | null> {
-  const [row] = await db.select(columns(withRawData)).from(products).where(eq(products.id, id)).limit(1);
-  return row ? toStored(row, withRawData) : null;
+/**
+ * A lookup of one product by a unique column, its SQL built once per database (or transaction) and kept: drizzle
+ * builds a select anew on each call, which for this one allocated ~70 KB a lookup (of ~100 KB in all, 1.1 KB of
+ * product), so a million-product catalog's uncached gets waited on the collector at their p99 (docs/performance.md).
+ */
+function lookupBy(column: typeof products.id | typeof products.urlKey) {
+  const build = (db: DbOrTx, withRawData: boolean) =>
+    db
+      .select(columns(withRawData))
+      .from(products)
+      .where(eq(column, sql.placeholder("key")))
+      .limit(1)
+      .prepare(`product_by_${column.name}`);
+  const built = new WeakMap<DbOrTx, Map<boolean, ReturnType<typeof build>>>();
+  return async (db: DbOrTx, key: string, withRawData: boolean): Promise<StoredProduct | null> => {
+    const mine = built.get(db) ?? new Map<boolean, ReturnType<typeof build>>();
+    built.set(db, mine);
+    const query = mine.get(withRawData) ?? build(db, withRawData);
+    mine.set(withRawData, query);
+    const [row] = await query.execute({ key });
+    return row ? toStored(row, withRawData) : null;
+  };
 }
 
-export async function findProductByUrlKey(db: DbOrTx, urlKey: string, withRawData: boolean): Promise<StoredProduct | null> {
-  const [row] = await db.select(columns(withRawData)).from(products).where(eq(products.urlKey, urlKey)).limit(1);
-  return row ? toStored(row, withRawData) : null;
-}
+export const findProductById = lookupBy(products.id);
+export const findProductByUrlKey = lookupBy(products.urlKey);
 
 /** Products found by a column, with the key each was found by (several may share a GTIN or a SKU). */
 async function findProductsBy(
