@@ -120,12 +120,49 @@ function floorRows(lines: readonly ParsedLine[], model: string): UpsertRow[] {
   });
 }
 
-/** F products by the upsert alone (the floor), a transaction a batch: answers products a second. */
-async function floorLoad(handle: DatabaseHandle, rows: readonly UpsertRow[]): Promise<number> {
+/** F products by the upsert alone (the floor), a transaction a batch, on `writers` connections: answers products a second. */
+async function floorLoad(handle: DatabaseHandle, rows: readonly UpsertRow[], writers = 1): Promise<number> {
   const started = performance.now();
   const upsert = BULK ? upsertProductsInBulk : upsertProducts;
-  for (let at = 0; at < rows.length; at += BATCH) await handle.db.transaction((tx) => upsert(tx, rows.slice(at, at + BATCH)));
+  let next = 0;
+  const writer = async () => {
+    for (let at = next; at < rows.length; at = next) {
+      next += BATCH;
+      await handle.db.transaction((tx) => upsert(tx, rows.slice(at, at + BATCH)));
+    }
+  };
+  await Promise.all(Array.from({ length: writers }, writer));
   return rows.length / ((performance.now() - started) / 1000);
+}
+
+/**
+ * With `--reuse --bulk`: the bulk upsert alone of new products into the loaded catalog (a copy of its database, its
+ * deferred indexes put off as a load's are), on one connection and on two, the database's own pace at this size.
+ */
+async function floorAtSize(url: string, pool: NamePool): Promise<void> {
+  const copy = new URL(url);
+  copy.pathname = `${copy.pathname}_floor`;
+  const admin = postgres(SERVER_URL!, { max: 1, onnotice: () => undefined });
+  const name = copy.pathname.slice(1);
+  await admin.unsafe(`drop database if exists ${name} with (force)`);
+  await admin.unsafe(`create database ${name} template ${new URL(url).pathname.slice(1)}`);
+  const handle = openPostgres({ url: copy.toString(), max: 2, timeouts: CLI_TIMEOUTS });
+  try {
+    await handle.longStatements((long) => deferIndexes(long));
+    const count = 10_000;
+    for (const [writers, from] of [
+      [1, N],
+      [2, N + count],
+    ] as const) {
+      const rows = floorRows([...productLines(pool, N, from, from + count)], pool.model);
+      const rate = await floorLoad(handle, rows, writers);
+      row(`floor at this size: ${count.toLocaleString("en")} more by the bulk upsert alone, ${writers} connection${writers > 1 ? "s" : ""}`, `${rate.toFixed(0)}/s`, `load ${load1()}`, "");
+    }
+  } finally {
+    await handle.close();
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
 }
 
 /**
@@ -393,6 +430,7 @@ async function main(): Promise<void> {
   const loadAtStart = load1();
   if (loaded) log(`reusing ${url}: it holds the ${N} products (--reuse); no load measured`);
   else await loadCatalog(url, pool);
+  if (loaded && BULK) await floorAtSize(url, pool);
   await sizes(url);
   const searchCalls = await singleConnection(url);
   await concurrent(url, searchCalls);
