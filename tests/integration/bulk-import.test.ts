@@ -148,4 +148,19 @@ describe("a bulk load", () => {
     expect(await indexes(handle)).toEqual(["products_embedding_idx", "products_search_idx"]);
     expect(await rows(handle, "select count(*)::int as n from catalog_meta where key = 'bulk_load_deferred_indexes'")).toEqual([{ n: 0 }]);
   });
+
+  it("written two batches at once, stores what it stores written in one", async () => {
+    const bulk = { longStatements: handle.longStatements };
+    await emptyCatalog();
+    await importRecords({ db: handle.db, embedder }, lines(FIRST), { bulk });
+    const whole = await stored(handle);
+    await emptyCatalog();
+    // Batches of two: four batches, two transactions in flight at once on Postgres (the test's pool holds two).
+    const summary = await importRecords({ db: handle.db, embedder }, lines(FIRST), { bulk, batchSize: 2 });
+    expect(summary).toMatchObject({ imported: FIRST.length, failed: 0 });
+    const paired = await stored(handle);
+    // Every product once in the feed; which of two batches in flight committed first decides their positions.
+    const feed = (changes: unknown[]) => changes.map((change) => (change as { product_id: string }).product_id).sort();
+    expect({ ...paired, changes: feed(paired.changes) }).toEqual({ ...whole, changes: feed(whole.changes) });
+  });
 });
