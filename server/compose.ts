@@ -99,7 +99,8 @@ export function createRoot(config: Config, options: RootOptions): Root {
         replicaUrls: config.DATABASE_REPLICA_URLS,
         dataDir: config.DATA_DIR,
         pgliteSharedBuffersMb: config.PGLITE_SHARED_BUFFERS_MB,
-        poolSize: options.role === "server" ? config.DATABASE_POOL_SIZE : 2,
+        // The CLI's: a bulk load's two writes in flight and the next batch's read against what is stored.
+        poolSize: options.role === "server" ? config.DATABASE_POOL_SIZE : 3,
         role: options.role,
       }));
     if (!options.database) closers.push(() => handle.close());
