@@ -78,8 +78,17 @@ describe("vectors supplied with the records", () => {
   });
 
   it("reports a malformed embedding field by its path", () => {
-    const [parsed] = lines([{ url: "https://vec.example/p/6", name: "Mug", embedding: { model: encoder.model, vector: ["a"] } }]);
-    expect(parsed).toMatchObject({ line: 1, error: "embedding.vector.0: must hold numbers only" });
+    const malformed = [[1, "a"], "0.1 0.2", [], { 0: 0.1 }].map((vector) => ({
+      url: "https://vec.example/p/6",
+      name: "Mug",
+      embedding: { model: encoder.model, vector },
+    }));
+    expect(lines(malformed).map((parsed) => ("error" in parsed ? parsed.error : null))).toEqual([
+      "embedding.vector.1: must hold numbers only",
+      "embedding.vector: must be an array of numbers",
+      "embedding.vector: must not be empty",
+      "embedding.vector: must be an array of numbers",
+    ]);
   });
 });
 
