@@ -13,8 +13,8 @@
  * query words it can, left to right, and a word is expanded at most once.
  */
 import { wordsIn } from "./lexical.js";
-import { BUILTIN_RULES_DIR, contentLines, escapeRegExp, lineError, lineFileHeader, RULES_LANGUAGE, readRulesText, readText } from "./rules/files.js";
-import { derived } from "./rules/index.js";
+import { BUILTIN_RULES_DIR, contentLines, lineError, lineFileHeader, RULES_LANGUAGE, readRulesText, readText } from "./rules/files.js";
+import { anyOf, derived } from "./rules/index.js";
 
 /** What one term (as written in the file, lower-cased, as words) stands for. */
 interface Entry {
@@ -34,7 +34,7 @@ export interface SynonymSet {
 export const NO_SYNONYMS: SynonymSet = { byFirst: new Map(), rules: 0 };
 
 /** The endings after which a plural's "es" is dropped (rules/en/word-forms.json): "boxes", "couches". */
-const esSingular = derived(({ wordForms }) => new RegExp(`(?:${wordForms.esSingular.map(escapeRegExp).join("|") || "(?!)"})es$`, "u"));
+const esSingular = derived(({ wordForms }) => new RegExp(`${anyOf(wordForms.esSingular)}es$`, "u"));
 
 /** How a word is compared: lower-case, singular ("couches" → "couch", "batteries" → "battery", "shoes" → "shoe"). */
 export function wordKey(word: string): string {

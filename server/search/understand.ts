@@ -10,11 +10,11 @@
  * they state (ages.ts). Nothing is applied silently: the answer's
  * `interpretation` lists corrections, synonyms and ages.
  */
-import { derived } from "./rules/index.js";
 import { type AskedAges, askedAges } from "./ages.js";
 import { isCommonWord, isEnglishWord, STOP_WORDS } from "./common-words.js";
 import { closestTerm, corrections, heldCount, joined, split } from "./typos.js";
 import { isQuantity, isUnit, namesWhom } from "./product-type.js";
+import { rules } from "./rules/index.js";
 import { goesWith } from "./goes-with.js";
 import { expand, type Expansion, singleWordTerms, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
@@ -107,9 +107,6 @@ function asksOf(query: string): QueryPlan["asks"] {
     latin: hasLatinLetter(query),
   };
 }
-
-/** Words that join two alternatives ("canon or nikon", "vitamix vs blendtec"). */
-const either = derived(({ productType }) => new Set(productType.either));
 
 /** How many words the catalog lacks are looked up for corrections in one query (the first ones). */
 const MAX_UNKNOWN_WORDS = 8;
@@ -426,9 +423,10 @@ function eitherReadings({ found, words, aged }: Understanding, primary: readonly
   const forms: Form[] = [];
   const synonyms: QueryPlan["synonyms"] = [];
   const joiners = new Set<number>();
+  const { either } = rules().productType;
   for (let i = 1; i + 1 < found.length; i++) {
     const [left, right] = [found[i - 1]!, found[i + 1]!];
-    if (!either().has(words[i]!) || [left, right].some((token) => STOP_WORDS.has(token.word) || either().has(token.word))) continue;
+    if (!either.includes(words[i]!) || [left, right].some((token) => STOP_WORDS.has(token.word) || either.includes(token.word))) continue;
     if (aged.has(i - 1) || aged.has(i + 1) || primary[i - 1] === primary[i + 1] || phrasesEitherSide(found, i)) continue;
     joiners.add(i);
     for (const [at, other] of [
@@ -448,7 +446,7 @@ function eitherReadings({ found, words, aged }: Understanding, primary: readonly
  * "canon or nikon camera", "cheap kettle or toaster".
  */
 function phrasesEitherSide(found: readonly Token[], i: number): boolean {
-  const isWord = (token: Token | undefined) => token !== undefined && !STOP_WORDS.has(token.word) && !either().has(token.word);
+  const isWord = (token: Token | undefined) => token !== undefined && !STOP_WORDS.has(token.word) && !rules().productType.either.includes(token.word);
   return isWord(found[i - 2]) && isWord(found[i + 2]);
 }
 

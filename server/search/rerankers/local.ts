@@ -36,6 +36,7 @@ import { hasLatinLetter, lexemeQuery, parseTsvector, wordsIn } from "../lexical.
 import { stemsIn } from "../browse.js";
 import { type AgeRange, excludes, productAges } from "../ages.js";
 import { categoryHeads, compoundHeadOf, readName } from "../product-type.js";
+import { rules } from "../rules/index.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../pipeline/retrieve.js";
 import { catalogSizeEvery } from "../catalog-size.js";
@@ -44,7 +45,7 @@ import { type FrequencyTable, wordFrequenciesOf } from "../statistics.js";
 import { literalPlan, nothingRead, type QueryPlan } from "../understand.js";
 import { DEFAULT_WEIGHTS, type LocalWeights, rankScored, type Scored } from "./ranking.js";
 import { features, freeOf, toDocument } from "./local-features.js";
-import { markers, type Query, type QueryContext, queryOf } from "./local-query.js";
+import { type Query, type QueryContext, queryOf } from "./local-query.js";
 
 /** Whether the ages a product suits (productAges: what its text states, a name for grown-ups, a stage named) leave out every age asked. */
 function excludesAges(candidate: Product, asked: AgeRange): boolean {
@@ -59,11 +60,11 @@ function excludesAges(candidate: Product, asked: AgeRange): boolean {
  * ("Camera with Lens"), and the name is all there is to go by.
  */
 function accessoryOf(asked: readonly string[], name: string, categorised: boolean): number {
-  const { accessory, companion } = markers();
-  const marking = categorised ? companion : accessory;
-  if (asked.some((word) => marking.has(word))) return 0;
+  const { accessoryMarkers, companionMarkers } = rules().productType;
+  const marking = categorised ? [...accessoryMarkers, ...companionMarkers] : accessoryMarkers;
+  if (asked.some((word) => marking.includes(word))) return 0;
   const tokens = wordsIn(name);
-  const marker = tokens.findIndex((token) => marking.has(token));
+  const marker = tokens.findIndex((token) => marking.includes(token));
   if (marker < 0) return 0;
   const stems = new Set(asked.filter((word) => word.length > 2).map((word) => word.slice(0, 4)));
   const hits = tokens.flatMap((token, index) => (stems.has(token.slice(0, 4)) ? [index] : []));

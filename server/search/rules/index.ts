@@ -325,11 +325,27 @@ export function derived<T>(build: (rules: Rules) => T): () => T {
   };
 }
 
-/** Each list of a rules file as a set, by its name. */
-export function asSets<K extends string>(lists: Readonly<Record<K, readonly string[]>>): Record<K, ReadonlySet<string>> {
-  const sets = {} as Record<K, ReadonlySet<string>>;
-  for (const name in lists) sets[name] = new Set(lists[name]);
-  return sets;
+/** A rules file's lists that `lookups` reads: words, or words listed by what they name. */
+type WordLists = Readonly<Record<string, readonly string[] | Readonly<Record<string, readonly string[]>>>>;
+
+/** Each of `lookups`' lists as its shape reads: words as a set; words by what they name as each word's value. */
+export type Lookups<T extends WordLists> = {
+  [K in keyof T]: T[K] extends readonly string[] ? ReadonlySet<string> : ReadonlyMap<string, Extract<keyof T[K], string>>;
+};
+
+/**
+ * A rules file's word lists as lookups, by their shape: a list of words as a set; words listed by what they name
+ * (`{ "dog": ["dog", "puppies"] }`, sexes' `{ "male": [...], "female": [...] }`) as a map from each word to that ("puppies" →
+ * dog).
+ */
+export function lookups<T extends WordLists>(lists: T): Lookups<T> {
+  const read: Record<string, unknown> = {};
+  for (const [name, list] of Object.entries(lists)) {
+    read[name] = Array.isArray(list)
+      ? new Set(list)
+      : new Map(Object.entries(list as Record<string, readonly string[]>).flatMap(([value, words]) => words.map((word) => [word, value] as const)));
+  }
+  return read as Lookups<T>;
 }
 
 /**
