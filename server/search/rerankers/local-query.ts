@@ -54,8 +54,8 @@ export interface Clause {
 
 export interface Query {
   clauses: Clause[];
-  /** Index in `clauses` of the word naming the kind of product asked for. */
-  head: number | undefined;
+  /** The clause of the word naming the kind of product asked for. */
+  head: Clause | undefined;
   /** The query describes what the product is to do (describesUse): its head word says what that is. */
   use: boolean;
   /** Its head word is English and the catalog holds it in no form (Scored's `headUnsold`). */
@@ -254,7 +254,7 @@ function clausesOf({ plan, weights, lexemes, heldCompounds }: Weighing, byWord: 
   );
   return {
     clauses,
-    head: head === undefined ? undefined : byWord.slice(0, head + 1).flat().length - 1,
+    head: head === undefined ? undefined : clauses[byWord.slice(0, head + 1).flat().length - 1],
     use: describesUse(plan.words),
     headUnsold: head !== undefined && (unsold(byWord, head) ? isEnglishWord(plan.words[head]!) : sortUnsold(plan.words, byWord, head)),
   };
