@@ -85,9 +85,8 @@ export interface QueryPlan {
   /** Words of the query that nothing read: in another language and no lexicon names them, or in no language known. */
   unread: string[];
   /**
-   * What the query's words ask of a product beyond its kind, read here once for the reranker: the sexes (sexes.ts),
-   * the animals (species.ts) and the bed sizes (bed-sizes.ts) it is for; its words as written (lexical.ts wordsIn),
-   * which a name's "for"/"with" marks as an accessory; and whether any is in Latin letters.
+   * What the query's words ask of a product beyond its kind, read here once for the reranker: its words as written
+   * (lexical.ts wordsIn), which a name's "for"/"with" marks as an accessory; and whether any is in Latin letters.
    */
   asks: { written: string[]; latin: boolean };
 }
@@ -99,13 +98,6 @@ export interface QueryPlan {
  */
 export function nothingRead(plan: QueryPlan): boolean {
   return plan.words.filter((word) => /\p{L}/u.test(word)).every((word) => plan.unread.includes(word));
-}
-
-function asksOf(query: string): QueryPlan["asks"] {
-  return {
-    written: wordsIn(query),
-    latin: hasLatinLetter(query),
-  };
 }
 
 /** How many words the catalog lacks are looked up for corrections in one query (the first ones). */
@@ -193,7 +185,7 @@ interface Understanding {
 }
 
 export function understand(query: string, deps: UnderstandDeps): QueryPlan {
-  const plan: QueryPlan = { ...readQuery(query, deps), asks: asksOf(query) };
+  const plan: QueryPlan = { ...readQuery(query, deps), asks: { written: wordsIn(query), latin: hasLatinLetter(query) } };
   // A page is indexed in its own language: an English query's "walkie" finds an Italian page's only stemmed as Italian.
   const others = (deps.catalogLanguages ?? []).filter((language) => !plan.languages.includes(language));
   if (others.length === 0) return plan;

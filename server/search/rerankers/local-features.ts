@@ -274,14 +274,14 @@ function showsKind(document: Document, query: Query, ofKindAsked: boolean): bool
   return query.head.forms.some((form) => holds(document, form, "name") || inCategory(document, form));
 }
 
-/** Raw features of one candidate (all but `accessory`, `ages` and `avoided`). */
+/** Raw features of one candidate (all but `accessory`, `ages` and `avoided`, which local.ts reads from the product). */
 export function features(
   query: Query,
   document: Document,
   averageLength: Record<Field, number>,
   cosine: number,
   weights: LocalWeights,
-): Omit<Scored, "department"> {
+): Omit<Scored, "department" | "accessory" | "ages" | "avoided"> {
   const norms = normsOf(document, averageLength, weights);
   const { bm25, anywhere, total, sorts, headHeld, fitted } = clauseSignals(document, query, norms, weights);
   const kind = kindSignals(document, query, headHeld);
@@ -293,9 +293,6 @@ export function features(
     cosine,
     type: kind.type,
     headNamed: kind.headNamed,
-    accessory: 0,
-    ages: 0,
-    avoided: 0,
     use: kind.use,
     kindAsked: kind.kindAsked,
     sorts,

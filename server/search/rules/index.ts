@@ -60,6 +60,8 @@ const agePattern = pattern((text) => text.replace(/\{(\w+)\}/gu, (_, slot: strin
   if (unknown !== undefined) context.addIssue({ code: "custom", message: `unknown slot {${unknown}} (known: ${known.join(", ")})` });
   else if (!text.includes("{number}")) context.addIssue({ code: "custom", message: "a pattern needs a {number}" });
 });
+/** Age patterns, each with how its numbers read (ages.ts `reads`). */
+const agePatterns = z.array(z.strictObject({ pattern: agePattern, read: z.enum(["between", "age", "from"]), example: z.string().optional() }));
 /** Either side may be left out (an operator adding to one phrase): none. */
 const alternatives = z.array(alternative).default([]);
 /** The phrases constraints.json lists, each read by interpret.ts. */
@@ -159,8 +161,8 @@ const SCHEMAS = {
     until: words,
     andUp: words,
     who: words,
-    asked: z.array(z.strictObject({ pattern: agePattern, read: z.enum(["between", "age", "from"]), example: z.string().optional() })),
-    stated: z.array(z.strictObject({ pattern: agePattern, read: z.enum(["between", "age", "from"]), example: z.string().optional() })),
+    asked: agePatterns,
+    stated: agePatterns,
     stages: z.array(z.strictObject({ name: word, pattern: regex, asked: ageRange, labelled: ageRange, labelsNameAlone: z.boolean().optional() })),
     grownUp: z.strictObject({ words, fromMonths: months }),
   }),
