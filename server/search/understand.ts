@@ -22,7 +22,6 @@ import { languageData } from "./languages/data.js";
 import { type CatalogWords, likeliestLanguage, queryLanguage } from "./languages/detect.js";
 import { inCatalogLanguage, readAbroad, lexiconWords, readAlternativesInto, readForeign, readInto } from "./languages/reading.js";
 import { escapeRegExp } from "./rules/files.js";
-import { hasLatinLetter, wordsIn } from "./lexical.js";
 
 /** `translation`: the query's words read in the catalog's language through the lexicons (languages/reading.ts). */
 export type FormKind = "typed" | "correction" | "synonym" | "translation";
@@ -84,11 +83,6 @@ export interface QueryPlan {
   translations: { from: string; to: string[] }[];
   /** Words of the query that nothing read: in another language and no lexicon names them, or in no language known. */
   unread: string[];
-  /**
-   * What the query's words ask of a product beyond its kind, read here once for the reranker: its words as written
-   * (lexical.ts wordsIn), which a name's "for"/"with" marks as an accessory; and whether any is in Latin letters.
-   */
-  asks: { written: string[]; latin: boolean };
 }
 
 /**
@@ -185,7 +179,7 @@ interface Understanding {
 }
 
 export function understand(query: string, deps: UnderstandDeps): QueryPlan {
-  const plan: QueryPlan = { ...readQuery(query, deps), asks: { written: wordsIn(query), latin: hasLatinLetter(query) } };
+  const plan = readQuery(query, deps);
   // A page is indexed in its own language: an English query's "walkie" finds an Italian page's only stemmed as Italian.
   const others = (deps.catalogLanguages ?? []).filter((language) => !plan.languages.includes(language));
   if (others.length === 0) return plan;
@@ -194,10 +188,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   return { ...plan, languages: [...plan.languages, ...others], forms: [...plan.forms, ...across, ...alternatives] };
 }
 
-/** A plan as each reading makes it: what the query asks of a product is read once, by `understand`. */
-type Read = Omit<QueryPlan, "asks">;
-
-function readQuery(query: string, deps: UnderstandDeps): Read {
+function readQuery(query: string, deps: UnderstandDeps): QueryPlan {
   const found = tokens(query);
   const words = found.map((token) => token.word);
   const catalog = deps.catalogLanguage ?? languageData().detection.catalogFallback;
@@ -211,7 +202,7 @@ function readQuery(query: string, deps: UnderstandDeps): Read {
   return likeliest ? readForeign(query, found, { ...deps, language: likeliest, catalog }) : plan;
 }
 
-function readInCatalogLanguage(query: string, found: Token[], deps: UnderstandDeps, catalog: string): Read {
+function readInCatalogLanguage(query: string, found: Token[], deps: UnderstandDeps, catalog: string): QueryPlan {
   const words = found.map((token) => token.word);
   // An age counted in years or months ("5 year old") is read by the ages, not searched: its "5" is no "5 Sides".
   const ages = askedAges(query);
@@ -478,7 +469,7 @@ function embedTextOf({ query, found, words }: Understanding, primary: readonly s
 function planOf(
   { query, found, words, deps, catalog, ages, fixes }: Understanding,
   read: Pick<QueryPlan, "synonyms" | "goesWith" | "embedText"> & { typed: Form[]; searched: Form[] },
-): Read {
+): QueryPlan {
   const held = (word: string) => (deps.vocabulary ? heldCount(word, deps.vocabulary) > 0 : false);
   const inLanguage = inCatalogLanguage(found, read.searched, catalog, held);
   // Most of it in no language known: nothing of it is guessed into the catalog's words ("plugh" is no typo of "plush").

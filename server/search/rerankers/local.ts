@@ -233,7 +233,7 @@ async function readCandidates(
 function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMap<string, number>) {
   const { plan, candidates, byId, kinds, langOf, stemOf } = reading;
   const readsWritten = parsed.clauses.some((clause) => clause.forms.some((form) => form.written !== undefined));
-  const latinQuery = plan.asks.latin;
+  const latinQuery = plan.words.some(hasLatinLetter);
   const unread = plan.language.query === null && nothingRead(plan);
   return candidates.map((candidate, index) => {
     const row = byId.get(candidate.id);
@@ -283,7 +283,7 @@ async function scoreCandidates(local: LocalContext, query: string, candidates: r
         : plan.avoid.some((word) => freeOf(document, word) !== undefined)
           ? -1
           : 0,
-      accessory: accessoryOf(plan.asks.written, candidate.name, department !== null),
+      accessory: accessoryOf(plan.words, candidate.name, department !== null),
       ages: plan.ages && excludesAges(candidate, plan.ages) ? 1 : 0,
       department,
     };
