@@ -161,9 +161,6 @@ export function expand(words: readonly string[], set: SynonymSet): Expansion[] {
   });
 }
 
-/** The built-in set for shopping English (SYNONYMS_BUILTIN), in the same format: server/search/rules/en/synonyms.txt. */
-export const BUILTIN_SYNONYMS_PATH = new URL("rules/en/synonyms.txt", import.meta.url);
-
 /**
  * The synonyms the configuration asks for: the built-in set unless turned off, then RULES_DIR's en/synonyms.txt (which
  * replaces the built-in set when it says `# replace: true`), then the operator's SYNONYMS_FILE, each beside the others.
