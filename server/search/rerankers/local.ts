@@ -31,7 +31,8 @@ import { inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.js";
 import { products } from "../../db/schema.js";
 import type { Product } from "../../../shared/schemas/index.js";
-import { LruCache } from "../../cache.js";
+import { LruCache, refreshedEvery } from "../../cache.js";
+import { countProducts } from "../../catalog/repository.js";
 import { hasLatinLetter, lexemeQuery, parseTsvector, wordsIn } from "../lexical.js";
 import { stemsIn } from "../browse.js";
 import { type AgeRange, excludes, productAges } from "../ages.js";
@@ -39,7 +40,6 @@ import { categoryHeads, compoundHeadOf, readName } from "../product-type.js";
 import { rules } from "../rules/index.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../pipeline/retrieve.js";
-import { catalogSizeEvery } from "../catalog-size.js";
 import { CATEGORY_SEPARATOR, categoryKey } from "../../catalog/structured.js";
 import { type FrequencyTable, wordFrequenciesOf } from "../statistics.js";
 import { literalPlan, nothingRead, type QueryPlan } from "../understand.js";
@@ -324,7 +324,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & {
     weights: deps.weights ?? DEFAULT_WEIGHTS,
     table: wordFrequenciesOf(db, { checkMs: STATS_CHECK_MS, minAgeMs: ttl, now }),
     counted: new LruCache<string, number>(50_000, { ttlMs: ttl, now }),
-    catalogSize: catalogSizeEvery(db, ttl, now),
+    catalogSize: refreshedEvery(() => countProducts(db), ttl, now),
     stemCache: new LruCache<string, string[]>(STEMMED_TEXTS),
   };
   const local: LocalContext = { ...shared, documentFrequencies: (lexemes) => documentFrequencies(shared, lexemes) };
