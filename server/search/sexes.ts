@@ -8,21 +8,18 @@ import { anyOf, derived, lookups } from "./rules/index.js";
 
 export type Sex = "male" | "female";
 
+/**
+ * The lists as lookups (rules/en/sexes.json): `product`, words saying a product is made for one sex, as names and
+ * categories say it ("Men's", "Ladies'", "Boys", "for Her"); `person`, "man" and "woman", which count only where they
+ * name the shopper's person ("watch for a man"), not a character ("spider man costume"): first, or after a word of
+ * `beforePerson`; `anyAge`, people of any age ("daughter"), the sex they name no sign the product is for adults.
+ */
 const lists = derived(({ sexes }) => {
-  const { product, query, person, beforePerson, anyAge } = lookups(sexes);
+  const read = lookups(sexes);
   return {
-    /** Words saying a product is made for one sex, as names and categories say it ("Men's", "Ladies'", "Boys", "for Her"). */
-    product,
-    /**
-     * The same in a query, and the people named by their relation ("necklace for my *wife*"). "man" and "woman" count
-     * only where they name the shopper's person ("watch for a man"), not a character ("spider man costume").
-     */
-    query: new Map([...product, ...query]),
-    person,
-    /** Words before "man" or "woman" that make it the person shopped for. */
-    beforePerson,
-    /** People of any age ("daughter"): the sex they name is no sign the product is for adults. */
-    anyAge,
+    ...read,
+    /** The product's words in a query too, and the people named by their relation ("necklace for my *wife*"). */
+    query: new Map([...read.product, ...read.query]),
     /** Words naming both ("unisex"). */
     both: new RegExp(String.raw`\b${anyOf(sexes.both)}\b`, "iu"),
   };
