@@ -5,20 +5,19 @@
  * data: rules/en/bed-sizes.json.
  */
 import { wordsUnpossessed } from "./lexical.js";
-import { byWord } from "./made-for.js";
-import { derived } from "./rules/index.js";
+import { derived, lookups } from "./rules/index.js";
 
 /** A bed size, as rules/en/bed-sizes.json names it ("queen", "california king"). */
 type BedSize = string;
 
-const lists = derived(({ bedSizes }) => ({ sizes: byWord(bedSizes.sizes), compound: bedSizes.compound, bedding: new Set(bedSizes.bedding) }));
+const lists = derived(({ bedSizes: { sizes, bedding, compound } }) => ({ ...lookups({ sizes, bedding }), compound }));
 
 /** The sizes `words` name ("California King" is its own size, not a king). */
 function sizesIn(words: readonly string[]): Set<BedSize> {
   const { sizes: named, compound } = lists();
   const sizes = new Set<BedSize>();
   words.forEach((word, i) => {
-    const size = named[word];
+    const size = named.get(word);
     const whole = size && compound.find((rule) => rule.size === size && rule.before.includes(words[i - 1]!));
     if (whole) sizes.add(whole.is);
     else if (size) sizes.add(size);
@@ -36,5 +35,5 @@ export function bedSizesAsked(query: string): Set<BedSize> {
 /** Whether the query's word `i` is a bed size beside a word for bedding ("duvet cover *double*"): a property, never the kind asked. */
 export function isBedSize(words: readonly string[], i: number): boolean {
   const { sizes, bedding } = lists();
-  return sizes[words[i]!] !== undefined && words.some((word) => bedding.has(word));
+  return sizes.has(words[i]!) && words.some((word) => bedding.has(word));
 }

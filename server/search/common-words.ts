@@ -19,13 +19,9 @@ import { watchRules } from "./rules/index.js";
 export const STOP_WORDS = new Set<string>();
 
 watchRules(({ commonWords }) => {
-  refill(STOP_WORDS, commonWords.stopWords);
+  STOP_WORDS.clear();
+  for (const word of commonWords.stopWords) STOP_WORDS.add(word);
 });
-
-function refill(set: Set<string>, words: readonly string[]): void {
-  set.clear();
-  for (const word of words) set.add(word);
-}
 
 /** SentencePiece marks a piece that starts a word with this. */
 const WORD_START = "\u2581";

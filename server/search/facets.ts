@@ -42,7 +42,7 @@ function withAncestors(rows: readonly FacetRow[]) {
       totals.set(key, entry);
     }
   }
-  return [...totals.values()].sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1)).slice(0, FACET_VALUES * 2);
+  return [...totals.values()].sort(byCount).slice(0, FACET_VALUES * 2);
 }
 
 const byCount = (a: { value: string; count: number }, b: { value: string; count: number }) => b.count - a.count || (a.value < b.value ? -1 : 1);
@@ -83,12 +83,7 @@ export async function facetCounts(db: Database, where: SQL | undefined, asked: r
         return named ? [{ value: named, count: row.count }] : [];
       })
       .sort(byCount);
-  if (wanted.has("brand")) {
-    facets.brand = of(0b01111)
-      .flatMap((row) => (row.brand ? [{ value: row.brand, count: row.count }] : []))
-      .sort(byCount)
-      .slice(0, FACET_VALUES);
-  }
+  if (wanted.has("brand")) facets.brand = values(0b01111, (row) => row.brand).slice(0, FACET_VALUES);
   if (wanted.has("category")) facets.category = withAncestors(of(0b10111));
   if (wanted.has("availability")) facets.availability = values(0b11011, (row) => row.availability);
   if (wanted.has("audience")) facets.audience = values(0b11110, (row) => row.audience);

@@ -6,22 +6,18 @@
  * the soft furnishings shops sell for it: rules/en/goes-with.json.
  */
 import { STOP_WORDS } from "./common-words.js";
-import { derived } from "./rules/index.js";
+import { derived, rules } from "./rules/index.js";
 
 // Only kinds made for the thing and little else: a "bed", "toy" or "bag" goes with a dog, a cat or a laptop, but as
 // often with something else (measured with bench:probe: a sofa bed and a soft toy for "flea treatment for cats", a
 // sleeping bag for "running out of space on my laptop"), and accessories' pages name what they fit anyway. Several
 // words name the kind their last word names where the name holds them all ("Linen *Cushion Cover*").
-const lists = derived(({ goesWith }) => ({
-  things: new Map(Object.entries(goesWith.things)),
-  /** Prepositions after which a query names what the product is for or where it goes ("for the sofa", "on my bed"). */
-  purposes: new Set(goesWith.purposes),
-}));
+const things = derived(({ goesWith }) => new Map(Object.entries(goesWith.things)));
 
 /** The kinds that go with a word in the list, in the singular or plural ("sofas"); undefined for any other. */
 function kindsFor(word: string): readonly string[] | undefined {
-  const { things } = lists();
-  return things.get(word) ?? (word.endsWith("s") ? (things.get(word.slice(0, -1)) ?? things.get(word.slice(0, -2))) : undefined);
+  const kinds = things();
+  return kinds.get(word) ?? (word.endsWith("s") ? (kinds.get(word.slice(0, -1)) ?? kinds.get(word.slice(0, -2))) : undefined);
 }
 
 /**
@@ -29,12 +25,13 @@ function kindsFor(word: string): readonly string[] | undefined {
  * after some other word, only stop words between ("something cosy for *the* sofa"): its position and the kinds.
  */
 export function goesWith(words: readonly string[]): { at: number; kinds: readonly string[] }[] {
-  const { purposes } = lists();
+  // Prepositions after which a query names what the product is for or where it goes ("for the sofa", "on my bed").
+  const { purposes } = rules().goesWith;
   return words.flatMap((word, i) => {
     const kinds = kindsFor(word);
     if (!kinds) return [];
     let before = i - 1;
-    while (before > 0 && STOP_WORDS.has(words[before]!) && !purposes.has(words[before]!)) before--;
-    return before > 0 && purposes.has(words[before]!) ? [{ at: i, kinds }] : [];
+    while (before > 0 && STOP_WORDS.has(words[before]!) && !purposes.includes(words[before]!)) before--;
+    return before > 0 && purposes.includes(words[before]!) ? [{ at: i, kinds }] : [];
   });
 }

@@ -10,6 +10,7 @@
  */
 import { DOLLARS, isCurrencyCode, KRONOR } from "../../shared/currency.js";
 import { type AppliedConstraint, EXCLUDE_MAX, type SearchParams } from "../../shared/schemas/index.js";
+import { matches } from "../catalog/attributes/lexicon.js";
 import { type HeldAttributes, readAttributes } from "./attributes.js";
 import { withoutAccents, wordsIn } from "./lexical.js";
 import { derived } from "./rules/index.js";
@@ -522,23 +523,18 @@ function readAvoided(at: Interpreting): void {
 /** Brands: the longest run of the query's words that names one, outside the phrases read before. */
 function readBrands({ q, params, reading, spans }: Interpreting, brands: BrandIndex): void {
   const tokens = [...q.matchAll(/[\p{L}\p{N}]+/gu)].filter((token) => !spans.some((span) => token.index >= span.start && token.index < span.end));
-  for (let i = 0; i < tokens.length; i++) {
-    for (let n = Math.min(brands.longest, tokens.length - i); n >= 1; n--) {
-      const run = tokens.slice(i, i + n);
-      const name = brands.byWords.get(run.map((token) => withoutAccents(token[0].toLowerCase())).join(" "));
-      if (!name) continue;
-      const start = run[0]!.index;
-      const last = run.at(-1)!;
-      const text = q.slice(start, last.index + last[0].length);
-      if (params.brand || params.brand_url)
-        reading.notApplied.push({ filter: "brand", value: name, text, reason: `${params.brand ? "brand" : "brand_url"} was given` });
-      else {
-        reading.adds.brand = [...(reading.adds.brand ?? []), name];
-        reading.applied.push({ filter: "brand", value: name, text });
-        spans.push({ start, end: last.index + last[0].length });
-      }
-      i += n - 1;
-      break;
+  // As the brand index keys a name: its words lower-cased, without accents.
+  const words = tokens.map((token) => withoutAccents(token[0].toLowerCase()));
+  for (const { value: name, index, length } of matches(brands, words)) {
+    const start = tokens[index]!.index;
+    const last = tokens[index + length - 1]!;
+    const text = q.slice(start, last.index + last[0].length);
+    if (params.brand || params.brand_url)
+      reading.notApplied.push({ filter: "brand", value: name, text, reason: `${params.brand ? "brand" : "brand_url"} was given` });
+    else {
+      reading.adds.brand = [...(reading.adds.brand ?? []), name];
+      reading.applied.push({ filter: "brand", value: name, text });
+      spans.push({ start, end: last.index + last[0].length });
     }
   }
 }

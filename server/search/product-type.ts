@@ -8,7 +8,7 @@
  */
 
 import { isBedSize } from "./bed-sizes.js";
-import { anyOf, asSets, derived } from "./rules/index.js";
+import { anyOf, derived, lookups } from "./rules/index.js";
 import { isEnglishWord } from "./common-words.js";
 
 /**
@@ -17,7 +17,7 @@ import { isEnglishWord } from "./common-words.js";
  * are installed.
  */
 const lists = derived(({ productType: r }) => ({
-  ...asSets(r),
+  ...lookups(r),
   /** Where the qualifiers after a name's head begin: a mark, or a word of `qualifiers` (", Men's", " with Straps"). */
   qualifier: new RegExp(String.raw`,|;|\(|\[|\s[-–—|/]\s|\s${anyOf(r.qualifiers)}\s`, "iu"),
   /** Words joining two kinds ("Kettle *and* Teapot"); the first stands for "&". */

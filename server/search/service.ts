@@ -9,9 +9,8 @@
  */
 import type { Product, SearchParams, Sort } from "../../shared/schemas/index.js";
 import { LruCache, refreshedEvery } from "../cache.js";
-import { catalogSecret } from "../catalog/repository.js";
+import { catalogSecret, countProducts } from "../catalog/repository.js";
 import { brandNames, type OrderSort, priceCurrencies } from "./browse.js";
-import { catalogSizeEvery } from "./catalog-size.js";
 import { createCursorCodec, type CursorCodec, fingerprint } from "./cursor.js";
 import { facetCounter } from "./facets.js";
 import { heldAttributes } from "./attributes.js";
@@ -71,7 +70,7 @@ function searchContextOf(deps: SearchDeps): SearchContext {
   return {
     deps,
     read: () => deps.reader?.() ?? db,
-    catalogSize: catalogSizeEvery(db, CATALOG_FACTS_TTL_MS),
+    catalogSize: refreshedEvery(() => countProducts(db), CATALOG_FACTS_TTL_MS),
     facetCounts: facetCounter(() => deps.reader?.() ?? db, deps.catalogVersion ?? (() => undefined)),
     embedQuery(fullQuery) {
       const query = fullQuery.slice(0, EMBEDDED_QUERY_CHARS);

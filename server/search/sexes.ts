@@ -4,26 +4,22 @@
  * data: rules/en/sexes.json.
  */
 import { wordsUnpossessed as words } from "./lexical.js";
-import { byWord, namedIn } from "./made-for.js";
-import { anyOf, derived } from "./rules/index.js";
+import { anyOf, derived, lookups } from "./rules/index.js";
 
 export type Sex = "male" | "female";
 
+/**
+ * The lists as lookups (rules/en/sexes.json): `product`, words saying a product is made for one sex, as names and
+ * categories say it ("Men's", "Ladies'", "Boys", "for Her"); `person`, "man" and "woman", which count only where they
+ * name the shopper's person ("watch for a man"), not a character ("spider man costume"): first, or after a word of
+ * `beforePerson`; `anyAge`, people of any age ("daughter"), the sex they name no sign the product is for adults.
+ */
 const lists = derived(({ sexes }) => {
-  const product = byWord(sexes.product);
+  const read = lookups(sexes);
   return {
-    /** Words saying a product is made for one sex, as names and categories say it ("Men's", "Ladies'", "Boys", "for Her"). */
-    product,
-    /**
-     * The same in a query, and the people named by their relation ("necklace for my *wife*"). "man" and "woman" count
-     * only where they name the shopper's person ("watch for a man"), not a character ("spider man costume").
-     */
-    query: { ...product, ...byWord(sexes.query) },
-    person: byWord(sexes.person),
-    /** Words before "man" or "woman" that make it the person shopped for. */
-    beforePerson: new Set(sexes.beforePerson),
-    /** People of any age ("daughter"): the sex they name is no sign the product is for adults. */
-    anyAge: new Set(sexes.anyAge),
+    ...read,
+    /** The product's words in a query too, and the people named by their relation ("necklace for my *wife*"). */
+    query: new Map([...read.product, ...read.query]),
     /** Words naming both ("unisex"). */
     both: new RegExp(String.raw`\b${anyOf(sexes.both)}\b`, "iu"),
   };
@@ -36,7 +32,7 @@ export function sexesAsked(query: string, options: { adults?: boolean } = {}): S
   const tokens = words(query);
   tokens.forEach((word, i) => {
     if (options.adults && anyAge.has(word)) return;
-    const sex = named[word] ?? (i === 0 || beforePerson.has(tokens[i - 1]!) ? person[word] : undefined);
+    const sex = named.get(word) ?? (i === 0 || beforePerson.has(tokens[i - 1]!) ? person.get(word) : undefined);
     if (sex) asked.add(sex);
   });
   return asked;
@@ -50,7 +46,7 @@ export function sexesOf(name: string, category: string | null | undefined, desc 
   const named = sexesIn(`${name} ${category ?? ""}`);
   // A category segment of "Man" or "Woman" alone is whom the shop sells it to (Zara's "WOMAN > Boots").
   const { person } = lists();
-  const department = (segment: string) => person[segment.trim().toLowerCase()];
+  const department = (segment: string) => person.get(segment.trim().toLowerCase());
   for (const segment of (category ?? "").split(">")) {
     const sex = department(segment);
     if (sex) named.add(sex);
@@ -62,7 +58,7 @@ export function sexesOf(name: string, category: string | null | undefined, desc 
 
 function sexesIn(text: string): Set<Sex> {
   const { product, both } = lists();
-  const made = namedIn(words(text), product);
+  const made = new Set(words(text).flatMap((word) => product.get(word) ?? []));
   if (both.test(text)) made.add("male").add("female");
   return made;
 }

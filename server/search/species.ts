@@ -6,16 +6,15 @@
  * rules/en/species.json.
  */
 import { wordsUnpossessed } from "./lexical.js";
-import { byWord, namedIn } from "./made-for.js";
-import { derived } from "./rules/index.js";
+import { derived, lookups } from "./rules/index.js";
 
 /** An animal, as rules/en/species.json names it ("dog", "cat"). */
 export type Species = string;
 
 /** Each word naming an animal, and the animal ("puppies" → dog). */
-const WORDS = derived(({ species }) => byWord(species.words));
+const WORDS = derived(({ species }) => lookups(species).words);
 
 /** The animals named in `text` ("Flea and Tick Treatment for Dogs", "Dogs' Bed"). */
 export function speciesIn(text: string): Set<Species> {
-  return namedIn(wordsUnpossessed(text), WORDS());
+  return new Set(wordsUnpossessed(text).flatMap((word) => WORDS().get(word) ?? []));
 }

@@ -13,8 +13,8 @@
  * query words it can, left to right, and a word is expanded at most once.
  */
 import { wordsIn } from "./lexical.js";
-import { BUILTIN_RULES_DIR, contentLines, escapeRegExp, lineError, lineFileHeader, RULES_LANGUAGE, readRulesText, readText } from "./rules/files.js";
-import { derived } from "./rules/index.js";
+import { BUILTIN_RULES_DIR, contentLines, lineError, lineFileHeader, RULES_LANGUAGE, readRulesText, readText } from "./rules/files.js";
+import { anyOf, derived } from "./rules/index.js";
 
 /** What one term (as written in the file, lower-cased, as words) stands for. */
 interface Entry {
@@ -34,7 +34,7 @@ export interface SynonymSet {
 export const NO_SYNONYMS: SynonymSet = { byFirst: new Map(), rules: 0 };
 
 /** The endings after which a plural's "es" is dropped (rules/en/word-forms.json): "boxes", "couches". */
-const esSingular = derived(({ wordForms }) => new RegExp(`(?:${wordForms.esSingular.map(escapeRegExp).join("|") || "(?!)"})es$`, "u"));
+const esSingular = derived(({ wordForms }) => new RegExp(`${anyOf(wordForms.esSingular)}es$`, "u"));
 
 /** How a word is compared: lower-case, singular ("couches" → "couch", "batteries" → "battery", "shoes" → "shoe"). */
 export function wordKey(word: string): string {
@@ -160,9 +160,6 @@ export function expand(words: readonly string[], set: SynonymSet): Expansion[] {
     return forms.length > 0 ? [{ start, end, forms, replaces: rule.replaces }] : [];
   });
 }
-
-/** The built-in set for shopping English (SYNONYMS_BUILTIN), in the same format: server/search/rules/en/synonyms.txt. */
-export const BUILTIN_SYNONYMS_PATH = new URL("rules/en/synonyms.txt", import.meta.url);
 
 /**
  * The synonyms the configuration asks for: the built-in set unless turned off, then RULES_DIR's en/synonyms.txt (which

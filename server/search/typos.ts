@@ -20,8 +20,7 @@
  */
 import { STOP_WORDS } from "./common-words.js";
 import type { Vocabulary } from "./vocabulary.js";
-import { escapeRegExp } from "./rules/files.js";
-import { derived } from "./rules/index.js";
+import { anyOf, derived } from "./rules/index.js";
 
 /** Shortest word corrected, and shortest allowed two edits. */
 const ONE_EDIT_FROM = 4;
@@ -98,7 +97,7 @@ export function editDistance(a: string, b: string, max: number): number {
 }
 
 /** Endings that take "es" for a plural (rules/en/word-forms.json): "boxes", "dresses", "potatoes". */
-const esPlural = derived(({ wordForms }) => new RegExp(`(?:${wordForms.esPlural.map(escapeRegExp).join("|") || "(?!)"})es$`, "u"));
+const esPlural = derived(({ wordForms }) => new RegExp(`${anyOf(wordForms.esPlural)}es$`, "u"));
 
 /**
  * How many products hold the word in another number: a plural or singular the catalog holds ("jackets" for

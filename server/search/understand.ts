@@ -10,11 +10,11 @@
  * they state (ages.ts). Nothing is applied silently: the answer's
  * `interpretation` lists corrections, synonyms and ages.
  */
-import { derived } from "./rules/index.js";
 import { type AskedAges, askedAges } from "./ages.js";
 import { isCommonWord, isEnglishWord, STOP_WORDS } from "./common-words.js";
 import { closestTerm, corrections, heldCount, joined, split } from "./typos.js";
 import { isQuantity, isUnit, namesWhom } from "./product-type.js";
+import { rules } from "./rules/index.js";
 import { goesWith } from "./goes-with.js";
 import { expand, type Expansion, singleWordTerms, type SynonymSet } from "./synonyms.js";
 import type { Vocabulary } from "./vocabulary.js";
@@ -22,7 +22,6 @@ import { languageData } from "./languages/data.js";
 import { type CatalogWords, likeliestLanguage, queryLanguage } from "./languages/detect.js";
 import { inCatalogLanguage, readAbroad, lexiconWords, readAlternativesInto, readForeign, readInto } from "./languages/reading.js";
 import { escapeRegExp } from "./rules/files.js";
-import { hasLatinLetter, wordsIn } from "./lexical.js";
 
 /** `translation`: the query's words read in the catalog's language through the lexicons (languages/reading.ts). */
 export type FormKind = "typed" | "correction" | "synonym" | "translation";
@@ -84,12 +83,6 @@ export interface QueryPlan {
   translations: { from: string; to: string[] }[];
   /** Words of the query that nothing read: in another language and no lexicon names them, or in no language known. */
   unread: string[];
-  /**
-   * What the query's words ask of a product beyond its kind, read here once for the reranker: the sexes (sexes.ts),
-   * the animals (species.ts) and the bed sizes (bed-sizes.ts) it is for; its words as written (lexical.ts wordsIn),
-   * which a name's "for"/"with" marks as an accessory; and whether any is in Latin letters.
-   */
-  asks: { written: string[]; latin: boolean };
 }
 
 /**
@@ -100,16 +93,6 @@ export interface QueryPlan {
 export function nothingRead(plan: QueryPlan): boolean {
   return plan.words.filter((word) => /\p{L}/u.test(word)).every((word) => plan.unread.includes(word));
 }
-
-function asksOf(query: string): QueryPlan["asks"] {
-  return {
-    written: wordsIn(query),
-    latin: hasLatinLetter(query),
-  };
-}
-
-/** Words that join two alternatives ("canon or nikon", "vitamix vs blendtec"). */
-const either = derived(({ productType }) => new Set(productType.either));
 
 /** How many words the catalog lacks are looked up for corrections in one query (the first ones). */
 const MAX_UNKNOWN_WORDS = 8;
@@ -196,7 +179,7 @@ interface Understanding {
 }
 
 export function understand(query: string, deps: UnderstandDeps): QueryPlan {
-  const plan: QueryPlan = { ...readQuery(query, deps), asks: asksOf(query) };
+  const plan = readQuery(query, deps);
   // A page is indexed in its own language: an English query's "walkie" finds an Italian page's only stemmed as Italian.
   const others = (deps.catalogLanguages ?? []).filter((language) => !plan.languages.includes(language));
   if (others.length === 0) return plan;
@@ -205,10 +188,7 @@ export function understand(query: string, deps: UnderstandDeps): QueryPlan {
   return { ...plan, languages: [...plan.languages, ...others], forms: [...plan.forms, ...across, ...alternatives] };
 }
 
-/** A plan as each reading makes it: what the query asks of a product is read once, by `understand`. */
-type Read = Omit<QueryPlan, "asks">;
-
-function readQuery(query: string, deps: UnderstandDeps): Read {
+function readQuery(query: string, deps: UnderstandDeps): QueryPlan {
   const found = tokens(query);
   const words = found.map((token) => token.word);
   const catalog = deps.catalogLanguage ?? languageData().detection.catalogFallback;
@@ -222,7 +202,7 @@ function readQuery(query: string, deps: UnderstandDeps): Read {
   return likeliest ? readForeign(query, found, { ...deps, language: likeliest, catalog }) : plan;
 }
 
-function readInCatalogLanguage(query: string, found: Token[], deps: UnderstandDeps, catalog: string): Read {
+function readInCatalogLanguage(query: string, found: Token[], deps: UnderstandDeps, catalog: string): QueryPlan {
   const words = found.map((token) => token.word);
   // An age counted in years or months ("5 year old") is read by the ages, not searched: its "5" is no "5 Sides".
   const ages = askedAges(query);
@@ -426,9 +406,10 @@ function eitherReadings({ found, words, aged }: Understanding, primary: readonly
   const forms: Form[] = [];
   const synonyms: QueryPlan["synonyms"] = [];
   const joiners = new Set<number>();
+  const { either } = rules().productType;
   for (let i = 1; i + 1 < found.length; i++) {
     const [left, right] = [found[i - 1]!, found[i + 1]!];
-    if (!either().has(words[i]!) || [left, right].some((token) => STOP_WORDS.has(token.word) || either().has(token.word))) continue;
+    if (!either.includes(words[i]!) || [left, right].some((token) => STOP_WORDS.has(token.word) || either.includes(token.word))) continue;
     if (aged.has(i - 1) || aged.has(i + 1) || primary[i - 1] === primary[i + 1] || phrasesEitherSide(found, i)) continue;
     joiners.add(i);
     for (const [at, other] of [
@@ -448,7 +429,7 @@ function eitherReadings({ found, words, aged }: Understanding, primary: readonly
  * "canon or nikon camera", "cheap kettle or toaster".
  */
 function phrasesEitherSide(found: readonly Token[], i: number): boolean {
-  const isWord = (token: Token | undefined) => token !== undefined && !STOP_WORDS.has(token.word) && !either().has(token.word);
+  const isWord = (token: Token | undefined) => token !== undefined && !STOP_WORDS.has(token.word) && !rules().productType.either.includes(token.word);
   return isWord(found[i - 2]) && isWord(found[i + 2]);
 }
 
@@ -488,7 +469,7 @@ function embedTextOf({ query, found, words }: Understanding, primary: readonly s
 function planOf(
   { query, found, words, deps, catalog, ages, fixes }: Understanding,
   read: Pick<QueryPlan, "synonyms" | "goesWith" | "embedText"> & { typed: Form[]; searched: Form[] },
-): Read {
+): QueryPlan {
   const held = (word: string) => (deps.vocabulary ? heldCount(word, deps.vocabulary) > 0 : false);
   const inLanguage = inCatalogLanguage(found, read.searched, catalog, held);
   // Most of it in no language known: nothing of it is guessed into the catalog's words ("plugh" is no typo of "plush").

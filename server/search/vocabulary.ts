@@ -18,8 +18,7 @@ import { perCatalogVersion } from "../catalog/repository.js";
 import type { Database } from "../db/client.js";
 import { searchVocabulary } from "../db/schema.js";
 import { withoutAccents } from "./lexical.js";
-import { escapeRegExp } from "./rules/files.js";
-import { derived } from "./rules/index.js";
+import { anyOf, derived } from "./rules/index.js";
 
 export interface Vocabulary {
   /** How many products hold the word (0: the catalog does not hold it). */
@@ -94,7 +93,7 @@ function groupedOnDemand(counts: ReadonlyMap<string, number>, keyOf: (word: stri
 }
 
 /** Runs of vowels (rules/en/word-forms.json). */
-const vowels = derived(({ wordForms }) => new RegExp(`(?:${wordForms.vowels.map(escapeRegExp).join("|") || "(?!)"})+`, "gu"));
+const vowels = derived(({ wordForms }) => new RegExp(`${anyOf(wordForms.vowels)}+`, "gu"));
 
 /**
  * A word's first letter and the consonants after it, a doubled one once: what a shopper who misspells a vowel or

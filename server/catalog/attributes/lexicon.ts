@@ -69,7 +69,7 @@ export function lexiconWords(text: string): string[] {
 }
 
 /** Each run of `words` a lexicon names, longest first from each position, with where it starts and how many words it takes. */
-export function matches(lexicon: Lexicon, words: readonly string[]): { value: string; index: number; length: number }[] {
+export function matches(lexicon: Pick<Lexicon, "byWords" | "longest">, words: readonly string[]): { value: string; index: number; length: number }[] {
   const found: { value: string; index: number; length: number }[] = [];
   for (let i = 0; i < words.length; i++) {
     for (let n = Math.min(lexicon.longest, words.length - i); n >= 1; n--) {

@@ -21,11 +21,7 @@ const UNREAD_LEAST = 2;
 
 const isWord = (token: Token) => !token.code && /^\p{L}{2,}$/u.test(token.word);
 
-export function readForeign(
-  query: string,
-  found: readonly Token[],
-  deps: UnderstandDeps & { language: string; catalog: string },
-): Omit<QueryPlan, "asks"> {
+export function readForeign(query: string, found: readonly Token[], deps: UnderstandDeps & { language: string; catalog: string }): QueryPlan {
   const { language, catalog, vocabulary } = deps;
   const words = found.map((token) => token.word);
   const isStop = (word: string) => isStopWord(language, word);

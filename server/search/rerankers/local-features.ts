@@ -72,14 +72,11 @@ export function toDocument(terms: readonly Term[], parts: Omit<Document, "terms"
   return document;
 }
 
-/** A document as a query reads it. */
-type Reading = { document: Document };
-
 /**
  * How often the document holds a lexeme in a field; a compound's word also standing apart (`apart`), and for a prefix
  * form any code it starts ("spf" of "spf50").
  */
-function frequency({ document }: Reading, form: StemmedForm, lexeme: string, field: Field): number {
+function frequency(document: Document, form: StemmedForm, lexeme: string, field: Field): number {
   let count = document.terms.get(lexeme)?.tf[field] ?? 0;
   if (form.compound && lexeme !== form.compound.lexeme) count += apart(document, form.compound, field);
   if (!form.prefix) return count;
@@ -108,16 +105,16 @@ function partOfCompound(document: Document, position: number): boolean {
   return false;
 }
 
-function stemIn(reading: Reading, form: StemmedForm, field: Field): boolean {
-  return form.lexemes.every((lexeme) => frequency(reading, form, lexeme, field) > 0);
+function stemIn(document: Document, form: StemmedForm, field: Field): boolean {
+  return form.lexemes.every((lexeme) => frequency(document, form, lexeme, field) > 0);
 }
 
 function asWritten(document: Document, form: StemmedForm): boolean {
   return form.written?.forms.some((word) => document.words.has(word)) ?? true;
 }
 
-function holds(reading: Reading, form: StemmedForm, field: Field): boolean {
-  return stemIn(reading, form, field) && (field === "desc" || asWritten(reading.document, form));
+function holds(document: Document, form: StemmedForm, field: Field): boolean {
+  return stemIn(document, form, field) && (field === "desc" || asWritten(document, form));
 }
 
 function inCategory(document: Document, form: StemmedForm): boolean {
@@ -134,8 +131,7 @@ function ownWord(document: Document, { written }: StemmedForm): boolean {
   );
 }
 
-function namesKind(reading: Reading, forms: readonly StemmedForm[], typed = false): boolean {
-  const { document } = reading;
+function namesKind(document: Document, forms: readonly StemmedForm[], typed = false): boolean {
   return forms.some(
     (form) =>
       (!typed || !form.corrected) &&
@@ -143,7 +139,7 @@ function namesKind(reading: Reading, forms: readonly StemmedForm[], typed = fals
       asWritten(document, form) &&
       // A form of several words names the kind its last word names when the name holds them all ("*throw blanket*"),
       // or the category does ("Toys > *Soft Toys*" for "stuffed animal", through its synonym "soft toy").
-      (form.lexemes.length === 1 || holds(reading, form, "name") || inCategory(document, form)),
+      (form.lexemes.length === 1 || holds(document, form, "name") || inCategory(document, form)),
   );
 }
 
@@ -157,19 +153,18 @@ function normsOf(document: Document, averageLength: Record<Field, number>, weigh
 }
 
 /** One form of a query word in the document: its BM25F term, saturated, and what holding it anywhere credits. */
-function formSignals(reading: Reading, form: StemmedForm, norms: Record<Field, number>, weights: LocalWeights) {
+function formSignals(document: Document, form: StemmedForm, norms: Record<Field, number>, weights: LocalWeights) {
   let tf = 0;
   for (const field of ["name", "brands", "desc"] as const) {
-    const count = Math.min(...form.lexemes.map((lexeme) => frequency(reading, form, lexeme, field)));
+    const count = Math.min(...form.lexemes.map((lexeme) => frequency(document, form, lexeme, field)));
     tf += (weights.fields[field] * count) / norms[field];
   }
-  const { document } = reading;
   const credit =
-    holds(reading, form, "name") || holds(reading, form, "brands")
+    holds(document, form, "name") || holds(document, form, "brands")
       ? 1
       : inCategory(document, form) && asWritten(document, form)
         ? weights.credit.category
-        : inCategory(document, form) || stemIn(reading, form, "desc") || stemIn(reading, form, "name") || stemIn(reading, form, "brands")
+        : inCategory(document, form) || stemIn(document, form, "desc") || stemIn(document, form, "name") || stemIn(document, form, "brands")
           ? ownWord(document, form)
             ? weights.credit.desc
             : weights.credit.stem
@@ -184,13 +179,11 @@ interface ClauseSignals {
   total: number;
   sorts: Scored["sorts"];
   headHeld: boolean;
-  /** It holds every word of the query that weighs, in some form, somewhere. */
   /** What holding a kind that goes with a target word adds to `anywhere` (Scored's `fitted`); undefined when none does. */
   fitted: number | undefined;
 }
 
-function clauseSignals(reading: Reading, query: Query, norms: Record<Field, number>, weights: LocalWeights): ClauseSignals {
-  const headClause = query.head === undefined ? undefined : query.clauses[query.head];
+function clauseSignals(document: Document, query: Query, norms: Record<Field, number>, weights: LocalWeights): ClauseSignals {
   const signals: ClauseSignals = {
     bm25: 0,
     anywhere: 0,
@@ -204,15 +197,15 @@ function clauseSignals(reading: Reading, query: Query, norms: Record<Field, numb
     let best = 0;
     let any = 0;
     for (const form of clause.forms) {
-      const { saturated, credit } = formSignals(reading, form, norms, weights);
+      const { saturated, credit } = formSignals(document, form, norms, weights);
       best = Math.max(best, saturated);
       any = Math.max(any, form.weight * credit);
     }
     signals.bm25 += clause.idf * best;
     signals.anywhere += clause.idf * any;
     if (clause.sort) signals.sorts.push({ held: any > 0 });
-    if (clause === headClause) signals.headHeld = any > 0;
-    if (namesKind(reading, clause.fits)) signals.fitted = (signals.fitted ?? 0) + clause.idf * Math.max(0, weights.forms.synonym - any);
+    if (clause === query.head) signals.headHeld = any > 0;
+    if (namesKind(document, clause.fits)) signals.fitted = (signals.fitted ?? 0) + clause.idf * Math.max(0, weights.forms.synonym - any);
   }
   return signals;
 }
@@ -254,21 +247,20 @@ function sequenceOf(document: Document, query: Query): number {
 }
 
 /** The kind of product: the query's head word among the kinds the name and category name, or else another query word. */
-function kindSignals(reading: Reading, query: Query, headHeld: boolean) {
-  const headClause = query.head === undefined ? undefined : query.clauses[query.head];
-  const names = (clause: Clause | undefined, typed = false) => (clause ? namesKind(reading, clause.forms, typed) : false);
+function kindSignals(document: Document, query: Query, headHeld: boolean) {
+  const names = (clause: Clause | undefined, typed = false) => (clause ? namesKind(document, clause.forms, typed) : false);
   // A set is of a kind asked when it is a set of what was asked: the tea tasting set for "tea set", not a mask set.
   const asked = (clause: Clause, typed = false) => !clause.target && (!clause.sold || headHeld) && names(clause, typed);
-  const ofKindAsked = names(headClause);
+  const ofKindAsked = names(query.head);
   return {
     ofKindAsked,
     type: ofKindAsked ? 1 : query.clauses.some((clause) => asked(clause)) ? 0.5 : 0,
     // Without a category, the kind is only guessed from the name's last noun, which names often bury under sizes and
     // colours ("… Grappling Headgear Black M"): the query's head word anywhere in the name is evidence of it too.
-    headNamed: reading.document.category.size === 0 && headClause?.forms.some((form) => holds(reading, form, "name")) ? 1 : 0,
+    headNamed: document.category.size === 0 && query.head?.forms.some((form) => holds(document, form, "name")) ? 1 : 0,
     // Asked for by what it is to do, a product holding the word saying what ("something to keep drinks *cold* on a
     // camping trip") is an answer before one that shares only where it is used ("camping trip": a sleeping bag).
-    use: query.use && headClause !== undefined && headHeld ? 1 : 0,
+    use: query.use && query.head !== undefined && headHeld ? 1 : 0,
     // A kind reached only through a guessed correction ("dress" read as "press") is no evidence that the catalog has what was asked.
     kindAsked: query.clauses.some((clause) => asked(clause, true)),
     isTarget: !ofKindAsked && query.clauses.some((clause) => clause.target && names(clause)),
@@ -277,24 +269,22 @@ function kindSignals(reading: Reading, query: Query, headHeld: boolean) {
 }
 
 /** Scored's `showsKind`: it is of the kind asked, or its name or category holds the query's head word; true without one. */
-function showsKind(reading: Reading, query: Query, ofKindAsked: boolean): boolean {
-  const headClause = query.head === undefined ? undefined : query.clauses[query.head];
-  if (!headClause || ofKindAsked) return true;
-  return headClause.forms.some((form) => holds(reading, form, "name") || inCategory(reading.document, form));
+function showsKind(document: Document, query: Query, ofKindAsked: boolean): boolean {
+  if (!query.head || ofKindAsked) return true;
+  return query.head.forms.some((form) => holds(document, form, "name") || inCategory(document, form));
 }
 
-/** Raw features of one candidate (all but `accessory`, `ages` and `avoided`). */
+/** Raw features of one candidate (all but `accessory`, `ages` and `avoided`, which local.ts reads from the product). */
 export function features(
   query: Query,
   document: Document,
   averageLength: Record<Field, number>,
   cosine: number,
   weights: LocalWeights,
-): Omit<Scored, "department"> {
-  const reading: Reading = { document };
+): Omit<Scored, "department" | "accessory" | "ages" | "avoided"> {
   const norms = normsOf(document, averageLength, weights);
-  const { bm25, anywhere, total, sorts, headHeld, fitted } = clauseSignals(reading, query, norms, weights);
-  const kind = kindSignals(reading, query, headHeld);
+  const { bm25, anywhere, total, sorts, headHeld, fitted } = clauseSignals(document, query, norms, weights);
+  const kind = kindSignals(document, query, headHeld);
   return {
     bm25,
     coverageAll: total > 0 ? anywhere / total : 0,
@@ -303,16 +293,13 @@ export function features(
     cosine,
     type: kind.type,
     headNamed: kind.headNamed,
-    accessory: 0,
-    ages: 0,
-    avoided: 0,
     use: kind.use,
     kindAsked: kind.kindAsked,
     sorts,
     isTarget: kind.isTarget,
     goesWith: kind.goesWith,
     headUnsold: query.headUnsold,
-    showsKind: showsKind(reading, query, kind.ofKindAsked),
+    showsKind: showsKind(document, query, kind.ofKindAsked),
     ...(fitted !== undefined && !kind.ofKindAsked && total > 0 && { fitted: (anywhere + fitted) / total }),
   };
 }

@@ -4,7 +4,7 @@
  */
 import { isEnglishWord } from "../common-words.js";
 import { describesUse, describesWhom, isPackaging, isQuantity, isVague, isWhom, namesWhom, purposeAfter, queryHead } from "../product-type.js";
-import { derived } from "../rules/index.js";
+import { rules } from "../rules/index.js";
 import { isStopWord, languageData } from "../languages/data.js";
 import type { Form, QueryPlan } from "../understand.js";
 import type { LocalWeights } from "./ranking.js";
@@ -52,18 +52,10 @@ export interface Clause {
   fits: StemmedForm[];
 }
 
-/** Words joining two kinds asked ("dining table *and* chairs"): the first is no sort of the second. */
-/** The words of product-type.json the local reranker reads as sets. */
-export const markers = derived(({ productType }) => ({
-  joinsKinds: new Set(productType.joinsKinds),
-  accessory: new Set(productType.accessoryMarkers),
-  companion: new Set([...productType.accessoryMarkers, ...productType.companionMarkers]),
-}));
-
 export interface Query {
   clauses: Clause[];
-  /** Index in `clauses` of the word naming the kind of product asked for. */
-  head: number | undefined;
+  /** The clause of the word naming the kind of product asked for. */
+  head: Clause | undefined;
   /** The query describes what the product is to do (describesUse): its head word says what that is. */
   use: boolean;
   /** Its head word is English and the catalog holds it in no form (Scored's `headUnsold`). */
@@ -231,6 +223,7 @@ function clausesOf({ plan, weights, lexemes, heldCompounds }: Weighing, byWord: 
   // names no kind anyone sells: the kind is read from the other words.
   const isContent = (i: number) => byWord[i]!.some((word) => word.heldAnywhere) || (byWord[i]!.length > 0 && isEnglishWord(plan.words[i]!));
   const foreign = plan.language.query !== null && plan.language.query !== plan.language.catalog;
+  const { joinsKinds } = rules().productType;
   const head = foreign ? foreignHead(plan.words, plan.language.query!, isContent) : queryHead(plan.words, isContent, inCompound);
   const purpose = head === undefined ? undefined : purposeAfter(plan.words, head, inCompound);
   const vague = plan.words.map((_, i) => isVague(plan.words, i));
@@ -256,12 +249,12 @@ function clausesOf({ plan, weights, lexemes, heldCompounds }: Weighing, byWord: 
               .filter((form) => form.lexemes.length > 0)
           : [],
       before:
-        head !== undefined && i < head && !isQuantity(plan.words, i) && !plan.words.slice(i + 1, head).some((word) => markers().joinsKinds.has(word)),
+        head !== undefined && i < head && !isQuantity(plan.words, i) && !plan.words.slice(i + 1, head).some((word) => joinsKinds.includes(word)),
     })),
   );
   return {
     clauses,
-    head: head === undefined ? undefined : byWord.slice(0, head + 1).flat().length - 1,
+    head: head === undefined ? undefined : clauses[byWord.slice(0, head + 1).flat().length - 1],
     use: describesUse(plan.words),
     headUnsold: head !== undefined && (unsold(byWord, head) ? isEnglishWord(plan.words[head]!) : sortUnsold(plan.words, byWord, head)),
   };

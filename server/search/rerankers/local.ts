@@ -31,20 +31,21 @@ import { inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.js";
 import { products } from "../../db/schema.js";
 import type { Product } from "../../../shared/schemas/index.js";
-import { LruCache } from "../../cache.js";
+import { LruCache, refreshedEvery } from "../../cache.js";
+import { countProducts } from "../../catalog/repository.js";
 import { hasLatinLetter, lexemeQuery, parseTsvector, wordsIn } from "../lexical.js";
 import { stemsIn } from "../browse.js";
 import { type AgeRange, excludes, productAges } from "../ages.js";
 import { categoryHeads, compoundHeadOf, readName } from "../product-type.js";
+import { rules } from "../rules/index.js";
 import type { Reranker, RerankContext, RerankResult } from "../reranker.js";
 import { vectorLiteral } from "../pipeline/retrieve.js";
-import { catalogSizeEvery } from "../catalog-size.js";
 import { CATEGORY_SEPARATOR, categoryKey } from "../../catalog/structured.js";
 import { type FrequencyTable, wordFrequenciesOf } from "../statistics.js";
 import { literalPlan, nothingRead, type QueryPlan } from "../understand.js";
 import { DEFAULT_WEIGHTS, type LocalWeights, rankScored, type Scored } from "./ranking.js";
 import { features, freeOf, toDocument } from "./local-features.js";
-import { markers, type Query, type QueryContext, queryOf } from "./local-query.js";
+import { type Query, type QueryContext, queryOf } from "./local-query.js";
 
 /** Whether the ages a product suits (productAges: what its text states, a name for grown-ups, a stage named) leave out every age asked. */
 function excludesAges(candidate: Product, asked: AgeRange): boolean {
@@ -59,11 +60,11 @@ function excludesAges(candidate: Product, asked: AgeRange): boolean {
  * ("Camera with Lens"), and the name is all there is to go by.
  */
 function accessoryOf(asked: readonly string[], name: string, categorised: boolean): number {
-  const { accessory, companion } = markers();
-  const marking = categorised ? companion : accessory;
-  if (asked.some((word) => marking.has(word))) return 0;
+  const { accessoryMarkers, companionMarkers } = rules().productType;
+  const marking = categorised ? [...accessoryMarkers, ...companionMarkers] : accessoryMarkers;
+  if (asked.some((word) => marking.includes(word))) return 0;
   const tokens = wordsIn(name);
-  const marker = tokens.findIndex((token) => marking.has(token));
+  const marker = tokens.findIndex((token) => marking.includes(token));
   if (marker < 0) return 0;
   const stems = new Set(asked.filter((word) => word.length > 2).map((word) => word.slice(0, 4)));
   const hits = tokens.flatMap((token, index) => (stems.has(token.slice(0, 4)) ? [index] : []));
@@ -232,7 +233,7 @@ async function readCandidates(
 function documentsOf(parsed: Query, reading: CandidateReading, known: ReadonlyMap<string, number>) {
   const { plan, candidates, byId, kinds, langOf, stemOf } = reading;
   const readsWritten = parsed.clauses.some((clause) => clause.forms.some((form) => form.written !== undefined));
-  const latinQuery = plan.asks.latin;
+  const latinQuery = plan.words.some(hasLatinLetter);
   const unread = plan.language.query === null && nothingRead(plan);
   return candidates.map((candidate, index) => {
     const row = byId.get(candidate.id);
@@ -282,7 +283,7 @@ async function scoreCandidates(local: LocalContext, query: string, candidates: r
         : plan.avoid.some((word) => freeOf(document, word) !== undefined)
           ? -1
           : 0,
-      accessory: accessoryOf(plan.asks.written, candidate.name, department !== null),
+      accessory: accessoryOf(plan.words, candidate.name, department !== null),
       ages: plan.ages && excludesAges(candidate, plan.ages) ? 1 : 0,
       department,
     };
@@ -323,7 +324,7 @@ export function createLocalReranker(deps: LocalRerankerDeps): Reranker & {
     weights: deps.weights ?? DEFAULT_WEIGHTS,
     table: wordFrequenciesOf(db, { checkMs: STATS_CHECK_MS, minAgeMs: ttl, now }),
     counted: new LruCache<string, number>(50_000, { ttlMs: ttl, now }),
-    catalogSize: catalogSizeEvery(db, ttl, now),
+    catalogSize: refreshedEvery(() => countProducts(db), ttl, now),
     stemCache: new LruCache<string, string[]>(STEMMED_TEXTS),
   };
   const local: LocalContext = { ...shared, documentFrequencies: (lexemes) => documentFrequencies(shared, lexemes) };

@@ -60,6 +60,8 @@ const agePattern = pattern((text) => text.replace(/\{(\w+)\}/gu, (_, slot: strin
   if (unknown !== undefined) context.addIssue({ code: "custom", message: `unknown slot {${unknown}} (known: ${known.join(", ")})` });
   else if (!text.includes("{number}")) context.addIssue({ code: "custom", message: "a pattern needs a {number}" });
 });
+/** Age patterns, each with how its numbers read (ages.ts `reads`). */
+const agePatterns = z.array(z.strictObject({ pattern: agePattern, read: z.enum(["between", "age", "from"]), example: z.string().optional() }));
 /** Either side may be left out (an operator adding to one phrase): none. */
 const alternatives = z.array(alternative).default([]);
 /** The phrases constraints.json lists, each read by interpret.ts. */
@@ -159,8 +161,8 @@ const SCHEMAS = {
     until: words,
     andUp: words,
     who: words,
-    asked: z.array(z.strictObject({ pattern: agePattern, read: z.enum(["between", "age", "from"]), example: z.string().optional() })),
-    stated: z.array(z.strictObject({ pattern: agePattern, read: z.enum(["between", "age", "from"]), example: z.string().optional() })),
+    asked: agePatterns,
+    stated: agePatterns,
     stages: z.array(z.strictObject({ name: word, pattern: regex, asked: ageRange, labelled: ageRange, labelsNameAlone: z.boolean().optional() })),
     grownUp: z.strictObject({ words, fromMonths: months }),
   }),
@@ -325,11 +327,27 @@ export function derived<T>(build: (rules: Rules) => T): () => T {
   };
 }
 
-/** Each list of a rules file as a set, by its name. */
-export function asSets<K extends string>(lists: Readonly<Record<K, readonly string[]>>): Record<K, ReadonlySet<string>> {
-  const sets = {} as Record<K, ReadonlySet<string>>;
-  for (const name in lists) sets[name] = new Set(lists[name]);
-  return sets;
+/** A rules file's lists that `lookups` reads: words, or words listed by what they name. */
+type WordLists = Readonly<Record<string, readonly string[] | Readonly<Record<string, readonly string[]>>>>;
+
+/** Each of `lookups`' lists as its shape reads: words as a set; words by what they name as each word's value. */
+export type Lookups<T extends WordLists> = {
+  [K in keyof T]: T[K] extends readonly string[] ? ReadonlySet<string> : ReadonlyMap<string, Extract<keyof T[K], string>>;
+};
+
+/**
+ * A rules file's word lists as lookups, by their shape: a list of words as a set; words listed by what they name
+ * (`{ "dog": ["dog", "puppies"] }`, sexes' `{ "male": [...], "female": [...] }`) as a map from each word to that ("puppies" →
+ * dog).
+ */
+export function lookups<T extends WordLists>(lists: T): Lookups<T> {
+  const read: Record<string, unknown> = {};
+  for (const [name, list] of Object.entries(lists)) {
+    read[name] = Array.isArray(list)
+      ? new Set(list)
+      : new Map(Object.entries(list as Record<string, readonly string[]>).flatMap(([value, words]) => words.map((word) => [word, value] as const)));
+  }
+  return read as Lookups<T>;
 }
 
 /**
