@@ -80,7 +80,8 @@ const ImportIdentifiersSchema = z.object({
  */
 const VectorSchema = z.custom<number[]>().superRefine((value, context) => {
   if (!Array.isArray(value)) return context.addIssue({ code: "custom", message: "must be an array of numbers" });
-  const at = value.findIndex((x) => typeof x !== "number");
+  // Finite, as z.number() is: a record built in code (a feed's, a crawl's) can hold NaN or Infinity where JSON cannot.
+  const at = value.findIndex((x) => !Number.isFinite(x));
   if (at >= 0) context.addIssue({ code: "custom", message: "must hold numbers only", path: [at] });
   if (value.length === 0) context.addIssue({ code: "custom", message: "must not be empty" });
   if (value.length > 16_000) context.addIssue({ code: "custom", message: "holds at most 16,000 numbers" });

@@ -9,7 +9,7 @@ import { productIdFromUrlKey } from "../../server/catalog/ids.js";
 import { products } from "../../server/db/schema.js";
 import type { DatabaseHandle } from "../../server/db/open.js";
 import { importRecords } from "../../server/ingest/import.js";
-import { parseLine } from "../../server/ingest/ndjson.js";
+import { parseLine, parseRecord } from "../../server/ingest/ndjson.js";
 import type { Embedder } from "../../server/search/embedder.js";
 import { productUrlKey } from "../../shared/url.js";
 import { openTestDatabase } from "../helpers/database.js";
@@ -89,6 +89,13 @@ describe("vectors supplied with the records", () => {
       "embedding.vector: must not be empty",
       "embedding.vector: must be an array of numbers",
     ]);
+    // A record built in code, not read from JSON, can hold numbers JSON cannot.
+    const built = parseRecord("feed", 1, {
+      url: "https://vec.example/p/7",
+      name: "Mug",
+      embedding: { model: encoder.model, vector: [0.5, Number.NaN] },
+    });
+    expect(built).toMatchObject({ error: "embedding.vector.1: must hold numbers only" });
   });
 });
 
