@@ -132,12 +132,21 @@ function lookupBy(column: typeof products.id | typeof products.urlKey) {
       .limit(1)
       .prepare(`product_by_${column.name}`);
   const built = new WeakMap<DbOrTx, Map<boolean, ReturnType<typeof build>>>();
+  const queryFor = (db: DbOrTx, withRawData: boolean) => {
+    let mine = built.get(db);
+    if (!mine) {
+      mine = new Map();
+      built.set(db, mine);
+    }
+    let query = mine.get(withRawData);
+    if (!query) {
+      query = build(db, withRawData);
+      mine.set(withRawData, query);
+    }
+    return query;
+  };
   return async (db: DbOrTx, key: string, withRawData: boolean): Promise<StoredProduct | null> => {
-    const mine = built.get(db) ?? new Map<boolean, ReturnType<typeof build>>();
-    built.set(db, mine);
-    const query = mine.get(withRawData) ?? build(db, withRawData);
-    mine.set(withRawData, query);
-    const [row] = await query.execute({ key });
+    const [row] = await queryFor(db, withRawData).execute({ key });
     return row ? toStored(row, withRawData) : null;
   };
 }
