@@ -8,7 +8,8 @@
  *     import's batches: the limit an import can reach;
  *   - write alone: the rows with their vectors already made, upserted batch by batch (the database's share);
  *   - import: importRecords as `catalog import` runs it, the pool of 1 thread (the baseline) and of T;
- *   - matching's cost (issue 50): the import with the pool of T without matching, then with it, and the ratio of the two.
+ *   - matching's cost (issue 50): the import with the pool of T without matching, then with it, and the ratio of the two;
+ *   - the import with the pool of T as `catalog import --bulk` runs it, a load into an empty catalog.
  * On PGlite (in memory) and, with --postgres (or TEST_POSTGRES_URL), on a real Postgres, in a database of its own.
  * CPU is the process's (every thread) and, on Postgres, the server's processes' (read from /proc).
  */
@@ -119,12 +120,15 @@ async function openDatabase(kind: "PGlite" | "Postgres"): Promise<DatabaseHandle
   };
 }
 
-/** An import as `catalog import` runs it, into a new database: with the shipped matching settings, or none (`null`). */
+/**
+ * An import as `catalog import` runs it, into a new database: with the shipped matching settings, or none (`null`);
+ * `bulk`: as `catalog import --bulk` runs it (batches of 1,000, the HNSW and full-text indexes built after the load).
+ */
 async function timedImport(
   kind: "PGlite" | "Postgres",
   threads: number,
   warm: readonly string[],
-  matching?: null,
+  { matching, bulk = false }: { matching?: null; bulk?: boolean } = {},
 ): Promise<{ imported: number; m: Measured }> {
   const db = await openDatabase(kind);
   const pool = await createThreadedEmbedder({ threads });
@@ -133,7 +137,11 @@ async function timedImport(
   const m = await measure(async () => {
     Object.assign(
       summary,
-      await importRecords({ db: db.db, embedder: pool, ...(matching === null ? { matching } : {}) }, lines, { batchSize: BATCH }),
+      await importRecords(
+        { db: db.db, embedder: pool, ...(matching === null ? { matching } : {}) },
+        lines,
+        bulk ? { bulk: { longStatements: db.longStatements } } : { batchSize: BATCH },
+      ),
     );
   });
   await pool.close();
@@ -195,7 +203,7 @@ async function main(): Promise<void> {
       report(`import, pool of ${threads}`, kind, imported, m, threads === 1 ? "baseline" : "");
     }
     // Matching's cost: the same import without it, then with it again, one after the other.
-    const without = await timedImport(kind, THREADS, texts, null);
+    const without = await timedImport(kind, THREADS, texts, { matching: null });
     report(`import, pool of ${THREADS}, no matching`, kind, without.imported, without.m, "baseline for matching");
     const matched = await timedImport(kind, THREADS, texts);
     const ratio = matched.imported / matched.m.seconds / (without.imported / without.m.seconds);
@@ -206,6 +214,9 @@ async function main(): Promise<void> {
       matched.m,
       `**${ratio.toFixed(2)}×** the throughput without (goal ≥ 0.8×)`,
     );
+    // A load into an empty catalog as operations.md says to run one.
+    const bulk = await timedImport(kind, THREADS, texts, { bulk: true });
+    report(`import --bulk, pool of ${THREADS}`, kind, bulk.imported, bulk.m, "batches of 1,000, indexes built after");
   }
 
   process.stdout.write(

@@ -17,9 +17,10 @@ interface UseLite {
   embed(texts: string[]): Promise<number[][]>;
 }
 
-// Throughput is flat from ~8 texts per call up (one WASM thread is the limit), while
-// memory grows with batch x padded length; 32 amortises the per-call graph overhead.
-const DEFAULT_BATCH_SIZE = 32;
+// The model pads a batch to its longest text, so a batch's cost follows its longest; a call is sorted by length and
+// cut into batches of 8: on an import's calls of 32 texts (threads.ts) a batch of 32 padded each text to the call's
+// longest and cost ~1.35x the CPU a text; below 8 the per-batch overhead wins (bench:encoder, docs/performance.md).
+const DEFAULT_BATCH_SIZE = 8;
 const DIMENSIONS = 512;
 
 function normalise(vector: number[]): number[] {
