@@ -3,8 +3,9 @@
  * import or refresh that changes a record's state closes the run in effect and opens one; a state seen again unchanged
  * writes nothing, so runs where nothing changed stay one row.
  */
-import { and, asc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { fromMinorUnits } from "../../shared/currency.js";
+import { anyOf } from "../db/any-of.js";
 import type { DbOrTx } from "../db/client.js";
 import { priceHistory } from "../db/schema.js";
 
@@ -31,7 +32,7 @@ export async function recordPriceStates(db: DbOrTx, states: readonly PriceState[
     .from(priceHistory)
     .where(
       and(
-        inArray(
+        anyOf(
           priceHistory.productId,
           states.map((state) => state.id),
         ),
@@ -48,23 +49,16 @@ export async function recordPriceStates(db: DbOrTx, states: readonly PriceState[
   await db
     .update(priceHistory)
     .set({ until: sql`now()` })
-    .where(and(inArray(priceHistory.productId, ids), isNull(priceHistory.until)));
-  await db
-    .insert(priceHistory)
-    .values(
-      changed.map((state) => ({
-        productId: state.id,
-        since: sql`now()`,
-        priceMinor: state.priceMinor,
-        currency: state.currency,
-        availability: state.availability,
-      })),
-    )
-    // The same record twice in one transaction (one instant): the later state is the run's.
-    .onConflictDoUpdate({
-      target: [priceHistory.productId, priceHistory.since],
-      set: { priceMinor: sql`excluded.price_minor`, currency: sql`excluded.currency`, availability: sql`excluded.availability`, until: sql`null` },
-    });
+    .where(and(anyOf(priceHistory.productId, ids), isNull(priceHistory.until)));
+  // The runs as one JSON parameter: drizzle's values() built a parameter and a `now()` a field (catalog/bulk.ts).
+  const runs = changed.map(({ id, priceMinor, currency, availability }) => ({ id, price_minor: priceMinor, currency, availability }));
+  await db.execute(sql`
+    insert into ${priceHistory} (product_id, since, price_minor, currency, availability)
+    select v.id, now(), v.price_minor, v.currency, v.availability
+    from json_to_recordset(${JSON.stringify(runs)}::json) as v(id text, price_minor bigint, currency text, availability text)
+    -- The same record twice in one transaction (one instant): the later state is the run's.
+    on conflict (product_id, since) do update
+      set price_minor = excluded.price_minor, currency = excluded.currency, availability = excluded.availability, until = null`);
 }
 
 /**
