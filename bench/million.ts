@@ -323,8 +323,11 @@ interface Timed {
   calls: Statement[][];
 }
 
-/** Each call once to warm, then timed one at a time on one connection; its captured SQL replayed as the floor. */
-/** `warm`: how many calls run once, untimed, before; all of them where a call's pages would otherwise be read cold only by the service and warm by its replay. */
+/**
+ * The first `warm` calls once, untimed, then each call timed one at a time on one connection; its captured SQL replayed
+ * as the floor. `warm`: all of them where a call's pages would otherwise be read cold only by the service and warm by
+ * its replay.
+ */
 async function timed(handle: ReturnType<typeof capturingHandle>, url: string, calls: (() => Promise<unknown>)[], warm = 5): Promise<Timed> {
   for (const call of calls.slice(0, warm)) await call();
   const took: number[] = [];

@@ -7,6 +7,7 @@
 import { getTableColumns, is, SQL, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { DbOrTx } from "../db/client.js";
+import { equalsAny } from "../db/equals-any.js";
 import { products } from "../db/schema.js";
 import { storedRow, UPSERT_SET, type UpsertRow } from "./repository.js";
 
@@ -60,7 +61,7 @@ async function mirrorFacets(db: DbOrTx, ids: readonly string[]): Promise<void> {
   );
   await db.execute(sql`
     insert into product_facets (${columns})
-    select ${columns} from ${products} where id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb))
+    select ${columns} from ${products} where ${equalsAny(products.id, ids)}
     on conflict (id) do update set
       brand_host = excluded.brand_host, brand = excluded.brand, brand_keys = excluded.brand_keys, category = excluded.category,
       category_key = excluded.category_key, availability = excluded.availability, currency = excluded.currency,

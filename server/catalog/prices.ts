@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, gt, isNull, or, sql } from "drizzle-orm";
 import { fromMinorUnits } from "../../shared/currency.js";
-import { anyOf } from "../db/any-of.js";
+import { equalsAny } from "../db/equals-any.js";
 import type { DbOrTx } from "../db/client.js";
 import { priceHistory } from "../db/schema.js";
 
@@ -32,7 +32,7 @@ export async function recordPriceStates(db: DbOrTx, states: readonly PriceState[
     .from(priceHistory)
     .where(
       and(
-        anyOf(
+        equalsAny(
           priceHistory.productId,
           states.map((state) => state.id),
         ),
@@ -49,7 +49,7 @@ export async function recordPriceStates(db: DbOrTx, states: readonly PriceState[
   await db
     .update(priceHistory)
     .set({ until: sql`now()` })
-    .where(and(anyOf(priceHistory.productId, ids), isNull(priceHistory.until)));
+    .where(and(equalsAny(priceHistory.productId, ids), isNull(priceHistory.until)));
   // The runs as one JSON parameter: drizzle's values() built a parameter and a `now()` a field (catalog/bulk.ts).
   const runs = changed.map(({ id, priceMinor, currency, availability }) => ({ id, price_minor: priceMinor, currency, availability }));
   await db.execute(sql`

@@ -7,7 +7,7 @@ import { RequestError } from "../errors.js";
 import { jsonSize } from "../json-size.js";
 import { randomBytes, randomUUID } from "node:crypto";
 import { and, arrayOverlaps, asc, count, countDistinct, eq, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
-import { anyOf } from "../db/any-of.js";
+import { equalsAny } from "../db/equals-any.js";
 import type { DbOrTx } from "../db/client.js";
 import { catalogMeta, productChanges, productFacets, products, type NewProductRow } from "../db/schema.js";
 import { canonicalAmount, fromMinorUnits } from "../../shared/currency.js";
@@ -326,7 +326,7 @@ export async function findExisting(
   return db
     .select({ id: products.id, urlKey: products.urlKey, contentHash: products.contentHash, goneAt: products.goneAt })
     .from(products)
-    .where(sql`${anyOf(products.id, ids)} or ${anyOf(products.urlKey, urlKeys)}`);
+    .where(sql`${equalsAny(products.id, ids)} or ${equalsAny(products.urlKey, urlKeys)}`);
 }
 
 /** Where a product's page was last fetched from and what it answered: stored with each fetched record. */

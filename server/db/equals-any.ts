@@ -6,6 +6,6 @@ import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
  * profile, docs/performance.md); an array made by `= any(array(…))` still lets Postgres use the column's index, also
  * beside an `or`, where `in (select …)` would scan the table.
  */
-export function anyOf(column: SQLWrapper, values: readonly string[]): SQL {
+export function equalsAny(column: SQLWrapper, values: readonly string[]): SQL {
   return sql`${column} = any(array(select jsonb_array_elements_text(${JSON.stringify(values)}::jsonb)))`;
 }
